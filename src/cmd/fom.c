@@ -1,0 +1,12 @@
+#include <stdio.h>
+
+#include "cmd.h"
+#include "core/ctx.h"
+
+/* Placeholder until the command lands; replaced by its real parser. */
+int cmd_fom(int argc, char **argv, struct ctx *ctx)
+{
+    (void)argc;
+    (void)argv;
+    return diag_usage(&ctx->diag, "'fom' is not available in this build");
+}

@@ -1,0 +1,12 @@
+#include <stdio.h>
+
+#include "cmd.h"
+#include "core/ctx.h"
+
+/* Placeholder until the command lands; replaced by its real parser. */
+int cmd_roofline(int argc, char **argv, struct ctx *ctx)
+{
+    (void)argc;
+    (void)argv;
+    return diag_usage(&ctx->diag, "'roofline' is not available in this build");
+}

@@ -1,0 +1,55 @@
+/* A machine as described by machines/NAME.xml: one node with one or more
+ * identical devices.  Rates and bandwidths are per device; the node has
+ * devices_per_node of them.  All values are SI base units (s, FLOP/s, B/s,
+ * B, W); 0 means "not given in the file". */
+#ifndef FOM_MACHINE_H
+#define FOM_MACHINE_H
+#include <stddef.h>
+
+#include "model/precision.h"
+
+enum machine_kind { MACHINE_GPU, MACHINE_CPU, MACHINE_ACCEL };
+
+struct mem_level {
+    char *name;             /* "HBM3", "L2", "DDR5" */
+    double capacity_b;      /* bytes, per device */
+    double bw_bs;           /* bytes/s, per device */
+};
+
+struct net_link {
+    double bw_bs;           /* bytes/s per direction */
+    double latency_s;
+};
+
+struct machine {
+    char *path;             /* file it came from */
+    char *id;               /* short id, e.g. "h100-sxm5-80gb" */
+    char *name;             /* "NVIDIA H100 SXM5 80GB" */
+    char *vendor;
+    enum machine_kind kind;
+    char *device_name;      /* as a profiler reports it, e.g. "NVIDIA H100 80GB HBM3" (may be NULL) */
+    int devices_per_node;
+    /* Dense peak rates per device, [precision][unit]; 0 = not available. */
+    double peak_flops[PREC_COUNT][EXEC_COUNT];
+    struct mem_level *mem;  /* fastest (closest to the cores) first */
+    size_t n_mem;
+    double launch_latency_s;    /* per kernel launch on the device */
+    double dispatch_s;          /* per-op host framework dispatch cost */
+    struct net_link intra;      /* between devices of a node */
+    struct net_link inter;      /* between nodes */
+    double power_w;             /* per node */
+    double price_usd;           /* per node, 0 if not given */
+    char *source;               /* citation of the datasheet */
+};
+
+/* Best peak for a precision: the matrix unit if given, else vector.  When
+ * the precision is absent, 0 is returned (callers fall back and warn). */
+double machine_peak(const struct machine *m, enum precision p, enum exec_unit u);
+/* Main-memory bandwidth: the last (largest) level. 0 if none. */
+double machine_mem_bw(const struct machine *m);
+/* Ridge point (FLOP per byte) of a precision against main memory. */
+double machine_ridge(const struct machine *m, enum precision p, enum exec_unit u);
+
+void machine_free(struct machine *m);   /* frees members, not m itself */
+
+#endif

@@ -1,0 +1,72 @@
+#include "model/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+static const char *const kind_names[OP_KIND_COUNT] = {
+    "gemm", "conv", "rnn", "attention", "elementwise", "reduction",
+    "norm", "embedding", "optimizer", "memcpy", "comm", "other",
+};
+
+static const char *const phase_names[] = { "forward", "backward", "optimizer", "unknown" };
+
+const char *op_kind_name(enum op_kind k)
+{
+    return (unsigned)k < OP_KIND_COUNT ? kind_names[k] : "other";
+}
+
+enum op_kind op_kind_parse(const char *s)
+{
+    for (int i = 0; s && i < OP_KIND_COUNT; i++)
+        if (strcmp(s, kind_names[i]) == 0)
+            return (enum op_kind)i;
+    return OP_KIND_COUNT;
+}
+
+const char *op_phase_name(enum op_phase p)
+{
+    return (unsigned)p <= PHASE_UNKNOWN ? phase_names[p] : "unknown";
+}
+
+enum op_phase op_phase_parse(const char *s)
+{
+    for (int i = 0; s && i < PHASE_UNKNOWN; i++)
+        if (strcmp(s, phase_names[i]) == 0)
+            return (enum op_phase)i;
+    return PHASE_UNKNOWN;
+}
+
+void profile_init(struct profile *p)
+{
+    memset(p, 0, sizeof *p);
+    p->dtype = PREC_UNKNOWN;
+    p->coverage = 1.0;
+}
+
+struct op *profile_add_op(struct profile *p)
+{
+    ALLOC_GROW(p->ops, p->n_ops + 1, p->alloc_ops);
+    struct op *o = &p->ops[p->n_ops++];
+    memset(o, 0, sizeof *o);
+    o->dtype = PREC_UNKNOWN;
+    o->phase = PHASE_UNKNOWN;
+    o->kind = OP_OTHER;
+    return o;
+}
+
+void profile_free(struct profile *p)
+{
+    for (size_t i = 0; i < p->n_ops; i++) {
+        free(p->ops[i].name);
+        free(p->ops[i].shapes);
+        free(p->ops[i].flags);
+    }
+    free(p->ops);
+    free(p->source);
+    free(p->format);
+    free(p->device_name);
+    free(p->framework);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,78 @@
+/* A workload profile: the ops of ONE training pass (one minibatch step),
+ * reduced from whatever trace the user had.  Every count, time, flop and
+ * byte figure here is per pass (totals over the profiled steps divided by
+ * the number of steps). */
+#ifndef FOM_PROFILE_H
+#define FOM_PROFILE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/precision.h"
+
+enum op_kind {
+    OP_GEMM, OP_CONV, OP_RNN, OP_ATTENTION, OP_ELEMENTWISE, OP_REDUCTION,
+    OP_NORM, OP_EMBEDDING, OP_OPTIMIZER, OP_MEMCPY, OP_COMM, OP_OTHER,
+    OP_KIND_COUNT,
+};
+
+enum op_phase { PHASE_FORWARD, PHASE_BACKWARD, PHASE_OPTIMIZER, PHASE_UNKNOWN };
+
+struct conv_shape {
+    int64_t n, c, h, w;     /* input NCHW (1-D convs: h = 1) */
+    int64_t k, r, s;        /* filters k of r x s (r along h) */
+    int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;
+    int64_t p, q;           /* output h, w */
+};
+
+struct op {
+    char *name;             /* framework op name, e.g. "aten::addmm" */
+    enum op_kind kind;
+    enum op_phase phase;
+    enum precision dtype;
+    double count;           /* occurrences per pass */
+    double time_s;          /* measured time per pass (all occurrences):
+                               device time when the trace has a device,
+                               else host time */
+    double device_time_s;   /* per pass, sum of its kernels; 0 if none */
+    double host_time_s;     /* per pass, wall time of the op on the host */
+    double kernels;         /* device kernel launches per pass */
+    double flops;           /* per pass */
+    double bytes;           /* per pass, moved to/from memory (estimate) */
+    /* GEMM: C[m x n] = op(A)[m x k] op(B)[k x n], batch >= 1 for bmm. */
+    int64_t m, n, k, batch;
+    char a_t, b_t;          /* 'N' or 'T'; 0 when unknown */
+    struct conv_shape conv; /* OP_CONV only */
+    char *shapes;           /* input shapes as text, e.g. "[100, 29532], [1000, 29532]" */
+    char *flags;            /* notes such as "ambiguous-orientation", or NULL */
+};
+
+struct profile {
+    char *source;           /* path it was read from */
+    char *format;           /* "kineto", "tfprof", "tf-timeline", "pt-table", "profile-json", ... */
+    char *device_name;      /* GPU name from deviceProperties, or NULL (host only) */
+    char *framework;        /* e.g. "PyTorch 2.11.0", or NULL */
+    int steps;              /* profiled steps the per-pass figures came from */
+    int has_device;         /* times are device times */
+    int64_t batch;          /* minibatch size if known, else 0 */
+    enum precision dtype;   /* dominant precision of the gemm/conv ops */
+    struct op *ops;
+    size_t n_ops, alloc_ops;
+    double total_time_s;    /* sum of op time_s per pass (of the kept ops) */
+    double step_time_s;     /* wall time of one step when the trace shows it, else 0 */
+    double host_time_s;     /* host-side busy time per step (dispatch), else 0 */
+    double coverage;        /* fraction of the full pass time the kept ops cover */
+    double dropped_time_s;  /* time of ops dropped by --top */
+    size_t dropped_ops;
+};
+
+const char *op_kind_name(enum op_kind k);       /* "gemm" ... */
+enum op_kind op_kind_parse(const char *s);      /* OP_KIND_COUNT if unknown */
+const char *op_phase_name(enum op_phase p);     /* "forward", "backward", "optimizer", "unknown" */
+enum op_phase op_phase_parse(const char *s);
+
+void profile_init(struct profile *p);
+/* Append a zeroed op and return it (owned by the profile). */
+struct op *profile_add_op(struct profile *p);
+void profile_free(struct profile *p);  /* frees members, not p itself */
+
+#endif

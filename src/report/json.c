@@ -1,0 +1,138 @@
+#include "report/json.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+void json_init(struct json *j, FILE *fp, int pretty)
+{
+    j->fp = fp;
+    j->depth = 0;
+    j->pretty = pretty;
+    j->count[0] = 0;
+    j->after_key = 0;
+}
+
+static void indent(struct json *j)
+{
+    if (!j->pretty)
+        return;
+    fputc('\n', j->fp);
+    for (int i = 0; i < j->depth; i++)
+        fputs("  ", j->fp);
+}
+
+/* Called before any value or key. */
+static void sep(struct json *j)
+{
+    if (j->after_key) {
+        j->after_key = 0;
+        return;
+    }
+    if (j->depth > 0) {
+        if (j->count[j->depth] > 0)
+            fputc(',', j->fp);
+        indent(j);
+    }
+    j->count[j->depth]++;
+}
+
+static void open(struct json *j, int c)
+{
+    sep(j);
+    fputc(c, j->fp);
+    if (j->depth < JSON_MAX_DEPTH - 1)
+        j->depth++;
+    j->count[j->depth] = 0;
+}
+
+static void close_(struct json *j, int c)
+{
+    int had = j->count[j->depth] > 0;
+    if (j->depth > 0)
+        j->depth--;
+    if (had)
+        indent(j);
+    fputc(c, j->fp);
+}
+
+void json_obj_begin(struct json *j) { open(j, '{'); }
+void json_obj_end(struct json *j) { close_(j, '}'); }
+void json_arr_begin(struct json *j) { open(j, '['); }
+void json_arr_end(struct json *j) { close_(j, ']'); }
+
+void json_write_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", fp); break;
+        case '\\': fputs("\\\\", fp); break;
+        case '\n': fputs("\\n", fp); break;
+        case '\r': fputs("\\r", fp); break;
+        case '\t': fputs("\\t", fp); break;
+        case '\b': fputs("\\b", fp); break;
+        case '\f': fputs("\\f", fp); break;
+        default:
+            if (*p < 0x20)
+                fprintf(fp, "\\u%04x", *p);
+            else
+                fputc(*p, fp);
+        }
+    }
+    fputc('"', fp);
+}
+
+void json_key(struct json *j, const char *key)
+{
+    sep(j);
+    json_write_string(j->fp, key);
+    fputs(j->pretty ? ": " : ":", j->fp);
+    j->after_key = 1;
+}
+
+void json_str(struct json *j, const char *s)
+{
+    sep(j);
+    if (s)
+        json_write_string(j->fp, s);
+    else
+        fputs("null", j->fp);
+}
+
+void json_num(struct json *j, double v)
+{
+    sep(j);
+    if (!isfinite(v))
+        fputs("null", j->fp);
+    else if (v == 0)
+        fputs("0", j->fp);
+    else
+        fprintf(j->fp, "%.15g", v);
+}
+
+void json_int(struct json *j, int64_t v)
+{
+    sep(j);
+    fprintf(j->fp, "%" PRId64, v);
+}
+
+void json_bool(struct json *j, int v)
+{
+    sep(j);
+    fputs(v ? "true" : "false", j->fp);
+}
+
+void json_null(struct json *j)
+{
+    sep(j);
+    fputs("null", j->fp);
+}
+
+void json_kstr(struct json *j, const char *key, const char *s) { json_key(j, key); json_str(j, s); }
+void json_knum(struct json *j, const char *key, double v) { json_key(j, key); json_num(j, v); }
+void json_kint(struct json *j, const char *key, int64_t v) { json_key(j, key); json_int(j, v); }
+
+void json_finish(struct json *j)
+{
+    fputc('\n', j->fp);
+}

@@ -1,0 +1,40 @@
+/* A small streaming JSON writer: keeps track of commas and indentation so
+ * renderers only say what to write.  Non-finite numbers become null (JSON
+ * has no NaN), which is what a consumer should see for "not available". */
+#ifndef FOM_JSON_H
+#define FOM_JSON_H
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 32
+
+struct json {
+    FILE *fp;
+    int depth;
+    int pretty;
+    int count[JSON_MAX_DEPTH]; /* items written at each depth */
+    int after_key;
+};
+
+void json_init(struct json *j, FILE *fp, int pretty);
+void json_obj_begin(struct json *j);
+void json_obj_end(struct json *j);
+void json_arr_begin(struct json *j);
+void json_arr_end(struct json *j);
+void json_key(struct json *j, const char *key);
+void json_str(struct json *j, const char *s);   /* NULL -> null */
+void json_num(struct json *j, double v);         /* non-finite -> null */
+void json_int(struct json *j, int64_t v);
+void json_bool(struct json *j, int v);
+void json_null(struct json *j);
+/* Convenience: key + value. */
+void json_kstr(struct json *j, const char *key, const char *s);
+void json_knum(struct json *j, const char *key, double v);
+void json_kint(struct json *j, const char *key, int64_t v);
+/* Ends the document with a newline. */
+void json_finish(struct json *j);
+
+/* Write s as a JSON string literal (with quotes) to fp. */
+void json_write_string(FILE *fp, const char *s);
+
+#endif

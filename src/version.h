@@ -1,0 +1,1 @@
+#define FOM_VERSION "0.1.0"

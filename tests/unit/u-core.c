@@ -1,0 +1,196 @@
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/diag.h"
+#include "core/outfile.h"
+#include "core/strbuf.h"
+#include "core/units.h"
+#include "model/precision.h"
+#include "report/json.h"
+
+static void test_units_time(void **state)
+{
+    (void)state;
+    double v;
+    const char *exp;
+    assert_int_equal(unit_parse("60h", QTY_TIME, &v, &exp), 0);
+    assert_close(v, 216000.0, 1e-15);
+    assert_int_equal(unit_parse("3612s", QTY_TIME, &v, &exp), 0);
+    assert_close(v, 3612.0, 1e-15);
+    assert_int_equal(unit_parse(" 0.25 h ", QTY_TIME, &v, &exp), 0);
+    assert_close(v, 900.0, 1e-15);
+    assert_int_equal(unit_parse("2.5us", QTY_TIME, &v, &exp), 0);
+    assert_close(v, 2.5e-6, 1e-12);
+    assert_int_equal(unit_parse("5 min", QTY_TIME, &v, &exp), 0);
+    assert_close(v, 300.0, 1e-15);
+    assert_int_equal(unit_parse("1.5d", QTY_TIME, &v, &exp), 0);
+    assert_close(v, 129600.0, 1e-15);
+    assert_int_equal(unit_parse("7 ms", QTY_TIME, &v, &exp), 0);
+    assert_close(v, 0.007, 1e-15);
+}
+
+static void test_units_rates(void **state)
+{
+    (void)state;
+    double v;
+    const char *exp;
+    assert_int_equal(unit_parse("989.4 TFLOP/s", QTY_RATE, &v, &exp), 0);
+    assert_close(v, 989.4e12, 1e-15);
+    assert_int_equal(unit_parse("67 Tflop/s", QTY_RATE, &v, &exp), 0);
+    assert_close(v, 67e12, 1e-15);
+    assert_int_equal(unit_parse("3.35 TB/s", QTY_BW, &v, &exp), 0);
+    assert_close(v, 3.35e12, 1e-15);
+    assert_int_equal(unit_parse("80 GiB", QTY_BYTES, &v, &exp), 0);
+    assert_close(v, 80.0 * 1073741824.0, 1e-15);
+    assert_int_equal(unit_parse("80 GB", QTY_BYTES, &v, &exp), 0);
+    assert_close(v, 80e9, 1e-15);
+    assert_int_equal(unit_parse("700 W", QTY_POWER, &v, &exp), 0);
+    assert_close(v, 700.0, 1e-15);
+    assert_int_equal(unit_parse("200 Gbit/s", QTY_BW, &v, &exp), 0);
+    assert_close(v, 25e9, 1e-15);
+}
+
+static void test_units_reject(void **state)
+{
+    (void)state;
+    double v = 42;
+    const char *exp = NULL;
+    assert_int_equal(unit_parse("60", QTY_TIME, &v, &exp), -1);
+    assert_non_null(strstr(exp, "time unit"));
+    assert_int_equal(unit_parse("60 parsecs", QTY_TIME, &v, &exp), -1);
+    assert_int_equal(unit_parse("nan s", QTY_TIME, &v, &exp), -1);
+    assert_int_equal(unit_parse("inf h", QTY_TIME, &v, &exp), -1);
+    assert_int_equal(unit_parse("0x10 s", QTY_TIME, &v, &exp), -1);
+    assert_int_equal(unit_parse("3 TB/s", QTY_TIME, &v, &exp), -1);  /* wrong kind */
+    assert_int_equal(unit_parse("3 s extra", QTY_TIME, &v, &exp), -1);
+    assert_int_equal(unit_parse("", QTY_TIME, &v, &exp), -1);
+    assert_int_equal(unit_parse("1e400 s", QTY_TIME, &v, &exp), -1);
+    /* "ms" is milli, "Ms" is not a time unit: prefixes are case-sensitive. */
+    assert_int_equal(unit_parse("3 Ms", QTY_TIME, &v, &exp), -1);
+    assert_true(v == 42);
+}
+
+static void test_unit_format(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(unit_format(1.5e12, QTY_RATE, buf, sizeof buf), "1.5 TFLOP/s");
+    assert_string_equal(unit_format(0.0021, QTY_TIME, buf, sizeof buf), "2.1 ms");
+    assert_string_equal(unit_format(3.35e12, QTY_BW, buf, sizeof buf), "3.35 TB/s");
+}
+
+static void test_strbuf(void **state)
+{
+    (void)state;
+    struct strbuf sb = STRBUF_INIT;
+    assert_string_equal(strbuf_str(&sb), "");
+    for (int i = 0; i < 1000; i++)
+        strbuf_addf(&sb, "%d,", i);
+    assert_int_equal(sb.len, strlen(sb.buf));
+    assert_memory_equal(sb.buf, "0,1,2,", 6);
+    char *s = strbuf_detach(&sb);
+    assert_null(sb.buf);
+    free(s);
+}
+
+static void test_precision(void **state)
+{
+    (void)state;
+    assert_int_equal(precision_parse("float"), PREC_FP32);
+    assert_int_equal(precision_parse("c10::BFloat16"), PREC_BF16);
+    assert_int_equal(precision_parse("bf16"), PREC_BF16);
+    assert_int_equal(precision_parse("Half"), PREC_FP16);
+    assert_int_equal(precision_parse("quaternion"), PREC_UNKNOWN);
+    assert_int_equal(precision_bytes(PREC_BF16), 2);
+    assert_string_equal(precision_name(PREC_TF32), "tf32");
+}
+
+static void test_json_writer(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct json j;
+    json_init(&j, fp, 0);
+    json_obj_begin(&j);
+    json_kstr(&j, "a", "q\"<\n");
+    json_knum(&j, "b", 0.5);
+    json_knum(&j, "nan", NAN);
+    json_key(&j, "c");
+    json_arr_begin(&j);
+    json_int(&j, 1);
+    json_int(&j, 2);
+    json_arr_end(&j);
+    json_key(&j, "e");
+    json_obj_begin(&j);
+    json_obj_end(&j);
+    json_obj_end(&j);
+    fclose(fp);
+    assert_string_equal(buf, "{\"a\":\"q\\\"<\\n\",\"b\":0.5,\"nan\":null,\"c\":[1,2],\"e\":{}}");
+    free(buf);
+}
+
+static void test_outfile_atomic(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/fom-u-core-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    struct diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(write_file_atomic(path, "old\n", 4, &d), 0);
+    /* An aborted write leaves the previous content in place. */
+    struct outfile o;
+    assert_int_equal(outfile_open(&o, path, &d), 0);
+    fputs("half-written", o.fp);
+    outfile_abort(&o);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[64] = { 0 };
+    assert_non_null(fgets(line, sizeof line, fp));
+    fclose(fp);
+    assert_string_equal(line, "old\n");
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_diag_format(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag d;
+    diag_init(&d, fp);
+    int rc = diag_error_at(&d, "a.xml", 3, 7, "found '%s', expected a number", "x");
+    assert_int_equal(rc, FOM_EDATA);
+    diag_error_at(&d, "b.xml", 4, 0, "no column");
+    fclose(fp);
+    assert_string_equal(buf, "a.xml:3:7: error: found 'x', expected a number\n"
+                             "b.xml:4: error: no column\n");
+    assert_int_equal(d.errors, 2);
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_units_time),
+        cmocka_unit_test(test_units_rates),
+        cmocka_unit_test(test_units_reject),
+        cmocka_unit_test(test_unit_format),
+        cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_precision),
+        cmocka_unit_test(test_json_writer),
+        cmocka_unit_test(test_outfile_atomic),
+        cmocka_unit_test(test_diag_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
