@@ -82,3 +82,6 @@ clean:
 	rm -rf build fom
 
 .PHONY: all test check demo install clean units
+
+# Each area may add its own targets (bench::, validate::, fuzz::) in mk/*.mk.
+include $(wildcard mk/*.mk)
