@@ -26,6 +26,7 @@ struct kernel_row {
     /* times in seconds; conv rows hold one time per pass */
     double time_s[CONV_PASS_COUNT]; /* gemm/eltwise: [0]; 0 = not measured */
     double time_lo_s, time_hi_s;    /* p05/p95 (or min/max) of [0]; 0 if absent */
+    double time_loop_s;             /* mean of back-to-back calls (DeepBench's way); 0 if absent */
     int reps;
     char *source;                   /* "deepbench_train", "grid", file name... */
 };
@@ -66,6 +67,9 @@ int kernel_table_has(const struct kernel_table *t, enum kernel_kind kind, enum p
 void kernel_table_init(struct kernel_table *t);
 struct kernel_row *kernel_table_add(struct kernel_table *t);  /* zeroed row */
 void kernel_table_free(struct kernel_table *t);
+/* Drop the lazily built index; call after editing rows in place (adding
+ * rows through kernel_table_add does this already). */
+void kernel_table_reindex(struct kernel_table *t);
 
 /* A set of tables, one per hardware (several --kernels options). */
 struct kernel_set {
@@ -76,5 +80,7 @@ void kernel_set_init(struct kernel_set *s);
 void kernel_set_free(struct kernel_set *s);
 /* The table for hw (case-insensitive, exact name), or NULL. */
 const struct kernel_table *kernel_set_find(const struct kernel_set *s, const char *hw);
+/* The table for hw, appended (empty, owned by the set) when absent. */
+struct kernel_table *kernel_set_get(struct kernel_set *s, const char *hw);
 
 #endif

@@ -1,0 +1,813 @@
+/* Lookups in measured kernel tables: exact hits, interpolation in log
+ * space, and the bandwidth curve of memory-bound ops.
+ *
+ * What the model assumes, and why:
+ *  - A GEMM's achieved rate (FLOP/s) is a smooth function of log m, log n,
+ *    log k; its time is not (it spans six decades), so we interpolate the
+ *    rate and derive time = flops / rate.  Near a query the rate is fitted
+ *    as a plane in (log m, log n, log k) by weighted least squares over the
+ *    nearest rows (inverse squared distance weights, a ridge term pulling
+ *    the slopes towards zero so that a degenerate neighbourhood -- all rows
+ *    on one line, as in DeepBench's batch sweeps -- still has an answer).
+ *  - At the edges the plane is clamped: the rate never exceeds the largest
+ *    rate the table shows for that precision (no hardware gets faster past
+ *    the measured sizes) and the time never drops below the table's
+ *    smallest time (small kernels are launch/latency bound).
+ *  - Orientation: the transposes change a GEMM's time by a few percent on
+ *    the tables we have, far less than the interpolation error, so
+ *    neighbours are taken regardless of orientation.  A shape present only
+ *    in another orientation is used as is and reported as "interp" with one
+ *    neighbour.  A query with unknown transposes (0) takes the shape in any
+ *    orientation (N,N first) and counts as exact.
+ *  - Conv: an exact hit per pass, otherwise its implicit-GEMM shape
+ *    (M = N*P*Q, N = K, K = C*R*S) interpolated over the conv rows of that
+ *    pass, whose rates are cuDNN's, not cuBLAS's.  Grouped convolutions
+ *    have no rows to learn from: -1, the estimator uses its fallback.
+ *  - Stream: achieved bandwidth against log bytes, piecewise linear between
+ *    the measured points (which keeps the curve monotone wherever the data
+ *    are), constant bandwidth past the largest size, and constant time
+ *    (latency) below the smallest one.
+ *
+ * The index is built lazily on the first lookup of each (kind, precision,
+ * pass); lookups take a const table and cast that away to store it, which
+ * is safe because fom is single-threaded and the index is invisible. */
+#include "model/kernel_table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <gsl/gsl_linalg.h>
+
+#include "core/xalloc.h"
+
+#define KNN_MAX 16
+#define KNN_DEFAULT 10
+/* Ridge on the plane's slopes, relative to the total weight. */
+#define RIDGE 0.02
+/* Points closer than this (in log units) are the same shape. */
+#define SAME_SHAPE_D2 1e-12
+
+struct kpt {
+    double x[3];        /* log m, log n, log k */
+    double y;           /* log rate (FLOP/s) */
+    double lo, hi;      /* log(time_lo/time), log(time_hi/time); NAN if absent */
+};
+
+/* Rows of one (kind, precision, pass) ready for lookup. */
+struct kgroup {
+    int built;
+    size_t n;
+    struct kpt *pts;    /* k-d tree in implicit form (median of each range) */
+    double min_time_s;
+    double max_rate;
+    double box_lo[3], box_hi[3];
+};
+
+/* Stream curve of one precision. */
+struct kcurve {
+    int built;
+    size_t n;
+    double *lb;         /* log bytes, increasing */
+    double *lbw;        /* log bandwidth (B/s) */
+    double *lo, *hi;    /* spread as in kpt, NAN if absent */
+    double min_time_s;
+};
+
+/* Exact lookup: row indices of one (kind, precision) sorted by key, with
+ * duplicates removed (the row added last wins). */
+struct kkeys {
+    int built;
+    size_t n;
+    size_t *rows;
+};
+
+struct kindex {
+    struct kkeys keys[KERNEL_KIND_COUNT][PREC_COUNT];
+    struct kgroup gemm[PREC_COUNT];
+    struct kgroup conv[PREC_COUNT][CONV_PASS_COUNT];
+    struct kcurve stream[PREC_COUNT];
+};
+
+const char *lookup_method_name(enum lookup_method m)
+{
+    switch (m) {
+    case LOOKUP_EXACT: return "exact";
+    case LOOKUP_INTERP: return "interp";
+    case LOOKUP_EXTRAP: return "extrap";
+    default: return "none";
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Table and set ownership                                             */
+
+void kernel_table_init(struct kernel_table *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+static void index_free(struct kindex *ix)
+{
+    if (!ix)
+        return;
+    for (int k = 0; k < KERNEL_KIND_COUNT; k++)
+        for (int p = 0; p < PREC_COUNT; p++)
+            free(ix->keys[k][p].rows);
+    for (int p = 0; p < PREC_COUNT; p++) {
+        free(ix->gemm[p].pts);
+        for (int c = 0; c < CONV_PASS_COUNT; c++)
+            free(ix->conv[p][c].pts);
+        free(ix->stream[p].lb);
+        free(ix->stream[p].lbw);
+        free(ix->stream[p].lo);
+        free(ix->stream[p].hi);
+    }
+    free(ix);
+}
+
+void kernel_table_reindex(struct kernel_table *t)
+{
+    index_free(t->index);
+    t->index = NULL;
+}
+
+struct kernel_row *kernel_table_add(struct kernel_table *t)
+{
+    kernel_table_reindex(t);
+    ALLOC_GROW(t->rows, t->n_rows + 1, t->alloc_rows);
+    struct kernel_row *r = &t->rows[t->n_rows++];
+    memset(r, 0, sizeof *r);
+    r->prec = PREC_UNKNOWN;
+    return r;
+}
+
+void kernel_table_free(struct kernel_table *t)
+{
+    for (size_t i = 0; i < t->n_rows; i++) {
+        free(t->rows[i].op);
+        free(t->rows[i].source);
+    }
+    free(t->rows);
+    free(t->hw);
+    free(t->origin);
+    free(t->software);
+    index_free(t->index);
+    memset(t, 0, sizeof *t);
+}
+
+void kernel_set_init(struct kernel_set *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void kernel_set_free(struct kernel_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        kernel_table_free(&s->tables[i]);
+    free(s->tables);
+    memset(s, 0, sizeof *s);
+}
+
+const struct kernel_table *kernel_set_find(const struct kernel_set *s, const char *hw)
+{
+    if (!hw)
+        return NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->tables[i].hw && strcasecmp(s->tables[i].hw, hw) == 0)
+            return &s->tables[i];
+    return NULL;
+}
+
+struct kernel_table *kernel_set_get(struct kernel_set *s, const char *hw)
+{
+    struct kernel_table *t = (struct kernel_table *)kernel_set_find(s, hw);
+    if (t)
+        return t;
+    ALLOC_GROW(s->tables, s->n + 1, s->alloc);
+    t = &s->tables[s->n++];
+    kernel_table_init(t);
+    t->hw = xstrdup(hw ? hw : "unknown");
+    return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* Exact keys                                                          */
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+/* Orientation-free part of the key first, so that all orientations of a
+ * shape are adjacent. */
+static int gemm_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
+{
+    int c;
+    if ((c = cmp_i64(a->m, b->m)) || (c = cmp_i64(a->n, b->n)) || (c = cmp_i64(a->k, b->k)))
+        return c;
+    if ((c = (a->a_t > b->a_t) - (a->a_t < b->a_t)))
+        return c;
+    return (a->b_t > b->b_t) - (a->b_t < b->b_t);
+}
+
+static int conv_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
+{
+    int c;
+    if ((c = cmp_i64(a->n_, b->n_)) || (c = cmp_i64(a->c, b->c)) || (c = cmp_i64(a->h, b->h)) ||
+        (c = cmp_i64(a->w, b->w)) || (c = cmp_i64(a->kf, b->kf)) || (c = cmp_i64(a->r, b->r)) ||
+        (c = cmp_i64(a->s, b->s)) || (c = cmp_i64(a->pad_h, b->pad_h)) ||
+        (c = cmp_i64(a->pad_w, b->pad_w)) || (c = cmp_i64(a->stride_h, b->stride_h)))
+        return c;
+    return cmp_i64(a->stride_w, b->stride_w);
+}
+
+static int eltwise_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
+{
+    int c = strcmp(a->op ? a->op : "", b->op ? b->op : "");
+    if (c)
+        return c;
+    return (a->bytes > b->bytes) - (a->bytes < b->bytes);
+}
+
+static int row_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
+{
+    switch (a->kind) {
+    case KERNEL_GEMM: return gemm_key_cmp(a, b);
+    case KERNEL_CONV: return conv_key_cmp(a, b);
+    default: return eltwise_key_cmp(a, b);
+    }
+}
+
+/* Merge sort of row indices by key, stable so that among equal keys the
+ * later row stays later (and wins the dedup below). */
+static void sort_rows(const struct kernel_row *rows, size_t *ix, size_t *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_rows(rows, ix, tmp, h);
+    sort_rows(rows, ix + h, tmp, n - h);
+    size_t i = 0, j = h, o = 0;
+    while (i < h && j < n)
+        tmp[o++] = row_key_cmp(&rows[ix[j]], &rows[ix[i]]) < 0 ? ix[j++] : ix[i++];
+    while (i < h)
+        tmp[o++] = ix[i++];
+    while (j < n)
+        tmp[o++] = ix[j++];
+    memcpy(ix, tmp, n * sizeof *ix);
+}
+
+static struct kindex *index_of(const struct kernel_table *t)
+{
+    if (!t->index)
+        ((struct kernel_table *)t)->index = xcalloc(1, sizeof(struct kindex));
+    return t->index;
+}
+
+static const struct kkeys *keys_of(const struct kernel_table *t, enum kernel_kind kind,
+                                   enum precision p)
+{
+    struct kkeys *kk = &index_of(t)->keys[kind][p];
+    if (kk->built)
+        return kk;
+    kk->built = 1;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_rows; i++)
+        n += t->rows[i].kind == kind && t->rows[i].prec == p;
+    if (!n)
+        return kk;
+    size_t *ix = xmalloc(n * sizeof *ix), *tmp = xmalloc(n * sizeof *tmp);
+    n = 0;
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (t->rows[i].kind == kind && t->rows[i].prec == p)
+            ix[n++] = i;
+    sort_rows(t->rows, ix, tmp, n);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (o && row_key_cmp(&t->rows[ix[o - 1]], &t->rows[ix[i]]) == 0)
+            ix[o - 1] = ix[i];
+        else
+            ix[o++] = ix[i];
+    }
+    free(tmp);
+    kk->rows = ix;
+    kk->n = o;
+    return kk;
+}
+
+/* Index of the first key >= probe, in [0, n]. */
+static size_t keys_lower_bound(const struct kernel_table *t, const struct kkeys *kk,
+                               const struct kernel_row *probe, int (*cmp)(const struct kernel_row *,
+                                                                          const struct kernel_row *))
+{
+    size_t lo = 0, hi = kk->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp(&t->rows[kk->rows[mid]], probe) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int same_shape(const struct kernel_row *a, const struct kernel_row *b)
+{
+    return a->m == b->m && a->n == b->n && a->k == b->k;
+}
+
+/* ------------------------------------------------------------------ */
+/* k-d tree over log shapes                                            */
+
+static void kpt_swap(struct kpt *a, struct kpt *b)
+{
+    struct kpt t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Rearrange p[lo, hi) so that p[nth] holds the value it would have if the
+ * range were sorted on axis ax, smaller ones before, larger ones after. */
+static void kd_select(struct kpt *p, size_t lo, size_t hi, size_t nth, int ax)
+{
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        double pivot = p[mid].x[ax];
+        kpt_swap(&p[mid], &p[hi - 1]);
+        size_t store = lo;
+        for (size_t i = lo; i < hi - 1; i++)
+            if (p[i].x[ax] < pivot)
+                kpt_swap(&p[i], &p[store++]);
+        kpt_swap(&p[store], &p[hi - 1]);
+        if (nth == store)
+            return;
+        if (nth < store)
+            hi = store;
+        else
+            lo = store + 1;
+    }
+}
+
+static void kd_build(struct kpt *p, size_t lo, size_t hi, int depth)
+{
+    if (hi - lo < 2)
+        return;
+    size_t mid = lo + (hi - lo) / 2;
+    kd_select(p, lo, hi, mid, depth % 3);
+    kd_build(p, lo, mid, depth + 1);
+    kd_build(p, mid + 1, hi, depth + 1);
+}
+
+struct knn {
+    int k, n;
+    double d2[KNN_MAX];
+    size_t at[KNN_MAX];
+};
+
+static void knn_offer(struct knn *h, double d2, size_t at)
+{
+    if (h->n == h->k && d2 >= h->d2[h->n - 1])
+        return;
+    int i = h->n < h->k ? h->n++ : h->n - 1;
+    while (i > 0 && h->d2[i - 1] > d2) {
+        h->d2[i] = h->d2[i - 1];
+        h->at[i] = h->at[i - 1];
+        i--;
+    }
+    h->d2[i] = d2;
+    h->at[i] = at;
+}
+
+static void kd_search(const struct kpt *p, size_t lo, size_t hi, int depth, const double q[3],
+                      struct knn *h)
+{
+    if (lo >= hi)
+        return;
+    size_t mid = lo + (hi - lo) / 2;
+    int ax = depth % 3;
+    double d0 = p[mid].x[0] - q[0], d1 = p[mid].x[1] - q[1], d2 = p[mid].x[2] - q[2];
+    knn_offer(h, d0 * d0 + d1 * d1 + d2 * d2, mid);
+    double diff = q[ax] - p[mid].x[ax];
+    if (diff < 0) {
+        kd_search(p, lo, mid, depth + 1, q, h);
+        if (h->n < h->k || diff * diff < h->d2[h->n - 1])
+            kd_search(p, mid + 1, hi, depth + 1, q, h);
+    } else {
+        kd_search(p, mid + 1, hi, depth + 1, q, h);
+        if (h->n < h->k || diff * diff < h->d2[h->n - 1])
+            kd_search(p, lo, mid, depth + 1, q, h);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Rate groups                                                         */
+
+static double gemm_flops(double m, double n, double k)
+{
+    return 2.0 * m * n * k;
+}
+
+static double log_ratio(double part, double whole)
+{
+    return part > 0 && whole > 0 ? log(part / whole) : NAN;
+}
+
+/* Output size of a convolution along one axis. */
+static int64_t conv_out(int64_t in, int64_t pad, int64_t f, int64_t stride, int64_t dil)
+{
+    if (dil < 1)
+        dil = 1;
+    if (stride < 1)
+        stride = 1;
+    int64_t span = dil * (f - 1) + 1;
+    if (in + 2 * pad < span)
+        return 0;
+    return (in + 2 * pad - span) / stride + 1;
+}
+
+/* Implicit-GEMM shape of a convolution row. */
+static void conv_row_gemm(const struct kernel_row *r, double *m, double *n, double *k)
+{
+    double p = (double)conv_out(r->h, r->pad_h, r->r, r->stride_h, 1);
+    double q = (double)conv_out(r->w, r->pad_w, r->s, r->stride_w, 1);
+    *m = (double)r->n_ * p * q;
+    *n = (double)r->kf;
+    *k = (double)r->c * (double)r->r * (double)r->s;
+}
+
+static void group_add(struct kgroup *g, double m, double n, double k, double time_s, double lo_s,
+                      double hi_s)
+{
+    if (!(m > 0 && n > 0 && k > 0 && time_s > 0))
+        return;
+    struct kpt *pt = &g->pts[g->n++];
+    pt->x[0] = log(m);
+    pt->x[1] = log(n);
+    pt->x[2] = log(k);
+    double rate = gemm_flops(m, n, k) / time_s;
+    pt->y = log(rate);
+    pt->lo = log_ratio(lo_s, time_s);
+    pt->hi = log_ratio(hi_s, time_s);
+    if (g->n == 1 || time_s < g->min_time_s)
+        g->min_time_s = time_s;
+    if (rate > g->max_rate)
+        g->max_rate = rate;
+    for (int a = 0; a < 3; a++) {
+        if (g->n == 1 || pt->x[a] < g->box_lo[a])
+            g->box_lo[a] = pt->x[a];
+        if (g->n == 1 || pt->x[a] > g->box_hi[a])
+            g->box_hi[a] = pt->x[a];
+    }
+}
+
+static const struct kgroup *gemm_group(const struct kernel_table *t, enum precision p)
+{
+    struct kgroup *g = &index_of(t)->gemm[p];
+    if (g->built)
+        return g;
+    const struct kkeys *kk = keys_of(t, KERNEL_GEMM, p);
+    g = &index_of(t)->gemm[p];
+    g->built = 1;
+    g->pts = xmalloc((kk->n ? kk->n : 1) * sizeof *g->pts);
+    for (size_t i = 0; i < kk->n; i++) {
+        const struct kernel_row *r = &t->rows[kk->rows[i]];
+        group_add(g, (double)r->m, (double)r->n, (double)r->k, r->time_s[0], r->time_lo_s,
+                  r->time_hi_s);
+    }
+    kd_build(g->pts, 0, g->n, 0);
+    return g;
+}
+
+static const struct kgroup *conv_group(const struct kernel_table *t, enum precision p,
+                                       enum conv_pass pass)
+{
+    struct kgroup *g = &index_of(t)->conv[p][pass];
+    if (g->built)
+        return g;
+    const struct kkeys *kk = keys_of(t, KERNEL_CONV, p);
+    g = &index_of(t)->conv[p][pass];
+    g->built = 1;
+    g->pts = xmalloc((kk->n ? kk->n : 1) * sizeof *g->pts);
+    for (size_t i = 0; i < kk->n; i++) {
+        const struct kernel_row *r = &t->rows[kk->rows[i]];
+        double m, n, k;
+        conv_row_gemm(r, &m, &n, &k);
+        /* The spread columns describe the forward pass only. */
+        int fwd = pass == CONV_FWD;
+        group_add(g, m, n, k, r->time_s[pass], fwd ? r->time_lo_s : 0, fwd ? r->time_hi_s : 0);
+    }
+    kd_build(g->pts, 0, g->n, 0);
+    return g;
+}
+
+/* Solve the weighted ridge plane fit around q; returns 0 and the fitted log
+ * rate at q in *y, or -1 when the system is singular. */
+static int plane_fit(const struct kpt *p, const struct knn *h, const double *w, const double q[3],
+                     double *y)
+{
+    double a[16] = { 0 }, b[4] = { 0 }, sol[4];
+    double wsum = 0;
+    for (int i = 0; i < h->n; i++) {
+        const struct kpt *pt = &p[h->at[i]];
+        double v[4] = { 1, pt->x[0] - q[0], pt->x[1] - q[1], pt->x[2] - q[2] };
+        for (int r = 0; r < 4; r++) {
+            for (int c = 0; c < 4; c++)
+                a[r * 4 + c] += w[i] * v[r] * v[c];
+            b[r] += w[i] * v[r] * pt->y;
+        }
+        wsum += w[i];
+    }
+    for (int r = 1; r < 4; r++)
+        a[r * 4 + r] += RIDGE * wsum;
+    gsl_matrix_view am = gsl_matrix_view_array(a, 4, 4);
+    gsl_vector_view bv = gsl_vector_view_array(b, 4);
+    gsl_vector_view sv = gsl_vector_view_array(sol, 4);
+    if (gsl_linalg_cholesky_decomp1(&am.matrix) != 0)
+        return -1;
+    if (gsl_linalg_cholesky_solve(&am.matrix, &bv.vector, &sv.vector) != 0)
+        return -1;
+    if (!isfinite(sol[0]))
+        return -1;
+    *y = sol[0];
+    return 0;
+}
+
+/* Estimate the time of a GEMM-shaped problem from a rate group. */
+static int group_estimate(const struct kgroup *g, double m, double n, double k,
+                          struct kernel_estimate *out)
+{
+    if (!g->n || !(m > 0 && n > 0 && k > 0))
+        return -1;
+    double q[3] = { log(m), log(n), log(k) };
+    struct knn h = { .k = g->n < KNN_DEFAULT ? (int)g->n : KNN_DEFAULT };
+    kd_search(g->pts, 0, g->n, 0, q, &h);
+
+    double w[KNN_MAX], wsum = 0, y_lo = INFINITY, y_hi = -INFINITY;
+    int n_same = 0;
+    for (int i = 0; i < h.n; i++)
+        n_same += h.d2[i] < SAME_SHAPE_D2;
+    for (int i = 0; i < h.n; i++) {
+        if (n_same)
+            w[i] = h.d2[i] < SAME_SHAPE_D2;
+        else
+            w[i] = 1.0 / h.d2[i];
+        wsum += w[i];
+        double yi = g->pts[h.at[i]].y;
+        if (yi < y_lo)
+            y_lo = yi;
+        if (yi > y_hi)
+            y_hi = yi;
+    }
+    double y = 0;
+    for (int i = 0; i < h.n; i++)
+        y += w[i] * g->pts[h.at[i]].y;
+    y /= wsum;
+    if (!n_same && h.n >= 4) {
+        double yf;
+        if (plane_fit(g->pts, &h, w, q, &yf) == 0)
+            y = yf;
+    }
+
+    double rate = exp(y);
+    if (rate > g->max_rate)
+        rate = g->max_rate;
+    double flops = gemm_flops(m, n, k);
+    double time_s = flops / rate;
+    if (time_s < g->min_time_s)
+        time_s = g->min_time_s;
+
+    double lo = 0, hi = 0, wlo = 0, whi = 0;
+    for (int i = 0; i < h.n; i++) {
+        const struct kpt *pt = &g->pts[h.at[i]];
+        if (!isnan(pt->lo)) {
+            lo += w[i] * pt->lo;
+            wlo += w[i];
+        }
+        if (!isnan(pt->hi)) {
+            hi += w[i] * pt->hi;
+            whi += w[i];
+        }
+    }
+    int inside = 1;
+    for (int a = 0; a < 3; a++)
+        inside &= q[a] >= g->box_lo[a] - 1e-9 && q[a] <= g->box_hi[a] + 1e-9;
+    out->time_s = time_s;
+    out->time_lo_s = wlo > 0 ? time_s * exp(lo / wlo) : 0;
+    out->time_hi_s = whi > 0 ? time_s * exp(hi / whi) : 0;
+    out->method = inside ? LOOKUP_INTERP : LOOKUP_EXTRAP;
+    out->neighbours = n_same ? n_same : h.n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lookups                                                             */
+
+static char norm_t(char c)
+{
+    if (c == 'T' || c == 't' || c == '1')
+        return 'T';
+    if (c == 'N' || c == 'n' || c == '0')
+        return 'N';
+    return 0;
+}
+
+static void from_row(const struct kernel_row *r, int slot, enum lookup_method how,
+                     struct kernel_estimate *out)
+{
+    out->time_s = r->time_s[slot];
+    out->time_lo_s = slot == 0 ? r->time_lo_s : 0;
+    out->time_hi_s = slot == 0 ? r->time_hi_s : 0;
+    out->method = how;
+    out->neighbours = 1;
+}
+
+int kernel_table_gemm(const struct kernel_table *t, enum precision p,
+                      int64_t m, int64_t n, int64_t k, char a_t, char b_t,
+                      struct kernel_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!t || (unsigned)p >= PREC_COUNT || m <= 0 || n <= 0 || k <= 0)
+        return -1;
+    const struct kkeys *kk = keys_of(t, KERNEL_GEMM, p);
+    if (!kk->n)
+        return -1;
+    struct kernel_row probe = { .kind = KERNEL_GEMM, .m = m, .n = n, .k = k };
+    probe.a_t = norm_t(a_t);
+    probe.b_t = norm_t(b_t);
+    int known = probe.a_t && probe.b_t;
+    if (!known)
+        probe.a_t = probe.b_t = 'N';
+    size_t at = keys_lower_bound(t, kk, &probe, gemm_key_cmp);
+    if (at < kk->n && gemm_key_cmp(&t->rows[kk->rows[at]], &probe) == 0) {
+        from_row(&t->rows[kk->rows[at]], 0, LOOKUP_EXACT, out);
+        return 0;
+    }
+    /* The same shape in another orientation: all orientations of a shape
+     * are adjacent in key order, so look for the first of them. */
+    probe.a_t = probe.b_t = 0;
+    at = keys_lower_bound(t, kk, &probe, gemm_key_cmp);
+    if (at < kk->n && same_shape(&t->rows[kk->rows[at]], &probe)) {
+        from_row(&t->rows[kk->rows[at]], 0, known ? LOOKUP_INTERP : LOOKUP_EXACT, out);
+        return 0;
+    }
+    return group_estimate(gemm_group(t, p), (double)m, (double)n, (double)k, out);
+}
+
+int kernel_table_conv(const struct kernel_table *t, enum precision p,
+                      const struct conv_shape *cs, enum conv_pass pass,
+                      struct kernel_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!t || !cs || (unsigned)p >= PREC_COUNT || (unsigned)pass >= CONV_PASS_COUNT)
+        return -1;
+    if (cs->groups > 1 || cs->n <= 0 || cs->c <= 0 || cs->h <= 0 || cs->w <= 0 || cs->k <= 0 ||
+        cs->r <= 0 || cs->s <= 0)
+        return -1;
+    const struct kkeys *kk = keys_of(t, KERNEL_CONV, p);
+    if (!kk->n)
+        return -1;
+    int64_t sh = cs->stride_h > 0 ? cs->stride_h : 1, sw = cs->stride_w > 0 ? cs->stride_w : 1;
+    if (cs->dil_h <= 1 && cs->dil_w <= 1) {
+        struct kernel_row probe = {
+            .kind = KERNEL_CONV, .n_ = cs->n, .c = cs->c, .h = cs->h, .w = cs->w, .kf = cs->k,
+            .r = cs->r, .s = cs->s, .pad_h = cs->pad_h, .pad_w = cs->pad_w,
+            .stride_h = sh, .stride_w = sw,
+        };
+        size_t at = keys_lower_bound(t, kk, &probe, conv_key_cmp);
+        if (at < kk->n && conv_key_cmp(&t->rows[kk->rows[at]], &probe) == 0 &&
+            t->rows[kk->rows[at]].time_s[pass] > 0) {
+            from_row(&t->rows[kk->rows[at]], pass, LOOKUP_EXACT, out);
+            if (pass != CONV_FWD) {
+                out->time_lo_s = out->time_hi_s = 0;
+            }
+            return 0;
+        }
+    }
+    int64_t pp = cs->p > 0 ? cs->p : conv_out(cs->h, cs->pad_h, cs->r, sh, cs->dil_h);
+    int64_t qq = cs->q > 0 ? cs->q : conv_out(cs->w, cs->pad_w, cs->s, sw, cs->dil_w);
+    if (pp <= 0 || qq <= 0)
+        return -1;
+    double gm = (double)cs->n * (double)pp * (double)qq;
+    double gn = (double)cs->k;
+    double gk = (double)cs->c * (double)cs->r * (double)cs->s;
+    return group_estimate(conv_group(t, p, pass), gm, gn, gk, out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Stream                                                              */
+
+static const struct kcurve *stream_curve(const struct kernel_table *t, enum precision p)
+{
+    struct kcurve *c = &index_of(t)->stream[p];
+    if (c->built)
+        return c;
+    const struct kkeys *kk = keys_of(t, KERNEL_ELTWISE, p);
+    c = &index_of(t)->stream[p];
+    c->built = 1;
+    size_t n = kk->n;
+    if (!n)
+        return c;
+    struct kpt *pts = xmalloc(n * sizeof *pts);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct kernel_row *r = &t->rows[kk->rows[i]];
+        if (!(r->bytes > 0 && r->time_s[0] > 0))
+            continue;
+        struct kpt *pt = &pts[m++];
+        pt->x[0] = log(r->bytes);
+        pt->y = log(r->bytes / r->time_s[0]);
+        pt->lo = log_ratio(r->time_lo_s, r->time_s[0]);
+        pt->hi = log_ratio(r->time_hi_s, r->time_s[0]);
+        if (m == 1 || r->time_s[0] < c->min_time_s)
+            c->min_time_s = r->time_s[0];
+    }
+    /* Sort by log bytes (insertion sort: curves have tens of points). */
+    for (size_t i = 1; i < m; i++)
+        for (size_t j = i; j > 0 && pts[j].x[0] < pts[j - 1].x[0]; j--)
+            kpt_swap(&pts[j], &pts[j - 1]);
+    c->lb = xmalloc((m ? m : 1) * sizeof *c->lb);
+    c->lbw = xmalloc((m ? m : 1) * sizeof *c->lbw);
+    c->lo = xmalloc((m ? m : 1) * sizeof *c->lo);
+    c->hi = xmalloc((m ? m : 1) * sizeof *c->hi);
+    /* Ops moving the same number of bytes (copy and relu) are averaged
+     * into one point so that the curve is a function. */
+    size_t o = 0;
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        double sy = 0, slo = 0, shi = 0;
+        int nlo = 0, nhi = 0;
+        for (; j < m && pts[j].x[0] - pts[i].x[0] < 1e-9; j++) {
+            sy += pts[j].y;
+            if (!isnan(pts[j].lo))
+                slo += pts[j].lo, nlo++;
+            if (!isnan(pts[j].hi))
+                shi += pts[j].hi, nhi++;
+        }
+        c->lb[o] = pts[i].x[0];
+        c->lbw[o] = sy / (double)(j - i);
+        c->lo[o] = nlo ? slo / nlo : NAN;
+        c->hi[o] = nhi ? shi / nhi : NAN;
+        o++;
+        i = j;
+    }
+    c->n = o;
+    free(pts);
+    return c;
+}
+
+int kernel_table_stream(const struct kernel_table *t, enum precision p,
+                        double bytes, struct kernel_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!t || (unsigned)p >= PREC_COUNT || !(bytes > 0) || !isfinite(bytes))
+        return -1;
+    const struct kcurve *c = stream_curve(t, p);
+    if (!c->n)
+        return -1;
+    double x = log(bytes), lbw, lo, hi;
+    size_t i = 0;
+    if (x <= c->lb[0]) {
+        lbw = c->lbw[0];
+        lo = c->lo[0];
+        hi = c->hi[0];
+        out->method = x < c->lb[0] - 1e-9 ? LOOKUP_EXTRAP : LOOKUP_INTERP;
+        out->neighbours = 1;
+    } else if (x >= c->lb[c->n - 1]) {
+        lbw = c->lbw[c->n - 1];
+        lo = c->lo[c->n - 1];
+        hi = c->hi[c->n - 1];
+        out->method = x > c->lb[c->n - 1] + 1e-9 ? LOOKUP_EXTRAP : LOOKUP_INTERP;
+        out->neighbours = 1;
+    } else {
+        size_t a = 0, b = c->n - 1;
+        while (b - a > 1) {
+            i = a + (b - a) / 2;
+            if (c->lb[i] <= x)
+                a = i;
+            else
+                b = i;
+        }
+        double f = (x - c->lb[a]) / (c->lb[b] - c->lb[a]);
+        lbw = c->lbw[a] + f * (c->lbw[b] - c->lbw[a]);
+        lo = isnan(c->lo[a]) || isnan(c->lo[b]) ? NAN : c->lo[a] + f * (c->lo[b] - c->lo[a]);
+        hi = isnan(c->hi[a]) || isnan(c->hi[b]) ? NAN : c->hi[a] + f * (c->hi[b] - c->hi[a]);
+        out->method = LOOKUP_INTERP;
+        out->neighbours = 2;
+    }
+    double time_s = bytes / exp(lbw);
+    if (time_s < c->min_time_s)
+        time_s = c->min_time_s;
+    out->time_s = time_s;
+    out->time_lo_s = isnan(lo) ? 0 : time_s * exp(lo);
+    out->time_hi_s = isnan(hi) ? 0 : time_s * exp(hi);
+    return 0;
+}
+
+int kernel_table_has(const struct kernel_table *t, enum kernel_kind kind, enum precision p)
+{
+    if (!t || (unsigned)kind >= KERNEL_KIND_COUNT || (unsigned)p >= PREC_COUNT)
+        return 0;
+    return keys_of(t, kind, p)->n > 0;
+}
