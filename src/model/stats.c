@@ -1,0 +1,155 @@
+#include "model/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+
+#include "core/xalloc.h"
+
+static double *sorted_copy(const double *x, size_t n)
+{
+    double *s = xmalloc((n ? n : 1) * sizeof *s);
+    if (n)
+        memcpy(s, x, n * sizeof *s);
+    gsl_sort(s, 1, n);
+    return s;
+}
+
+double stats_median(const double *x, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double *s = sorted_copy(x, n);
+    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
+    free(s);
+    return m;
+}
+
+int stats_median_ci(const double *x, size_t n, double level, struct median_ci *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    ci->lo = ci->hi = ci->coverage = NAN;
+    if (n == 0 || !(level > 0 && level < 1))
+        return 0;
+    /* Coverage of [x_(l), x_(n+1-l)] is 1 - 2 P(B <= l-1), B ~ Bin(n, 1/2);
+     * it shrinks as l grows, so take the largest l that still reaches the
+     * level. */
+    size_t best = 0;
+    double best_cov = NAN;
+    for (size_t l = 1; l <= (n + 1) / 2; l++) {
+        double tail = l == 1 ? pow(0.5, (double)n) : gsl_cdf_binomial_P((unsigned)(l - 1), 0.5, (unsigned)n);
+        double cov = 1.0 - 2.0 * tail;
+        if (cov + 1e-12 < level)
+            break;
+        best = l;
+        best_cov = cov;
+    }
+    if (!best)
+        return 0;
+    double *s = sorted_copy(x, n);
+    ci->available = 1;
+    ci->lo_rank = best;
+    ci->hi_rank = n + 1 - best;
+    ci->lo = s[ci->lo_rank - 1];
+    ci->hi = s[ci->hi_rank - 1];
+    ci->coverage = best_cov;
+    free(s);
+    return 0;
+}
+
+double stats_mean(const double *x, size_t n)
+{
+    return stats_weighted_mean(x, NULL, n);
+}
+
+double stats_weighted_mean(const double *x, const double *w, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double sw = 0, swx = 0;
+    for (size_t i = 0; i < n; i++) {
+        double wi = w ? w[i] : 1.0;
+        if (!(wi > 0) || !isfinite(wi) || !isfinite(x[i]))
+            return NAN;
+        sw += wi;
+        swx += wi * x[i];
+    }
+    return swx / sw;
+}
+
+double stats_harmonic_mean(const double *x, size_t n)
+{
+    return stats_weighted_harmonic_mean(x, NULL, n);
+}
+
+double stats_weighted_harmonic_mean(const double *x, const double *w, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double sw = 0, swx = 0;
+    for (size_t i = 0; i < n; i++) {
+        double wi = w ? w[i] : 1.0;
+        if (!(wi > 0) || !isfinite(wi) || !(x[i] > 0) || !isfinite(x[i]))
+            return NAN;
+        sw += wi;
+        swx += wi / x[i];
+    }
+    return sw / swx;
+}
+
+double stats_quantile_sorted(const double *sorted, size_t n, double p)
+{
+    if (n == 0 || !(p >= 0 && p <= 1))
+        return NAN;
+    double h = (double)(n - 1) * p;
+    size_t i = (size_t)floor(h);
+    if (i + 1 >= n)
+        return sorted[n - 1];
+    return sorted[i] + (h - (double)i) * (sorted[i + 1] - sorted[i]);
+}
+
+struct bootstrap {
+    gsl_rng *rng;
+};
+
+struct bootstrap *bootstrap_new(unsigned long seed)
+{
+    struct bootstrap *b = xmalloc(sizeof *b);
+    b->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!b->rng) {
+        free(b);
+        return NULL;
+    }
+    gsl_rng_set(b->rng, seed);
+    return b;
+}
+
+void bootstrap_free(struct bootstrap *b)
+{
+    if (!b)
+        return;
+    gsl_rng_free(b->rng);
+    free(b);
+}
+
+void bootstrap_resample(struct bootstrap *b, const double *x, size_t n, double *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = x[gsl_rng_uniform_int(b->rng, n)];
+}
+
+void bootstrap_percentile_ci(double *stat, size_t n, double level, double *lo, double *hi)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(stat[i]))
+            stat[k++] = stat[i];
+    gsl_sort(stat, 1, k);
+    double a = 1.0 - level;
+    *lo = stats_quantile_sorted(stat, k, a / 2);
+    *hi = stats_quantile_sorted(stat, k, 1 - a / 2);
+}

@@ -1,0 +1,345 @@
+#include "report/fom_render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "report/json.h"
+
+/* The first system that is not the baseline: the contract's "ratio" and
+ * "fom" keys speak about it.  n_systems when there is none. */
+static size_t first_other(const struct study *st)
+{
+    for (size_t s = 0; s < st->n_systems; s++)
+        if (s != st->baseline)
+            return s;
+    return st->n_systems;
+}
+
+/* Up to 7 significant digits without an exponent (7475.2, 4512000,
+ * 17250.46, 0.01555556): units per day and hours read better that way,
+ * and 7 digits keep H_titan = 17250.46 from reading as 17250.5. */
+static const char *num(char *buf, size_t n, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, n, "n/a");
+        return buf;
+    }
+    double a = fabs(v);
+    if (a != 0 && (a < 1e-9 || a >= 1e15)) {
+        snprintf(buf, n, "%.6g", v);
+        return buf;
+    }
+    int digits = a < 1 ? 1 : (int)floor(log10(a)) + 1;
+    int dec = 7 - digits;
+    if (a < 1 && a > 0)
+        dec = 6 - (int)floor(log10(a));
+    if (dec < 0)
+        dec = 0;
+    snprintf(buf, n, "%.*f", dec, v);
+    if (strchr(buf, '.')) {
+        char *e = buf + strlen(buf) - 1;
+        while (*e == '0')
+            *e-- = '\0';
+        if (*e == '.')
+            *e = '\0';
+    }
+    return buf;
+}
+
+static const char *fixed(char *buf, size_t n, double v, int dec)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "n/a");
+    else
+        snprintf(buf, n, "%.*f", dec, v);
+    return buf;
+}
+
+static void render_text(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    const char *bid = st->systems[base].id;
+    const struct fom_result *r = &ev->fom;
+    char a[64], b[64], c[64], e[64], f[64];
+    int pct = (int)lround(ev->ci_level * 100);
+
+    fprintf(fp, "study: %s (%s)\n", st->name, st->path);
+    fprintf(fp, "baseline: %s (%lld node%s); every ratio is system / %s\n\n", bid,
+            (long long)st->systems[base].nodes, st->systems[base].nodes == 1 ? "" : "s", bid);
+
+    fprintf(fp, "%-10s %-10s %10s %7s %4s %16s %20s %16s",
+            "problem", "system", "nodes", "weight", "n", "hours/unit [h]",
+            "units/day [1/day]", "ratio [x]");
+    if (ev->has_repeats)
+        fprintf(fp, "  %d%% CI of median [h]", pct);
+    fputc('\n', fp);
+    for (size_t p = 0; p < np; p++) {
+        for (size_t s = 0; s < ns; s++) {
+            size_t i = p * ns + s;
+            fprintf(fp, "%-10s %-10s %10lld %7s %4zu %16s %20s %16s",
+                    st->problems[p].id, st->systems[s].id, (long long)st->systems[s].nodes,
+                    num(a, sizeof a, ev->weights[p]), ev->repeats[i],
+                    num(b, sizeof b, ev->hours[i]), num(c, sizeof c, r->units_per_day[i]),
+                    s == base ? "(baseline)" : fixed(e, sizeof e, r->ratio[i], 2));
+            if (ev->has_repeats) {
+                const struct median_ci *ci = &ev->hours_ci[i];
+                if (ci->available)
+                    fprintf(fp, "  %s .. %s (%.1f%%)", num(e, sizeof e, ci->lo),
+                            num(f, sizeof f, ci->hi), ci->coverage * 100);
+                else
+                    fprintf(fp, "  n/a (n < 6)");
+            }
+            fputc('\n', fp);
+        }
+    }
+
+    fprintf(fp, "\n%-10s %10s %26s %14s %18s %16s %16s\n", "system", "nodes",
+            "harmonic rate [units/day]", "FOM [x]", "FOM CI [x]",
+            "mean ratio [x]", "harm. ratio [x]");
+    for (size_t s = 0; s < ns; s++) {
+        char ci[64];
+        if (isfinite(ev->fom_lo[s]))
+            snprintf(ci, sizeof ci, "%.3f .. %.3f", ev->fom_lo[s], ev->fom_hi[s]);
+        else
+            snprintf(ci, sizeof ci, "n/a");
+        fprintf(fp, "%-10s %10lld %26s %14s %18s %16s %16s\n", st->systems[s].id,
+                (long long)st->systems[s].nodes, num(a, sizeof a, r->harmonic_rate[s]),
+                fixed(b, sizeof b, r->fom[s], 3), ci,
+                fixed(c, sizeof c, r->mean_ratio_arith[s], 3),
+                fixed(e, sizeof e, r->mean_ratio_harm[s], 3));
+    }
+
+    size_t o = first_other(st);
+    fputc('\n', fp);
+    if (o < ns)
+        fprintf(fp, "FOM of %s = H(%s) / H(%s) = %s / %s = %.3f\n", st->systems[o].id,
+                st->systems[o].id, bid, num(a, sizeof a, r->harmonic_rate[o]),
+                num(b, sizeof b, r->harmonic_rate[base]), r->fom[o]);
+    fprintf(fp, "\nlegend:\n");
+    fprintf(fp, "  units/day = 24 / hours per unit x nodes; ratio = units/day of the system / "
+                "units/day of %s\n", bid);
+    fprintf(fp, "  harmonic rate H = %s of the per-problem units/day; FOM = H(system) / H(%s)\n",
+            st->has_weights ? "weighted harmonic mean sum(w) / sum(w / rate)" : "harmonic mean",
+            bid);
+    fprintf(fp, "  mean ratio, harm. ratio = %sarithmetic and harmonic mean of the per-problem "
+                "ratios, for contrast only\n", st->has_weights ? "weighted " : "");
+    fprintf(fp, "  why FOM and mean of ratios differ: the FOM weighs each problem by its share "
+                "of %s's time per unit of work, the means of ratios weigh every ratio equally "
+                "(the arithmetic one is pulled up by the largest ratio)\n", bid);
+    fprintf(fp, "  ratios are printed rounded to 2 decimals, FOM and means to 3; all are "
+                "computed from unrounded rates\n");
+    fprintf(fp, "  n = measured times (repeats); hours/unit is their median\n");
+    if (ev->has_repeats)
+        fprintf(fp, "  FOM CI: %d%% percentile bootstrap over the repeats, %d resamples, "
+                    "seed %lu; median CI from order statistics (achieved coverage shown)\n",
+                pct, ev->resamples, ev->seed);
+    else
+        fprintf(fp, "  FOM CI: n/a, every time was measured once (no repeats, no interval)\n");
+}
+
+static void render_json(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    size_t o = first_other(st);
+    const struct fom_result *r = &ev->fom;
+    struct json j;
+    json_init(&j, fp, 1);
+    json_obj_begin(&j);
+    json_kstr(&j, "study", st->name);
+    json_kstr(&j, "file", st->path);
+    json_kstr(&j, "baseline", st->systems[base].id);
+    json_kstr(&j, "compared", o < ns ? st->systems[o].id : NULL);
+    json_knum(&j, "fom", o < ns ? r->fom[o] : NAN);
+    json_key(&j, "fom_by_system");
+    json_obj_begin(&j);
+    for (size_t s = 0; s < ns; s++)
+        json_knum(&j, st->systems[s].id, r->fom[s]);
+    json_obj_end(&j);
+    json_key(&j, "fom_ci");
+    if (o < ns && isfinite(ev->fom_lo[o])) {
+        json_obj_begin(&j);
+        json_knum(&j, "lo", ev->fom_lo[o]);
+        json_knum(&j, "hi", ev->fom_hi[o]);
+        json_obj_end(&j);
+    } else {
+        json_null(&j);
+    }
+    json_key(&j, "mean_of_ratios");
+    json_obj_begin(&j);
+    json_knum(&j, "arithmetic", o < ns ? r->mean_ratio_arith[o] : NAN);
+    json_knum(&j, "harmonic", o < ns ? r->mean_ratio_harm[o] : NAN);
+    json_obj_end(&j);
+    json_key(&j, "weighted");
+    json_bool(&j, st->has_weights);
+    json_key(&j, "ci");
+    if (ev->has_repeats) {
+        json_obj_begin(&j);
+        json_kstr(&j, "method", "percentile bootstrap over repeated times");
+        json_knum(&j, "level", ev->ci_level);
+        json_kint(&j, "resamples", ev->resamples);
+        json_kint(&j, "seed", (int64_t)ev->seed);
+        json_obj_end(&j);
+    } else {
+        json_null(&j);
+    }
+
+    json_key(&j, "systems");
+    json_arr_begin(&j);
+    for (size_t s = 0; s < ns; s++) {
+        json_obj_begin(&j);
+        json_kstr(&j, "id", st->systems[s].id);
+        json_kint(&j, "nodes", st->systems[s].nodes);
+        json_knum(&j, "harmonic_rate", r->harmonic_rate[s]);
+        json_knum(&j, "fom", r->fom[s]);
+        json_key(&j, "fom_ci");
+        if (isfinite(ev->fom_lo[s])) {
+            json_obj_begin(&j);
+            json_knum(&j, "lo", ev->fom_lo[s]);
+            json_knum(&j, "hi", ev->fom_hi[s]);
+            json_obj_end(&j);
+        } else {
+            json_null(&j);
+        }
+        json_key(&j, "mean_of_ratios");
+        json_obj_begin(&j);
+        json_knum(&j, "arithmetic", r->mean_ratio_arith[s]);
+        json_knum(&j, "harmonic", r->mean_ratio_harm[s]);
+        json_obj_end(&j);
+        json_kstr(&j, "machine", st->systems[s].machine);
+        json_kstr(&j, "kernels", st->systems[s].kernels);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+
+    json_key(&j, "problems");
+    json_arr_begin(&j);
+    for (size_t p = 0; p < np; p++) {
+        json_obj_begin(&j);
+        json_kstr(&j, "id", st->problems[p].id);
+        json_knum(&j, "weight", ev->weights[p]);
+        json_knum(&j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
+        json_key(&j, "ratios");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            if (s != base)
+                json_knum(&j, st->systems[s].id, r->ratio[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "units_per_day");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_knum(&j, st->systems[s].id, r->units_per_day[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "hours_per_unit");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_knum(&j, st->systems[s].id, ev->hours[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "repeats");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_kint(&j, st->systems[s].id, (int64_t)ev->repeats[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "hours_per_unit_ci");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++) {
+            const struct median_ci *ci = &ev->hours_ci[p * ns + s];
+            json_key(&j, st->systems[s].id);
+            if (ci->available) {
+                json_obj_begin(&j);
+                json_knum(&j, "lo", ci->lo);
+                json_knum(&j, "hi", ci->hi);
+                json_knum(&j, "coverage", ci->coverage);
+                json_obj_end(&j);
+            } else {
+                json_null(&j);
+            }
+        }
+        json_obj_end(&j);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_obj_end(&j);
+    json_finish(&j);
+}
+
+/* RFC 4180 quoting for ids that hold commas or quotes. */
+static void csv_str(FILE *fp, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+static void csv_num(FILE *fp, double v)
+{
+    if (isfinite(v))
+        fprintf(fp, ",%.15g", v);
+    else
+        fputs(",", fp);
+}
+
+/* One table: "problem" rows per problem and system, then "system" rows
+ * whose units_per_day column holds the harmonic rate and whose ratio
+ * column holds the FOM.  Empty cells mean not applicable / unavailable. */
+static void render_csv(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    const struct fom_result *r = &ev->fom;
+    const char *bid = st->systems[base].id;
+    fputs("row,problem,system,nodes,weight,repeats,hours_per_unit [h],"
+          "units_per_day [1/day],", fp);
+    struct strbuf h = STRBUF_INIT;
+    strbuf_addf(&h, "ratio_to_%s [x]", bid);
+    csv_str(fp, strbuf_str(&h));
+    strbuf_release(&h);
+    fputs(",fom_ci_lo [x],fom_ci_hi [x],mean_of_ratios_arithmetic [x],"
+          "mean_of_ratios_harmonic [x]\n", fp);
+    for (size_t p = 0; p < np; p++) {
+        for (size_t s = 0; s < ns; s++) {
+            size_t i = p * ns + s;
+            fputs("problem,", fp);
+            csv_str(fp, st->problems[p].id);
+            fputc(',', fp);
+            csv_str(fp, st->systems[s].id);
+            fprintf(fp, ",%lld", (long long)st->systems[s].nodes);
+            csv_num(fp, ev->weights[p]);
+            fprintf(fp, ",%zu", ev->repeats[i]);
+            csv_num(fp, ev->hours[i]);
+            csv_num(fp, r->units_per_day[i]);
+            csv_num(fp, r->ratio[i]);
+            fputs(",,,,\n", fp);
+        }
+    }
+    for (size_t s = 0; s < ns; s++) {
+        fputs("system,,", fp);
+        csv_str(fp, st->systems[s].id);
+        fprintf(fp, ",%lld,,,", (long long)st->systems[s].nodes);
+        csv_num(fp, r->harmonic_rate[s]);
+        csv_num(fp, r->fom[s]);
+        csv_num(fp, ev->fom_lo[s]);
+        csv_num(fp, ev->fom_hi[s]);
+        csv_num(fp, r->mean_ratio_arith[s]);
+        csv_num(fp, r->mean_ratio_harm[s]);
+        fputc('\n', fp);
+    }
+}
+
+void fom_render(FILE *fp, enum out_format f, const struct study *st,
+                const struct study_eval *ev)
+{
+    switch (f) {
+    case FMT_JSON: render_json(fp, st, ev); break;
+    case FMT_CSV: render_csv(fp, st, ev); break;
+    default: render_text(fp, st, ev); break;
+    }
+}

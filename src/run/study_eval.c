@@ -1,0 +1,171 @@
+#include "run/study_eval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diag.h"
+#include "core/xalloc.h"
+#include "model/rollup.h"
+
+double study_workload_hours(const struct study_workload *w, double pass_s)
+{
+    double epoch_s = rollup_epoch_s(pass_s, w->samples_per_epoch, w->batch);
+    return rollup_hours(rollup_run_s(epoch_s, w->epochs));
+}
+
+double study_time_hours(const struct study_problem *p, const struct study_time *t)
+{
+    if (t->basis == TIME_PER_EPOCH)
+        return rollup_hours(rollup_run_s(t->time_s, p->epochs));
+    return rollup_hours(t->time_s);
+}
+
+/* ---- estimated problems ------------------------------------------------
+ * A problem with a <workload> but no measured time on a system is to be
+ * estimated from the profile on that system's machine and kernel tables.
+ * Once the estimator exists this becomes: load the profile (ingest_read),
+ * the machine and the kernels of st->systems[s], estimate the pass time
+ * pass_s, and return study_workload_hours(&prob->workload, pass_s). */
+static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
+                                   double *hours, struct diag *d)
+{
+    const struct study_problem *prob = &st->problems[p];
+    *hours = NAN;
+    return diag_error_at(d, st->path, prob->workload.line ? prob->workload.line : prob->line, 0,
+                         "problem '%s' has no measured time for system '%s' and estimation "
+                         "is not available", prob->id, st->systems[s].id);
+}
+
+/* Hours of every measured time of problem p on system s (caller frees). */
+static double *measured_hours(const struct study *st, size_t p, size_t s, size_t *n)
+{
+    const struct study_problem *prob = &st->problems[p];
+    double *h = xmalloc((prob->n_times + 1) * sizeof *h);
+    *n = 0;
+    for (size_t k = 0; k < prob->n_times; k++)
+        if (prob->times[k].system == s)
+            h[(*n)++] = study_time_hours(prob, &prob->times[k]);
+    return h;
+}
+
+/* Percentile bootstrap of the FOM: each system/problem cell with repeats
+ * is resampled (with replacement) and its median recomputed; cells with a
+ * single time stay fixed. */
+static void bootstrap_fom(const struct study *st, struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems, B = BOOTSTRAP_RESAMPLES;
+    struct bootstrap *bs = bootstrap_new(ev->seed);
+    double **cells = xcalloc(np * ns, sizeof *cells);
+    double *hours = xmalloc(np * ns * sizeof *hours);
+    double *draws = xmalloc(B * ns * sizeof *draws);
+    double *buf = NULL, *one = xmalloc(B * sizeof *one);
+    size_t maxn = 1;
+    if (!bs)
+        goto out;
+    for (size_t i = 0; i < np * ns; i++) {
+        size_t n;
+        if (ev->repeats[i] > 1) {
+            cells[i] = measured_hours(st, i / ns, i % ns, &n);
+            if (n > maxn)
+                maxn = n;
+        }
+    }
+    buf = xmalloc(maxn * sizeof *buf);
+    for (size_t b = 0; b < B; b++) {
+        for (size_t i = 0; i < np * ns; i++) {
+            hours[i] = ev->hours[i];
+            if (cells[i]) {
+                bootstrap_resample(bs, cells[i], ev->repeats[i], buf);
+                hours[i] = stats_median(buf, ev->repeats[i]);
+            }
+        }
+        struct fom_input in = { ns, np, st->baseline, ev->nodes, hours, ev->weights };
+        struct fom_result r;
+        fom_compute(&in, &r);
+        for (size_t s = 0; s < ns; s++)
+            draws[s * B + b] = r.fom[s];
+        fom_result_release(&r);
+    }
+    for (size_t s = 0; s < ns; s++) {
+        memcpy(one, draws + s * B, B * sizeof *one);
+        bootstrap_percentile_ci(one, B, ev->ci_level, &ev->fom_lo[s], &ev->fom_hi[s]);
+    }
+    ev->resamples = (int)B;
+out:
+    for (size_t i = 0; i < np * ns; i++)
+        free(cells[i]);
+    free(cells);
+    free(hours);
+    free(draws);
+    free(buf);
+    free(one);
+    bootstrap_free(bs);
+}
+
+int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d)
+{
+    size_t ns = st->n_systems, np = st->n_problems;
+    int rc = FOM_OK;
+    memset(ev, 0, sizeof *ev);
+    ev->n_systems = ns;
+    ev->n_problems = np;
+    ev->ci_level = STUDY_CI_LEVEL;
+    ev->seed = BOOTSTRAP_SEED;
+    ev->nodes = xcalloc(ns + 1, sizeof *ev->nodes);
+    ev->weights = xcalloc(np + 1, sizeof *ev->weights);
+    ev->hours = xcalloc(np * ns + 1, sizeof *ev->hours);
+    ev->repeats = xcalloc(np * ns + 1, sizeof *ev->repeats);
+    ev->hours_ci = xcalloc(np * ns + 1, sizeof *ev->hours_ci);
+    ev->fom_lo = xcalloc(ns + 1, sizeof *ev->fom_lo);
+    ev->fom_hi = xcalloc(ns + 1, sizeof *ev->fom_hi);
+    for (size_t s = 0; s < ns; s++) {
+        ev->nodes[s] = (double)st->systems[s].nodes;
+        ev->fom_lo[s] = ev->fom_hi[s] = NAN;
+    }
+    for (size_t p = 0; p < np; p++) {
+        ev->weights[p] = st->problems[p].weight;
+        for (size_t s = 0; s < ns; s++) {
+            size_t i = p * ns + s, n;
+            double *h = measured_hours(st, p, s, &n);
+            ev->repeats[i] = n;
+            if (n) {
+                ev->hours[i] = stats_median(h, n);
+                stats_median_ci(h, n, ev->ci_level, &ev->hours_ci[i]);
+                if (n > 1)
+                    ev->has_repeats = 1;
+            } else {
+                stats_median_ci(h, 0, ev->ci_level, &ev->hours_ci[i]);
+                int e = estimate_hours_per_unit(st, p, s, &ev->hours[i], d);
+                if (e)
+                    rc = e;
+            }
+            free(h);
+        }
+    }
+    if (rc)
+        goto out;
+    struct fom_input in = { ns, np, st->baseline, ev->nodes, ev->hours, ev->weights };
+    if (fom_compute(&in, &ev->fom)) {
+        rc = diag_error_at(d, st->path, 0, 0, "found a time or node count that gives no "
+                           "finite positive rate, expected positive finite inputs");
+        goto out;
+    }
+    if (ev->has_repeats)
+        bootstrap_fom(st, ev);
+out:
+    return rc;
+}
+
+void study_eval_release(struct study_eval *ev)
+{
+    free(ev->nodes);
+    free(ev->weights);
+    free(ev->hours);
+    free(ev->repeats);
+    free(ev->hours_ci);
+    free(ev->fom_lo);
+    free(ev->fom_hi);
+    fom_result_release(&ev->fom);
+    memset(ev, 0, sizeof *ev);
+}

@@ -1,0 +1,46 @@
+/* From a loaded study to its figure of merit: resolves the hours per unit
+ * of work of every problem on every system (the median of the measured
+ * repeats, or an estimate from the problem's workload), then computes the
+ * rates, ratios and FOM (model/fom.h) and, when some inputs were measured
+ * more than once, a bootstrap confidence interval of the FOM. */
+#ifndef FOM_STUDY_EVAL_H
+#define FOM_STUDY_EVAL_H
+#include <stddef.h>
+
+#include "model/fom.h"
+#include "model/stats.h"
+#include "model/study.h"
+
+struct diag;
+
+#define STUDY_CI_LEVEL 0.95
+
+struct study_eval {
+    size_t n_systems, n_problems;
+    double *nodes;              /* [s] */
+    double *weights;            /* [p], 1 when not given */
+    double *hours;              /* [p * n_systems + s], median hours per unit */
+    size_t *repeats;            /* [p * n_systems + s], measured times used */
+    struct median_ci *hours_ci; /* [p * n_systems + s], CI of that median */
+    struct fom_result fom;
+    int has_repeats;            /* some system/problem has more than one time */
+    double ci_level;            /* of every interval below */
+    unsigned long seed;         /* bootstrap seed */
+    int resamples;              /* bootstrap resamples, 0 when none were drawn */
+    double *fom_lo, *fom_hi;    /* [s], NaN when unavailable (no repeats) */
+};
+
+/* Fills ev (caller releases it with study_eval_release, also on failure).
+ * Returns FOM_OK or FOM_EDATA (an input cannot be resolved). */
+int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d);
+void study_eval_release(struct study_eval *ev);
+
+/* Hours per unit of work of a workload whose one training pass takes
+ * pass_s: pass -> epoch -> run.  NaN for invalid input. */
+double study_workload_hours(const struct study_workload *w, double pass_s);
+
+/* Hours of one measured time as a whole unit of work (per-epoch times are
+ * multiplied by the problem's epochs). */
+double study_time_hours(const struct study_problem *p, const struct study_time *t);
+
+#endif
