@@ -1,0 +1,755 @@
+#include "model/estimate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/diag.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+
+static const char *const method_names[EST_METHOD_COUNT] = {
+    "table-exact", "table-interp", "roofline", "scaled", "scaled-table", "measured",
+};
+static const char *const bound_names[BOUND_COUNT] = { "compute", "memory", "latency", "host" };
+
+const char *est_method_name(enum est_method m)
+{
+    return (unsigned)m < EST_METHOD_COUNT ? method_names[m] : "unknown";
+}
+
+const char *est_bound_name(enum est_bound b)
+{
+    return (unsigned)b < BOUND_COUNT ? bound_names[b] : "unknown";
+}
+
+void estimate_opts_init(struct estimate_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->precision = PREC_UNKNOWN;
+}
+
+void estimate_init(struct estimate *e)
+{
+    memset(e, 0, sizeof *e);
+    e->precision = PREC_UNKNOWN;
+    e->batch_scale = 1;
+}
+
+void estimate_release(struct estimate *e)
+{
+    for (size_t i = 0; i < e->n_warnings; i++)
+        free(e->warnings[i]);
+    free(e->warnings);
+    free(e->ops);
+    estimate_init(e);
+}
+
+/* ---------------------------------------------------------------- state */
+
+#define MAX_FLAT 16
+
+struct est {
+    const struct profile *p;
+    const struct machine *m;
+    const struct machine *src_m;
+    const struct kernel_table *tt;  /* target's table, or NULL */
+    const struct kernel_table *st;  /* profiled device's table, or NULL */
+    int same_device;                /* target is the profiled device */
+    int src_gpu;                    /* profile holds device times */
+    int tgt_gpu;                    /* target has a device apart from the host */
+    enum precision want;
+    int64_t b_old, b_new;
+    /* Rows of flattened [batch, seq, ...] inputs (batch x seq), so that the
+     * backward GEMMs of a transformer, whose inputs are already 2-D, are
+     * still recognised as proportional to the batch. */
+    int64_t flat[MAX_FLAT];
+    size_t n_flat;
+    struct estimate *out;
+    struct diag *d;
+};
+
+static void est_warn(struct est *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Each distinct warning is given once: a fallback usually concerns
+ * hundreds of ops and one line says it. */
+static void est_warn(struct est *c, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < c->out->n_warnings; i++) {
+        if (strcmp(c->out->warnings[i], strbuf_str(&sb)) == 0) {
+            strbuf_release(&sb);
+            return;
+        }
+    }
+    diag_warn(c->d, "%s", strbuf_str(&sb));
+    ALLOC_GROW(c->out->warnings, c->out->n_warnings + 1, c->out->alloc_warnings);
+    c->out->warnings[c->out->n_warnings++] = strbuf_detach(&sb);
+}
+
+static int same_name(const char *a, const char *b)
+{
+    return a && b && *a && strcasecmp(a, b) == 0;
+}
+
+static int is_float(enum precision p)
+{
+    return p == PREC_FP32 || p == PREC_TF32 || p == PREC_BF16 || p == PREC_FP16;
+}
+
+static int is_matrix_kind(enum op_kind k)
+{
+    return k == OP_GEMM || k == OP_CONV || k == OP_RNN || k == OP_ATTENTION;
+}
+
+/* -------------------------------------------------------- shape parsing */
+
+/* Calls fn for every bracketed group of integers in text such as
+ * "[4, 1024, 768], [768, 2304], []". */
+static void shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void *arg), void *arg)
+{
+    while (s && (s = strchr(s, '[')) != NULL) {
+        int64_t dims[8];
+        int n = 0;
+        s++;
+        while (*s && *s != ']') {
+            if (*s >= '0' && *s <= '9') {
+                char *end;
+                long long v = strtoll(s, &end, 10);
+                if (n < 8)
+                    dims[n++] = v;
+                s = end;
+            } else if (*s == '[') {
+                break;  /* nested list: restart from the inner group */
+            } else {
+                s++;
+            }
+        }
+        if (n > 0)
+            fn(dims, n, arg);
+    }
+}
+
+static void collect_flat(const int64_t *dims, int n, void *arg)
+{
+    struct est *c = arg;
+    if (n < 3 || dims[0] != c->b_old)
+        return;
+    int64_t rows = 1;
+    for (int i = 0; i < n - 1; i++)
+        rows *= dims[i];
+    for (size_t i = 0; i < c->n_flat; i++)
+        if (c->flat[i] == rows)
+            return;
+    if (c->n_flat < MAX_FLAT)
+        c->flat[c->n_flat++] = rows;
+}
+
+struct lead_arg { const struct est *c; int hit; };
+
+static void check_lead(const int64_t *dims, int n, void *arg)
+{
+    struct lead_arg *a = arg;
+    if (n < 1)
+        return;
+    if (dims[0] == a->c->b_old)
+        a->hit = 1;
+    for (size_t i = 0; i < a->c->n_flat; i++)
+        if (dims[0] == a->c->flat[i])
+            a->hit = 1;
+}
+
+static int is_flat(const struct est *c, int64_t v)
+{
+    for (size_t i = 0; i < c->n_flat; i++)
+        if (v == c->flat[i])
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ op shapes */
+
+/* The shape an op is estimated at: the profiled one, retargeted. */
+struct shape {
+    enum precision prec;
+    int64_t m, n, k, nb;        /* gemm (nb: bmm batch, >= 1) */
+    struct conv_shape conv;
+    double calls;               /* calls per pass */
+    double kernels;             /* kernel launches per pass */
+    double flops, bytes;        /* per pass */
+};
+
+static enum precision op_prec(const struct profile *p, const struct op *op)
+{
+    if ((unsigned)op->dtype < PREC_COUNT)
+        return op->dtype;
+    if ((unsigned)p->dtype < PREC_COUNT)
+        return p->dtype;
+    return PREC_FP32;
+}
+
+static void shape_of(const struct est *c, const struct op *op, struct shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->prec = op_prec(c->p, op);
+    s->m = op->m;
+    s->n = op->n;
+    s->k = op->k;
+    s->nb = op->batch > 0 ? op->batch : 1;
+    s->conv = op->conv;
+    s->calls = op->count > 0 ? op->count : 1;
+    s->kernels = op->kernels > 0 ? op->kernels : s->calls;
+    s->flops = op->flops;
+    s->bytes = op->bytes;
+}
+
+static double gemm_bytes(int64_t m, int64_t n, int64_t k, int64_t nb, int eb)
+{
+    return (double)nb * ((double)m * k + (double)k * n + (double)m * n) * eb;
+}
+
+/* Apply --precision and --batch.  Returns 1 when the op changed. */
+static int retarget(const struct est *c, const struct op *op, struct shape *s)
+{
+    int changed = 0;
+    enum precision from = s->prec;
+    /* The optimizer works on the fp32 master weights whatever the compute
+     * precision (autocast keeps parameters in fp32), so it is left alone. */
+    if (c->want != PREC_UNKNOWN && is_float(from) && c->want != from && op->kind != OP_OPTIMIZER) {
+        s->prec = c->want;
+        changed = 1;
+        if (!is_matrix_kind(op->kind) || op->kind == OP_ATTENTION) {
+            /* tf32 is stored as fp32: only the storage size moves bytes. */
+            s->bytes *= (double)precision_bytes(s->prec) / precision_bytes(from);
+        } else if (op->kind == OP_GEMM || op->kind == OP_CONV) {
+            s->bytes *= (double)precision_bytes(s->prec) / precision_bytes(from);
+        }
+    }
+    if (c->b_new <= 0 || c->b_old <= 0 || c->b_new == c->b_old || op->kind == OP_OPTIMIZER)
+        return changed;
+    double f = (double)c->b_new / (double)c->b_old;
+    if ((op->kind == OP_GEMM || op->kind == OP_RNN) && s->m > 0 && s->n > 0 && s->k > 0) {
+        int64_t *dim = NULL, nv = 0;
+        if (s->m == c->b_old)
+            dim = &s->m;
+        else if (s->n == c->b_old)
+            dim = &s->n;
+        else if (s->k == c->b_old)
+            dim = &s->k;
+        if (dim) {
+            nv = c->b_new;
+        } else {
+            if (is_flat(c, s->m))
+                dim = &s->m;
+            else if (is_flat(c, s->n))
+                dim = &s->n;
+            else if (is_flat(c, s->k))
+                dim = &s->k;
+            if (dim)
+                nv = (int64_t)llround((double)*dim * f);
+        }
+        if (!dim && s->nb > 1 && s->nb % c->b_old == 0) {
+            dim = &s->nb;
+            nv = (int64_t)llround((double)s->nb * f);
+        }
+        if (!dim || nv < 1)
+            return changed;
+        double eb = precision_bytes(s->prec);
+        double old_b = gemm_bytes(s->m, s->n, s->k, s->nb, (int)eb);
+        double r = (double)nv / (double)*dim;
+        *dim = nv;
+        s->flops *= r;
+        if (old_b > 0)
+            s->bytes *= gemm_bytes(s->m, s->n, s->k, s->nb, (int)eb) / old_b;
+        return 1;
+    }
+    if (op->kind == OP_CONV && s->conv.n > 0) {
+        if (s->conv.n != c->b_old)
+            return changed;
+        s->conv.n = c->b_new;
+        s->flops *= f;
+        s->bytes *= f;  /* activations dominate; weights are small */
+        return 1;
+    }
+    int prop;
+    if (op->shapes) {
+        struct lead_arg a = { c, 0 };
+        shape_groups(op->shapes, check_lead, &a);
+        prop = a.hit;
+    } else {
+        prop = op->phase == PHASE_FORWARD || op->phase == PHASE_BACKWARD;
+    }
+    if (!prop)
+        return changed;
+    s->flops *= f;
+    s->bytes *= f;
+    return 1;
+}
+
+/* ------------------------------------------------------------- lookups */
+
+struct lookup {
+    double time_s, lo_s, hi_s;      /* per pass */
+    enum lookup_method method;
+};
+
+static void lk_add(struct lookup *acc, const struct kernel_estimate *e, double times)
+{
+    acc->time_s += e->time_s * times;
+    acc->lo_s += (e->time_lo_s > 0 ? e->time_lo_s : e->time_s) * times;
+    acc->hi_s += (e->time_hi_s > 0 ? e->time_hi_s : e->time_s) * times;
+    if (e->method > acc->method)
+        acc->method = e->method;    /* the weakest lookup names the whole */
+}
+
+static int lk_gemm(const struct kernel_table *t, enum precision p, int64_t m, int64_t n, int64_t k,
+                   char a_t, char b_t, double times, struct lookup *acc)
+{
+    struct kernel_estimate e;
+    if (m < 1 || n < 1 || k < 1)
+        return -1;
+    if (kernel_table_gemm(t, p, m, n, k, a_t ? a_t : 'N', b_t ? b_t : 'N', &e) != 0 || !(e.time_s > 0))
+        return -1;
+    lk_add(acc, &e, times);
+    return 0;
+}
+
+/* Convolution as the GEMM cuDNN's implicit-GEMM algorithms run. */
+static int lk_conv_as_gemm(const struct kernel_table *t, enum precision p, const struct conv_shape *cs,
+                           enum conv_pass pass, double times, struct lookup *acc)
+{
+    int64_t g = cs->groups > 0 ? cs->groups : 1;
+    int64_t r = cs->r > 0 ? cs->r : 1, s = cs->s > 0 ? cs->s : 1;
+    int64_t pq = (cs->p > 0 ? cs->p : cs->h) * (cs->q > 0 ? cs->q : cs->w);
+    int64_t crs = cs->c / g * r * s;
+    switch (pass) {
+    case CONV_FWD:
+        return lk_gemm(t, p, cs->n * pq, cs->k / g, crs, 'N', 'N', times * g, acc);
+    case CONV_BWD_DATA:
+        return lk_gemm(t, p, cs->n * cs->h * cs->w, cs->c / g, cs->k / g * r * s, 'N', 'N', times * g, acc);
+    default:
+        return lk_gemm(t, p, cs->k / g, crs, cs->n * pq, 'N', 'N', times * g, acc);
+    }
+}
+
+static int is_conv_backward(const struct op *op)
+{
+    return op->phase == PHASE_BACKWARD || (op->name && strstr(op->name, "backward"));
+}
+
+static int lk_conv(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                   struct lookup *acc)
+{
+    enum conv_pass passes[2] = { CONV_FWD, CONV_FWD };
+    int np = 1;
+    if (is_conv_backward(op)) {
+        passes[0] = CONV_BWD_DATA;
+        passes[1] = CONV_BWD_FILTER;
+        np = 2;
+    }
+    if (s->conv.n < 1 || s->conv.c < 1 || s->conv.k < 1)
+        return -1;
+    for (int i = 0; i < np; i++) {
+        struct kernel_estimate e;
+        if (kernel_table_conv(t, s->prec, &s->conv, passes[i], &e) == 0 && e.time_s > 0)
+            lk_add(acc, &e, s->calls);
+        else if (lk_conv_as_gemm(t, s->prec, &s->conv, passes[i], s->calls, acc) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int lk_stream(const struct kernel_table *t, enum precision p, double bytes, double kernels,
+                     struct lookup *acc)
+{
+    struct kernel_estimate e;
+    if (!(bytes > 0) || !(kernels > 0))
+        return -1;
+    if (kernel_table_stream(t, p, bytes / kernels, &e) != 0 || !(e.time_s > 0))
+        return -1;
+    lk_add(acc, &e, kernels);
+    return 0;
+}
+
+/* Attention (and GEMM-like ops known only by their flops) run at the rate
+ * the table measures for a cube GEMM of the same work. */
+static int lk_flops(const struct kernel_table *t, enum precision p, double flops, double calls,
+                    struct lookup *acc)
+{
+    if (!(flops > 0) || !(calls > 0))
+        return -1;
+    double per = flops / calls;
+    double n = cbrt(per / 2);
+    if (n < 16)
+        n = 16;
+    if (n > 16384)
+        n = 16384;
+    int64_t ni = (int64_t)llround(n);
+    struct lookup one = { 0, 0, 0, LOOKUP_NONE };
+    if (lk_gemm(t, p, ni, ni, ni, 'N', 'N', 1, &one) != 0)
+        return -1;
+    double rate = 2.0 * (double)ni * ni * ni / one.time_s;
+    double k = flops / rate / one.time_s;
+    acc->time_s += one.time_s * k;
+    acc->lo_s += one.lo_s * k;
+    acc->hi_s += one.hi_s * k;
+    if (one.method > acc->method)
+        acc->method = one.method;
+    if (acc->method == LOOKUP_EXACT)
+        acc->method = LOOKUP_INTERP;    /* a rate carried over is not an exact hit */
+    return 0;
+}
+
+/* One table lookup of a whole op per pass.  Returns 0 or -1 (no rows). */
+static int lookup_op(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                     struct lookup *acc)
+{
+    memset(acc, 0, sizeof *acc);
+    if (!t)
+        return -1;
+    switch (op->kind) {
+    case OP_GEMM:
+        if (s->m > 0 && s->n > 0 && s->k > 0)
+            return lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc);
+        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+    case OP_RNN:
+        /* RNN: its GEMM per time step, nb time steps per call. */
+        if (s->m > 0 && s->n > 0 && s->k > 0)
+            return lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc);
+        return lk_flops(t, s->prec, s->flops, s->kernels, acc);
+    case OP_CONV:
+        if (lk_conv(t, op, s, acc) == 0)
+            return 0;
+        memset(acc, 0, sizeof *acc);
+        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+    case OP_ATTENTION:
+        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+    case OP_COMM:
+        return -1;
+    default:
+        return lk_stream(t, s->prec, s->bytes, s->kernels, acc);
+    }
+}
+
+static enum kernel_kind table_kind(enum op_kind k)
+{
+    if (k == OP_CONV)
+        return KERNEL_CONV;
+    if (is_matrix_kind(k))
+        return KERNEL_GEMM;
+    return KERNEL_ELTWISE;
+}
+
+/* ------------------------------------------------------------ roofline */
+
+struct roof {
+    double compute_s, memory_s, latency_s;
+};
+
+/* Peak for an op's precision on a machine; falls back to fp32 (then any)
+ * with a warning when the file lacks it. */
+static double peak_of(struct est *c, const struct machine *m, enum precision p, int matrix)
+{
+    double v = m->peak_flops[p][EXEC_VECTOR];
+    double x = matrix ? m->peak_flops[p][EXEC_MATRIX] : 0;
+    double best = x > v ? x : v;
+    if (best > 0)
+        return best;
+    enum precision alt[] = { PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP64 };
+    for (size_t i = 0; i < sizeof alt / sizeof alt[0]; i++) {
+        double a = m->peak_flops[alt[i]][EXEC_VECTOR];
+        double b = matrix ? m->peak_flops[alt[i]][EXEC_MATRIX] : 0;
+        if (b > a)
+            a = b;
+        if (a > 0) {
+            est_warn(c, "machine '%s' has no %s peak; using its %s peak instead",
+                     m->id ? m->id : "?", precision_name(p), precision_name(alt[i]));
+            return a;
+        }
+    }
+    return 0;
+}
+
+static void roof_of(struct est *c, const struct machine *m, const struct op *op,
+                    const struct shape *s, struct roof *r)
+{
+    double pk = s->flops > 0 ? peak_of(c, m, s->prec, is_matrix_kind(op->kind)) : 0;
+    double bw = machine_mem_bw(m);
+    r->compute_s = pk > 0 ? s->flops / pk : 0;
+    r->memory_s = bw > 0 ? s->bytes / bw : 0;
+    r->latency_s = s->kernels * m->launch_latency_s;
+}
+
+/* Whichever explains most of the time.  Time beyond what the roofline
+ * explains is launch and scheduling overhead: latency. */
+static enum est_bound bound_of(const struct roof *r, double time_s)
+{
+    double cm = r->compute_s > r->memory_s ? r->compute_s : r->memory_s;
+    double lat = r->latency_s;
+    if (time_s - cm > lat)
+        lat = time_s - cm;
+    if (lat >= cm)
+        return BOUND_LATENCY;
+    return r->compute_s >= r->memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
+}
+
+/* -------------------------------------------------------- one op chain */
+
+static void set_from_lookup(struct op_estimate *oe, const struct lookup *lk, double factor)
+{
+    oe->device_s = lk->time_s * factor;
+    oe->time_lo_s = lk->lo_s * factor;
+    oe->time_hi_s = lk->hi_s * factor;
+    oe->lookup = lookup_method_name(lk->method);
+}
+
+static void estimate_op(struct est *c, const struct op *op, struct op_estimate *oe)
+{
+    struct shape s0, s;
+    shape_of(c, op, &s0);
+    s = s0;
+    int changed = retarget(c, op, &s);
+    double src_dev = c->src_gpu ? op->device_time_s : 0;
+    struct roof r;
+
+    oe->name = op->name;
+    oe->kind = op->kind;
+    oe->phase = op->phase;
+    oe->prec = s.prec;
+    oe->count = op->count;
+    oe->flops = s.flops;
+    oe->bytes = s.bytes;
+    oe->src_time_s = op->time_s;
+    oe->ratio = 1;
+    roof_of(c, c->m, op, &s, &r);
+
+    if (c->src_gpu && c->same_device && !changed) {
+        oe->method = EST_MEASURED;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = src_dev;
+        goto out;
+    }
+    if (c->src_gpu && !(src_dev > 0) && c->tgt_gpu) {
+        /* No kernel of its own (views, reshapes): nothing to run. */
+        oe->method = c->same_device ? EST_MEASURED : EST_SCALED;
+        oe->device_s = 0;
+        goto out;
+    }
+
+    struct lookup lt, ls;
+    int have_t = lookup_op(c->tt, op, &s, &lt) == 0;
+    if (!have_t && c->tt && op->kind != OP_COMM) {
+        if (!kernel_table_has(c->tt, table_kind(op->kind), s.prec))
+            est_warn(c, "tables of '%s' have no %s rows for %s ops; falling back to the roofline",
+                     c->tt->hw ? c->tt->hw : "?", precision_name(s.prec), op_kind_name(op->kind));
+    }
+    if (have_t && c->st && src_dev > 0 && lookup_op(c->st, op, &s0, &ls) == 0 && ls.time_s > 0) {
+        oe->method = EST_SCALED_TABLE;
+        oe->ratio = lt.time_s / ls.time_s;
+        set_from_lookup(oe, &lt, src_dev / ls.time_s);
+        goto out;
+    }
+    if (have_t) {
+        oe->method = lt.method == LOOKUP_EXACT ? EST_TABLE_EXACT : EST_TABLE_INTERP;
+        set_from_lookup(oe, &lt, 1);
+        goto out;
+    }
+    if ((r.compute_s > 0 || r.memory_s > 0) && (op->kind != OP_COMM)) {
+        oe->method = EST_ROOFLINE;
+        double cm = r.compute_s > r.memory_s ? r.compute_s : r.memory_s;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = cm + r.latency_s;
+        goto out;
+    }
+    /* Last resort: the measured time by the ratio of peaks. */
+    oe->method = EST_SCALED;
+    double base = c->src_gpu ? src_dev : op->time_s;
+    if (c->src_m && c->src_m != c->m) {
+        double a, b;
+        if (is_matrix_kind(op->kind)) {
+            a = peak_of(c, c->src_m, s0.prec, 1);
+            b = peak_of(c, c->m, s.prec, 1);
+        } else {
+            a = machine_mem_bw(c->src_m);
+            b = machine_mem_bw(c->m);
+        }
+        if (a > 0 && b > 0)
+            oe->ratio = a / b;
+    } else if (!c->same_device) {
+        est_warn(c, "%s ops without flops, bytes or table rows keep their measured time "
+                 "(no source machine to scale by)", op_kind_name(op->kind));
+    }
+    if (changed && s0.flops + s0.bytes > 0)
+        oe->ratio *= (s.flops + s.bytes) / (s0.flops + s0.bytes);
+    oe->device_s = oe->time_lo_s = oe->time_hi_s = base * oe->ratio;
+out:
+    oe->bound = bound_of(&r, oe->device_s);
+    if (!(oe->flops > 0) && !(oe->bytes > 0) && oe->device_s > 0 && oe->method != EST_MEASURED
+        && oe->method != EST_SCALED_TABLE)
+        oe->bound = BOUND_LATENCY;
+}
+
+/* Host dispatch per op: measured when the profile ran on a GPU (the host
+ * does the same work whatever the GPU), else the target's per-op cost. */
+static double host_of(struct est *c, const struct op *op)
+{
+    if (c->src_gpu)
+        return op->host_time_s;
+    double calls = op->count > 0 ? op->count : 1;
+    return calls * c->m->dispatch_s;
+}
+
+/* ----------------------------------------------------------- the pass */
+
+static const struct kernel_table *pick_target(const struct kernel_set *ks, const struct machine *m)
+{
+    if (!ks || ks->n == 0)
+        return NULL;
+    const struct kernel_table *t = NULL;
+    if (m->device_name)
+        t = kernel_set_find(ks, m->device_name);
+    if (!t && m->name)
+        t = kernel_set_find(ks, m->name);
+    if (!t && m->id)
+        t = kernel_set_find(ks, m->id);
+    return t;
+}
+
+int estimate_profile(const struct profile *p, const struct machine *target,
+                     const struct kernel_set *tables, const struct estimate_opts *o,
+                     struct estimate *out, struct diag *d)
+{
+    struct estimate_opts defo;
+    struct est c;
+    int rc = FOM_OK;
+
+    if (!o) {
+        estimate_opts_init(&defo);
+        o = &defo;
+    }
+    estimate_release(out);
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.m = target;
+    c.src_m = o->source;
+    c.out = out;
+    c.d = d;
+    c.want = (unsigned)o->precision < PREC_COUNT ? o->precision : PREC_UNKNOWN;
+    c.b_old = p->batch;
+    c.b_new = o->batch;
+    c.src_gpu = p->has_device != 0;
+    c.tgt_gpu = target->kind != MACHINE_CPU;
+    c.same_device = c.src_gpu && (same_name(p->device_name, target->device_name)
+                                  || same_name(p->device_name, target->name));
+    if (c.src_gpu && tables)
+        c.st = kernel_set_find(tables, p->device_name);
+    c.tt = pick_target(tables, target);
+    if (tables && tables->n > 0 && !c.tt)
+        est_warn(&c, "no kernel table is for '%s'; its ops are estimated from the machine file",
+                 target->device_name ? target->device_name : target->id ? target->id : "?");
+    if (!c.tt)
+        c.st = NULL;    /* scaled-table needs both ends */
+
+    out->machine = target->id ? target->id : target->name;
+    out->target_hw = c.tt ? c.tt->hw : NULL;
+    out->source_hw = c.st ? c.st->hw : NULL;
+    out->precision = c.want;
+    out->batch = o->batch;
+    out->src_batch = p->batch;
+    out->src_pass_time_s = p->step_time_s;
+
+    if (c.b_new > 0 && c.b_old <= 0) {
+        est_warn(&c, "the profile does not say its batch; --batch %lld is ignored", (long long)c.b_new);
+        c.b_new = 0;
+    }
+    if (c.b_new > 0 && c.b_old > 0)
+        out->batch_scale = (double)c.b_new / (double)c.b_old;
+    if (c.b_new > 0 && c.b_new != c.b_old)
+        for (size_t i = 0; i < p->n_ops; i++)
+            shape_groups(p->ops[i].shapes, collect_flat, &c);
+    if (c.want != PREC_UNKNOWN && c.tt) {
+        if (!kernel_table_has(c.tt, KERNEL_GEMM, c.want))
+            est_warn(&c, "tables of '%s' have no %s gemm rows", c.tt->hw ? c.tt->hw : "?",
+                     precision_name(c.want));
+    }
+    if (c.st)
+        est_warn(&c, "scaled-table: measured times on '%s' are scaled by the ratio of the "
+                 "'%s' and '%s' table entries", c.st->hw, c.tt->hw, c.st->hw);
+    if (!c.tt && machine_mem_bw(target) <= 0 && target->peak_flops[PREC_FP32][EXEC_VECTOR] <= 0
+        && !c.same_device && !c.src_m) {
+        rc = diag_error(d, "machine '%s' gives neither peaks nor bandwidth and no kernel table "
+                        "matches it: nothing to estimate from", out->machine ? out->machine : "?");
+        goto out;
+    }
+
+    out->ops = xcalloc(p->n_ops + 1, sizeof *out->ops);
+    double host = 0, dev = 0, lo = 0, hi = 0, src_dev = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        struct op_estimate *oe = &out->ops[out->n_ops++];
+        estimate_op(&c, &p->ops[i], oe);
+        oe->host_s = host_of(&c, &p->ops[i]);
+        oe->time_s = c.tgt_gpu ? oe->device_s : oe->device_s + oe->host_s;
+        if (c.tgt_gpu && oe->host_s > oe->device_s)
+            oe->bound = BOUND_HOST;
+        host += oe->host_s;
+        dev += oe->device_s;
+        lo += oe->time_lo_s;
+        hi += oe->time_hi_s;
+        src_dev += c.src_gpu ? p->ops[i].device_time_s : p->ops[i].time_s;
+        out->method_time_s[oe->method] += oe->device_s;
+        out->bound_time_s[oe->bound] += oe->time_s;
+    }
+    /* Ops dropped by --top still run: carry them at the kept ops' ratio. */
+    if (p->dropped_time_s > 0 && src_dev > 0) {
+        struct op_estimate *oe = &out->ops[out->n_ops++];
+        oe->name = "(ops dropped from the profile)";
+        oe->kind = OP_OTHER;
+        oe->phase = PHASE_UNKNOWN;
+        oe->prec = PREC_UNKNOWN;
+        oe->src_time_s = p->dropped_time_s;
+        oe->ratio = dev / src_dev;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = p->dropped_time_s * oe->ratio;
+        oe->time_s = oe->device_s;
+        oe->method = EST_SCALED;
+        oe->bound = BOUND_LATENCY;
+        dev += oe->device_s;
+        lo += oe->device_s;
+        hi += oe->device_s;
+        out->method_time_s[EST_SCALED] += oe->device_s;
+        out->bound_time_s[BOUND_LATENCY] += oe->device_s;
+        est_warn(&c, "%zu ops dropped from the profile are scaled by the kept ops' ratio %.3g",
+                 p->dropped_ops, oe->ratio);
+    }
+    if (c.src_gpu && p->host_time_s > 0)
+        host = p->host_time_s;
+    if (!c.src_gpu && c.tgt_gpu && !(target->dispatch_s > 0))
+        est_warn(&c, "machine '%s' gives no dispatch cost; host time is taken as zero",
+                 out->machine ? out->machine : "?");
+    out->device_time_s = dev;
+    out->host_time_s = host;
+    out->sync_s = c.tgt_gpu ? target->launch_latency_s : 0;
+    if (c.tgt_gpu) {
+        out->pass_time_s = (dev > host ? dev : host) + out->sync_s;
+        out->pass_lo_s = (lo > host ? lo : host) + out->sync_s;
+        out->pass_hi_s = (hi > host ? hi : host) + out->sync_s;
+    } else {
+        out->pass_time_s = dev + host;
+        out->pass_lo_s = lo + host;
+        out->pass_hi_s = hi + host;
+    }
+    if (c.tgt_gpu && host > dev) {
+        out->bound = BOUND_HOST;
+    } else {
+        enum est_bound b = BOUND_COMPUTE;
+        for (int i = 0; i < BOUND_HOST; i++)
+            if (out->bound_time_s[i] > out->bound_time_s[b])
+                b = (enum est_bound)i;
+        out->bound = b;
+    }
+out:
+    return rc;
+}

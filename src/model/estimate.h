@@ -1,0 +1,105 @@
+/* The estimator: from a workload profile measured on one machine, predict
+ * the pass time on another, op by op.  Pure: it reads nothing, prints
+ * nothing except warnings through the diag it is given, and keeps every
+ * decision (method, bound, fallback) in the result so that reports can show
+ * how each number was obtained.
+ *
+ * Per op, the first method that applies wins:
+ *   measured       target device is the profiled device and the op is unchanged
+ *   scaled-table   the profiled device's tables are loaded too: the measured
+ *                  time times target_table(shape) / source_table(shape)
+ *   table-exact    the target's table holds the shape
+ *   table-interp   the target's table interpolates (or extrapolates) it
+ *   roofline       max(flops / peak, bytes / bandwidth) + launch latency
+ *   scaled         measured time times the ratio of source and target peaks
+ * Pass time = max(device time, host dispatch time) + synchronisation. */
+#ifndef FOM_ESTIMATE_H
+#define FOM_ESTIMATE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/kernel_table.h"
+#include "model/machine.h"
+#include "model/profile.h"
+
+struct diag;
+
+enum est_method {
+    EST_TABLE_EXACT,
+    EST_TABLE_INTERP,
+    EST_ROOFLINE,
+    EST_SCALED,
+    EST_SCALED_TABLE,
+    EST_MEASURED,
+    EST_METHOD_COUNT,
+};
+
+enum est_bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_LATENCY, BOUND_HOST, BOUND_COUNT };
+
+const char *est_method_name(enum est_method m);   /* "table-exact", ... */
+const char *est_bound_name(enum est_bound b);     /* "compute", ... */
+
+struct estimate_opts {
+    enum precision precision;       /* PREC_UNKNOWN: as profiled */
+    int64_t batch;                  /* 0: as profiled */
+    /* The machine the profile was measured on, if known: enables the
+     * `scaled` last resort (peak ratios).  May be NULL. */
+    const struct machine *source;
+};
+
+void estimate_opts_init(struct estimate_opts *o);
+
+struct op_estimate {
+    const char *name;               /* borrowed from the profile */
+    enum op_kind kind;
+    enum op_phase phase;
+    enum precision prec;            /* precision estimated at */
+    double count;                   /* calls per pass */
+    double flops, bytes;            /* per pass, after retargeting */
+    double src_time_s;              /* measured per pass in the profile */
+    double device_s;                /* estimated device time per pass */
+    double host_s;                  /* host dispatch time per pass */
+    double time_s;                  /* what this op adds to the pass:
+                                       device_s on accelerators, device_s +
+                                       host_s on a CPU target */
+    double time_lo_s, time_hi_s;    /* spread of device_s from table p05/p95 */
+    enum est_method method;
+    enum est_bound bound;
+    const char *lookup;             /* "exact", "interp", "extrap" or NULL */
+    double ratio;                   /* scaled/scaled-table: factor applied */
+};
+
+struct estimate {
+    const char *machine;            /* borrowed: target machine id */
+    const char *target_hw;          /* borrowed: hw of the target table or NULL */
+    const char *source_hw;          /* borrowed: hw of the source table or NULL */
+    enum precision precision;       /* requested, PREC_UNKNOWN if as profiled */
+    int64_t batch, src_batch;       /* requested (0 = as profiled), profiled */
+    double batch_scale;             /* batch / src_batch, 1 if unchanged */
+    struct op_estimate *ops;
+    size_t n_ops;
+    double device_time_s;           /* sum of op device times */
+    double host_time_s;             /* host dispatch per pass */
+    double sync_s;                  /* end-of-pass synchronisation */
+    double pass_time_s;
+    double pass_lo_s, pass_hi_s;
+    double src_pass_time_s;         /* profiled pass (step) time, 0 if unknown */
+    enum est_bound bound;
+    double method_time_s[EST_METHOD_COUNT]; /* device time per method */
+    double bound_time_s[BOUND_COUNT];       /* op time per op bound */
+    char **warnings;                /* owned; also sent to the diag */
+    size_t n_warnings, alloc_warnings;
+};
+
+void estimate_init(struct estimate *e);
+void estimate_release(struct estimate *e);  /* frees members, not e */
+
+/* Estimate profile p on machine target with the measured tables (may be
+ * NULL or empty).  Returns 0, or FOM_EDATA when nothing can be estimated
+ * (e.g. a machine without peaks and no tables); warnings for every
+ * fallback go to d and to out->warnings. */
+int estimate_profile(const struct profile *p, const struct machine *target,
+                     const struct kernel_set *tables, const struct estimate_opts *o,
+                     struct estimate *out, struct diag *d);
+
+#endif

@@ -1,0 +1,414 @@
+/* The estimation chain on hand-built profiles, machines and tables.  Every
+ * expected time below is worked out by hand in the comment beside it. */
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diag.h"
+#include "core/xalloc.h"
+#include "model/estimate.h"
+
+/* A GPU with fp32 10 TFLOP/s (vector), bf16 100 TFLOP/s (matrix),
+ * 1 TB/s, 5 us per launch, 20 us host dispatch per op. */
+static void gpu(struct machine *m, const char *dev)
+{
+    memset(m, 0, sizeof *m);
+    m->id = "testgpu";
+    m->name = "Test GPU";
+    m->device_name = (char *)dev;
+    m->kind = MACHINE_GPU;
+    m->peak_flops[PREC_FP32][EXEC_VECTOR] = 10e12;
+    m->peak_flops[PREC_BF16][EXEC_MATRIX] = 100e12;
+    static struct mem_level hbm = { "HBM", 80e9, 1e12 };
+    m->mem = &hbm;
+    m->n_mem = 1;
+    m->launch_latency_s = 5e-6;
+    m->dispatch_s = 20e-6;
+}
+
+static struct op *add(struct profile *p, const char *name, enum op_kind k, double count)
+{
+    struct op *o = profile_add_op(p);
+    o->name = xstrdup(name);
+    o->kind = k;
+    o->count = count;
+    o->dtype = PREC_FP32;
+    o->phase = PHASE_FORWARD;
+    return o;
+}
+
+static void gemm_row(struct kernel_table *t, enum precision p, int64_t m, int64_t n, int64_t k,
+                     double time_s)
+{
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = KERNEL_GEMM;
+    r->prec = p;
+    r->m = m;
+    r->n = n;
+    r->k = k;
+    r->a_t = r->b_t = 'N';
+    r->time_s[0] = time_s;
+    r->time_lo_s = time_s * 0.9;
+    r->time_hi_s = time_s * 1.2;
+    r->reps = 20;
+}
+
+static struct diag quiet(FILE **fp)
+{
+    struct diag d;
+    *fp = tmpfile();
+    diag_init(&d, *fp);
+    return d;
+}
+
+static int warned(const struct estimate *e, const char *needle)
+{
+    for (size_t i = 0; i < e->n_warnings; i++)
+        if (strstr(e->warnings[i], needle))
+            return 1;
+    return 0;
+}
+
+static void test_exact_hit(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    ALLOC_GROW(ks.tables, 1, ks.alloc);
+    ks.n = 1;
+    kernel_table_init(&ks.tables[0]);
+    ks.tables[0].hw = xstrdup("Test GPU");
+    gemm_row(&ks.tables[0], PREC_FP32, 1024, 1024, 1024, 100e-6);
+    gemm_row(&ks.tables[0], PREC_FP32, 2048, 2048, 2048, 700e-6);
+
+    struct profile p;
+    profile_init(&p);
+    struct op *o = add(&p, "aten::mm", OP_GEMM, 2);
+    o->m = o->n = o->k = 1024;
+    o->a_t = o->b_t = 'N';
+    o->flops = 2 * 2.0 * 1024 * 1024 * 1024;
+    o->time_s = 0.5;    /* CPU-only source: a host time */
+
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, NULL, &e, &d), 0);
+    assert_int_equal(e.ops[0].method, EST_TABLE_EXACT);
+    /* two calls of the 100 us row */
+    assert_close(e.ops[0].device_s, 200e-6, 1e-12);
+    assert_close(e.ops[0].time_lo_s, 180e-6, 1e-12);
+    assert_close(e.ops[0].time_hi_s, 240e-6, 1e-12);
+    /* host: 2 calls x 20 us dispatch = 40 us < 200 us device */
+    assert_close(e.host_time_s, 40e-6, 1e-12);
+    assert_close(e.pass_time_s, 200e-6 + 5e-6, 1e-12);
+    assert_int_equal(e.bound, BOUND_COMPUTE);
+    assert_close(e.method_time_s[EST_TABLE_EXACT], 200e-6, 1e-12);
+    estimate_release(&e);
+    profile_free(&p);
+    kernel_set_free(&ks);
+    fclose(fp);
+}
+
+static void test_roofline_bounds(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    m.dispatch_s = 1e-6;    /* below the launch latency: not host-bound */
+    struct profile p;
+    profile_init(&p);
+    struct op *g = add(&p, "aten::mm", OP_GEMM, 1);
+    g->flops = 1e10;    /* 1e10 / 10e12 = 1 ms compute */
+    g->bytes = 1e6;     /* 1e6 / 1e12 = 1 us memory */
+    struct op *a = add(&p, "aten::add", OP_ELEMENTWISE, 1);
+    a->flops = 1e6;     /* 0.1 us compute */
+    a->bytes = 2e9;     /* 2 ms memory */
+    struct op *v = add(&p, "aten::relu", OP_ELEMENTWISE, 4);
+    v->bytes = 4e3;     /* 4 ns memory, 4 launches = 20 us latency */
+
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_int_equal(e.ops[0].method, EST_ROOFLINE);
+    assert_close(e.ops[0].device_s, 1e-3 + 5e-6, 1e-12);
+    assert_int_equal(e.ops[0].bound, BOUND_COMPUTE);
+    assert_close(e.ops[1].device_s, 2e-3 + 5e-6, 1e-12);
+    assert_int_equal(e.ops[1].bound, BOUND_MEMORY);
+    assert_close(e.ops[2].device_s, 4e-9 + 20e-6, 1e-12);
+    assert_int_equal(e.ops[2].bound, BOUND_LATENCY);
+    /* device 3.03 ms > host (1+1+4 calls) x 1 us = 6 us */
+    assert_close(e.device_time_s, 3.030004e-3, 1e-9);
+    assert_close(e.host_time_s, 6e-6, 1e-12);
+    assert_close(e.pass_time_s, 3.030004e-3 + 5e-6, 1e-9);
+    assert_int_equal(e.bound, BOUND_MEMORY);
+    /* with 20 us dispatch the 4 relu calls (80 us) outrun their 20 us of
+     * launches: that op is host-bound, the pass is not */
+    m.dispatch_s = 20e-6;
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_int_equal(e.ops[2].bound, BOUND_HOST);
+    assert_int_equal(e.bound, BOUND_MEMORY);
+    estimate_release(&e);
+    profile_free(&p);
+    fclose(fp);
+}
+
+static void test_host_bound_same_device(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.device_name = xstrdup("test gpu");    /* names compare without case */
+    for (int i = 0; i < 10; i++) {
+        struct op *o = add(&p, "aten::addmm", OP_GEMM, 1);
+        o->device_time_s = 10e-6;
+        o->host_time_s = 100e-6;
+        o->time_s = 10e-6;
+        o->flops = 1e6;
+    }
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_int_equal(e.ops[3].method, EST_MEASURED);
+    assert_int_equal(e.ops[3].bound, BOUND_HOST);
+    /* device 10 x 10 us = 100 us; host 10 x 100 us = 1 ms; + 5 us sync */
+    assert_close(e.device_time_s, 100e-6, 1e-12);
+    assert_close(e.host_time_s, 1e-3, 1e-12);
+    assert_close(e.pass_time_s, 1.005e-3, 1e-12);
+    assert_int_equal(e.bound, BOUND_HOST);
+    /* the profile's own host busy time wins over the sum of its ops */
+    p.host_time_s = 2e-3;
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.pass_time_s, 2.005e-3, 1e-12);
+    estimate_release(&e);
+    profile_free(&p);
+    fclose(fp);
+}
+
+static void test_precision_fallback_warns(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    m.peak_flops[PREC_BF16][EXEC_MATRIX] = 0;   /* no bf16 in the file */
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    ALLOC_GROW(ks.tables, 1, ks.alloc);
+    ks.n = 1;
+    kernel_table_init(&ks.tables[0]);
+    ks.tables[0].hw = xstrdup("Test GPU");
+    gemm_row(&ks.tables[0], PREC_FP32, 1024, 1024, 1024, 100e-6);
+
+    struct profile p;
+    profile_init(&p);
+    struct op *o = add(&p, "aten::mm", OP_GEMM, 1);
+    o->m = o->n = o->k = 1024;
+    o->flops = 2.0 * 1024 * 1024 * 1024;
+    o->bytes = 3.0 * 1024 * 1024 * 4;
+    struct op *a = add(&p, "aten::add", OP_ELEMENTWISE, 1);
+    a->bytes = 3e9;
+
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.precision = PREC_BF16;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    assert_true(warned(&e, "no bf16 gemm rows"));
+    assert_true(warned(&e, "no bf16 peak; using its fp32 peak"));
+    assert_true(d.warnings >= 2);   /* on stderr too, never silent */
+    /* roofline at the fp32 peak: 2^31 / 10e12 s; bf16 bytes are half */
+    assert_int_equal(e.ops[0].method, EST_ROOFLINE);
+    assert_close(e.ops[0].device_s, 2.0 * 1024 * 1024 * 1024 / 10e12 + 5e-6, 1e-12);
+    assert_close(e.ops[0].bytes, 1.5 * 1024 * 1024 * 4, 1e-12);
+    /* elementwise bytes halve: 1.5e9 / 1e12 = 1.5 ms */
+    assert_close(e.ops[1].device_s, 1.5e-3 + 5e-6, 1e-12);
+    estimate_release(&e);
+    profile_free(&p);
+    kernel_set_free(&ks);
+    fclose(fp);
+}
+
+static void test_batch_rescale(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    m.launch_latency_s = 0;
+    struct profile p;
+    profile_init(&p);
+    p.batch = 100;
+    struct op *g = add(&p, "aten::addmm", OP_GEMM, 1);   /* m = batch */
+    g->m = 100; g->n = 1000; g->k = 500;
+    g->flops = 2.0 * 100 * 1000 * 500;
+    struct op *w = add(&p, "aten::mm", OP_GEMM, 1);      /* weight grad: k = batch */
+    w->m = 500; w->n = 1000; w->k = 100;
+    w->flops = 2.0 * 100 * 1000 * 500;
+    struct op *x = add(&p, "aten::mm", OP_GEMM, 1);      /* no batch dim */
+    x->m = 64; x->n = 64; x->k = 64;
+    x->flops = 2.0 * 64 * 64 * 64;
+    struct op *t = add(&p, "aten::mm", OP_GEMM, 1);      /* rows of a flattened [100, 7, 32] */
+    t->m = 700; t->n = 32; t->k = 32;
+    t->flops = 2.0 * 700 * 32 * 32;
+    struct op *f = add(&p, "aten::add", OP_ELEMENTWISE, 1);
+    f->shapes = xstrdup("[100, 7, 32], [32]");
+    f->bytes = 1e6;
+    struct op *s = add(&p, "aten::add", OP_ELEMENTWISE, 1);
+    s->shapes = xstrdup("[500, 1000], [500, 1000]");   /* weights */
+    s->bytes = 1e6;
+    struct op *o = add(&p, "aten::_foreach_add_", OP_OPTIMIZER, 1);
+    o->shapes = xstrdup("[100, 1000]");
+    o->bytes = 1e6;
+    struct op *c = add(&p, "aten::convolution", OP_CONV, 1);
+    c->conv = (struct conv_shape){ .n = 100, .c = 3, .h = 32, .w = 32, .k = 8, .r = 3, .s = 3,
+                                   .stride_h = 1, .stride_w = 1, .p = 30, .q = 30, .groups = 1 };
+    c->flops = 1e9;
+
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.batch = 250;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    assert_close(e.batch_scale, 2.5, 1e-15);
+    assert_close(e.ops[0].flops, 2.0 * 250 * 1000 * 500, 1e-12);
+    assert_close(e.ops[1].flops, 2.0 * 250 * 1000 * 500, 1e-12);
+    assert_close(e.ops[2].flops, 2.0 * 64 * 64 * 64, 1e-12);
+    assert_close(e.ops[3].flops, 2.0 * 1750 * 32 * 32, 1e-12);
+    assert_close(e.ops[4].bytes, 2.5e6, 1e-12);
+    assert_close(e.ops[5].bytes, 1e6, 1e-12);
+    assert_close(e.ops[6].bytes, 1e6, 1e-12);
+    assert_close(e.ops[7].flops, 2.5e9, 1e-12);
+    /* roofline time follows: 2*250*1000*500 / 10e12 = 25 us */
+    assert_close(e.ops[0].device_s, 25e-6, 1e-12);
+    estimate_release(&e);
+    profile_free(&p);
+    fclose(fp);
+}
+
+static void test_scaled_table(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Target GPU");
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    ALLOC_GROW(ks.tables, 2, ks.alloc);
+    ks.n = 2;
+    kernel_table_init(&ks.tables[0]);
+    ks.tables[0].hw = xstrdup("Target GPU");
+    gemm_row(&ks.tables[0], PREC_FP32, 512, 512, 512, 20e-6);
+    gemm_row(&ks.tables[0], PREC_BF16, 512, 512, 512, 5e-6);
+    kernel_table_init(&ks.tables[1]);
+    ks.tables[1].hw = xstrdup("Source GPU");
+    gemm_row(&ks.tables[1], PREC_FP32, 512, 512, 512, 40e-6);
+
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.device_name = xstrdup("Source GPU");
+    struct op *o = add(&p, "aten::mm", OP_GEMM, 3);
+    o->m = o->n = o->k = 512;
+    o->a_t = o->b_t = 'N';
+    o->device_time_s = 150e-6;  /* 3 calls measured 50 us each */
+    o->host_time_s = 30e-6;
+    o->flops = 3 * 2.0 * 512 * 512 * 512;
+
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, NULL, &e, &d), 0);
+    /* 150 us x (3 x 20 us) / (3 x 40 us) = 75 us */
+    assert_int_equal(e.ops[0].method, EST_SCALED_TABLE);
+    assert_close(e.ops[0].device_s, 75e-6, 1e-12);
+    assert_close(e.ops[0].ratio, 0.5, 1e-12);
+    assert_true(warned(&e, "scaled-table"));
+    /* as bf16: 150 us x 5 / 40 = 18.75 us */
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.precision = PREC_BF16;
+    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    assert_int_equal(e.ops[0].method, EST_SCALED_TABLE);
+    assert_close(e.ops[0].device_s, 18.75e-6, 1e-12);
+    /* host of a GPU source is kept: 30 us; device 18.75 us -> host-bound */
+    assert_close(e.pass_time_s, 30e-6 + 5e-6, 1e-12);
+    assert_int_equal(e.bound, BOUND_HOST);
+    estimate_release(&e);
+    profile_free(&p);
+    kernel_set_free(&ks);
+    fclose(fp);
+}
+
+static void test_scaled_last_resort(void **state)
+{
+    (void)state;
+    struct machine m, src;
+    gpu(&m, "Target GPU");
+    gpu(&src, "Source GPU");
+    src.mem = NULL;
+    src.n_mem = 0;
+    static struct mem_level slow = { "HBM", 16e9, 0.5e12 };
+    src.mem = &slow;
+    src.n_mem = 1;
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.device_name = xstrdup("Source GPU");
+    struct op *o = add(&p, "aten::copy_", OP_MEMCPY, 1);
+    o->device_time_s = 40e-6;   /* no bytes known: cannot roofline */
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.source = &src;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    /* bandwidth 0.5 TB/s -> 1 TB/s: 40 us x 0.5 = 20 us */
+    assert_int_equal(e.ops[0].method, EST_SCALED);
+    assert_close(e.ops[0].device_s, 20e-6, 1e-12);
+    estimate_release(&e);
+    profile_free(&p);
+    fclose(fp);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(est_method_name(EST_SCALED_TABLE), "scaled-table");
+    assert_string_equal(est_method_name(EST_TABLE_INTERP), "table-interp");
+    assert_string_equal(est_bound_name(BOUND_HOST), "host");
+    assert_string_equal(est_method_name(EST_METHOD_COUNT), "unknown");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_hit),
+        cmocka_unit_test(test_roofline_bounds),
+        cmocka_unit_test(test_host_bound_same_device),
+        cmocka_unit_test(test_precision_fallback_warns),
+        cmocka_unit_test(test_batch_rescale),
+        cmocka_unit_test(test_scaled_table),
+        cmocka_unit_test(test_scaled_last_resort),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
