@@ -539,6 +539,7 @@ static void load_problem(xmlNodePtr n, struct study *s, struct load_state *st)
     }
     if (epochs && parse_positive(epochs, &p->epochs))
         sem_error(st, line, "found epochs='%s', expected a positive number", epochs);
+    int errors_before = st->errors;
     for (xmlNodePtr c = n->children; c; c = c->next) {
         if (is_elem(c, "workload"))
             load_workload(c, s, p, st);
@@ -561,8 +562,9 @@ static void load_problem(xmlNodePtr n, struct study *s, struct load_state *st)
         }
     }
     /* A problem is only comparable if every system has a time for it, or
-     * a workload to estimate the missing ones from. */
-    if (!p->workload.present) {
+     * a workload to estimate the missing ones from.  After a bad <time>
+     * the missing one is that time, already reported. */
+    if (!p->workload.present && st->errors == errors_before) {
         for (size_t si = 0; si < s->n_systems; si++) {
             size_t k;
             for (k = 0; k < p->n_times; k++)
