@@ -126,6 +126,10 @@ static xmlDocPtr parse_doc(const char *name, const char *buf, size_t len, struct
                             len, MACHINE_FILE_MAX);
         goto out;
     }
+    if (len == 0) {
+        *rc = diag_error_at(d, name, 0, 0, "found an empty file, expected a <machine> document");
+        goto out;
+    }
     ctxt = xmlCreateMemoryParserCtxt(buf, (int)len);
     if (!ctxt) {
         *rc = diag_syserr(d, "cannot create an XML parser for '%s'", name);
