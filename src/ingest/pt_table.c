@@ -1,0 +1,462 @@
+/* torch.profiler key_averages(...).table() text (torch/autograd/profiler_util.py
+ * _build_table):
+ *
+ *   -----------  ------------  ...   <- one run of dashes per column
+ *          Name    Self CPU %  ...   Self CUDA ...  # of Calls   Input Shapes  Total KFLOPs
+ *   -----------  ------------  ...
+ *   aten::addmm         1.61%  ...                           2   [[1000], [100, 29532], ...]  11812800.000
+ *   -----------  ------------  ...
+ *   Self CPU time total: 6.712ms
+ *
+ * Column extents come from the dashed separator (each value is printed
+ * right-aligned within its column), names from the header.  The table is
+ * lossy: names longer than the column end in "...", Input Shapes is cut at
+ * the column width, times have 3 decimals.  Both cuts are reported.
+ *
+ * Rows kept: framework ops that ran on the host (Self CPU or CPU total
+ * > 0).  Skipped: device-only rows (kernels, GPU-side annotations: their
+ * time is already the Self CUDA of the op that launched them), composite
+ * wrappers (aten::linear, ...; their work is in the ops they call) and
+ * ProfilerStep*, whose "# of Calls" gives the number of steps the table
+ * sums over (the host-side row when there are two). */
+#include "ingest/ingest.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diag.h"
+#include "core/strbuf.h"
+#include "core/units.h"
+#include "core/xalloc.h"
+#include "ingest/textio.h"
+#include "model/ops.h"
+
+#define MAX_COLS 64
+
+enum tcol {
+    TC_OTHER, TC_NAME, TC_SELF_CPU, TC_CPU_TOTAL, TC_SELF_DEV, TC_DEV_TOTAL, TC_CALLS,
+    TC_SHAPES, TC_FLOPS,
+};
+
+struct table {
+    size_t start[MAX_COLS], end[MAX_COLS];
+    enum tcol kind[MAX_COLS];
+    int n;
+    int col[TC_FLOPS + 1];      /* column index of each kind, -1 if absent */
+    double flops_scale;         /* "Total KFLOPs" -> 1e3 */
+};
+
+struct row {
+    char *name, *shapes;
+    double self_cpu, cpu_total, self_dev, dev_total, calls, flops;
+    int have_flops;
+};
+
+static int is_separator(const char *s, size_t n)
+{
+    size_t dashes = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '-')
+            dashes++;
+        else if (s[i] != ' ')
+            return 0;
+    }
+    return dashes >= 5;
+}
+
+static void split_separator(struct table *t, const char *s, size_t n)
+{
+    t->n = 0;
+    size_t i = 0;
+    while (i < n && t->n < MAX_COLS) {
+        while (i < n && s[i] != '-')
+            i++;
+        if (i == n)
+            break;
+        size_t j = i;
+        while (j < n && s[j] == '-')
+            j++;
+        t->start[t->n] = i;
+        t->end[t->n] = j;
+        t->n++;
+        i = j;
+    }
+}
+
+/* Cell text of column c in line s (trimmed, may be empty), into sb. */
+static const char *cell(const struct table *t, int c, const char *s, size_t n, size_t *len)
+{
+    size_t a = t->start[c], b = t->end[c];
+    /* Input Shapes and Source Location may run past the dashes when the
+     * last column is wider than its header; take the rest of the line */
+    if (c == t->n - 1)
+        b = n;
+    if (a >= n) {
+        *len = 0;
+        return s + n;
+    }
+    if (b > n)
+        b = n;
+    *len = b - a;
+    return textio_trim(s + a, len);
+}
+
+static int match(const char *s, size_t n, const char *w)
+{
+    return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+/* Header names are matched to columns by order, not position: a name
+ * wider than its column ("CUDA time avg" in a 12-wide column) pushes the
+ * rest of the header line to the right, while the values stay aligned
+ * with the dashes.  Names are separated by two or more spaces. */
+static int parse_header(struct table *t, const char *s, size_t n)
+{
+    for (int k = 0; k <= TC_FLOPS; k++)
+        t->col[k] = -1;
+    t->flops_scale = 1;
+    size_t i = 0;
+    int c = 0;
+    while (i < n) {
+        while (i < n && s[i] == ' ')
+            i++;
+        if (i == n)
+            break;
+        size_t j = i;
+        while (j < n && !(s[j] == ' ' && (j + 1 == n || s[j + 1] == ' ')))
+            j++;
+        if (c >= t->n)
+            return -1;
+        const char *h = s + i;
+        size_t len = j - i;
+        i = j;
+        enum tcol k = TC_OTHER;
+        if (match(h, len, "Name"))
+            k = TC_NAME;
+        else if (match(h, len, "Self CPU"))
+            k = TC_SELF_CPU;
+        else if (match(h, len, "CPU total"))
+            k = TC_CPU_TOTAL;
+        else if (match(h, len, "# of Calls"))
+            k = TC_CALLS;
+        else if (match(h, len, "Input Shapes"))
+            k = TC_SHAPES;
+        else if (len > 5 && memcmp(h, "Self ", 5) == 0 && h[len - 1] != '%' &&
+                 !memchr(h + 5, ' ', len - 5))
+            k = TC_SELF_DEV;     /* "Self CUDA", "Self XPU", ... */
+        else if (len > 6 && memcmp(h + len - 6, " total", 6) == 0 && !memchr(h, ' ', len - 6))
+            k = TC_DEV_TOTAL;
+        else if (len > 11 && memcmp(h, "Total ", 6) == 0 && memcmp(h + len - 5, "FLOPs", 5) == 0) {
+            static const struct { char p; double s; } pre[] = {
+                { 'K', 1e3 }, { 'M', 1e6 }, { 'G', 1e9 }, { 'T', 1e12 }, { 'P', 1e15 },
+            };
+            k = TC_FLOPS;
+            for (size_t q = 0; q < sizeof pre / sizeof pre[0]; q++)
+                if (h[6] == pre[q].p)
+                    t->flops_scale = pre[q].s;
+        }
+        t->kind[c] = k;
+        if (k != TC_OTHER && t->col[k] < 0)
+            t->col[k] = c;
+        c++;
+    }
+    if (c != t->n)
+        return -1;
+    return t->col[TC_NAME] >= 0 && t->col[TC_CALLS] >= 0 &&
+           (t->col[TC_SELF_CPU] >= 0 || t->col[TC_SELF_DEV] >= 0) ? 0 : -1;
+}
+
+static int parse_time(const char *s, size_t n, double *out)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    const char *exp;
+    return unit_parse(buf, QTY_TIME, out, &exp) == 0 && *out >= 0 ? 0 : -1;
+}
+
+static int parse_num(const char *s, size_t n, double *out)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    *out = strtod(buf, &end);
+    return *end == '\0' && isfinite(*out) && *out >= 0 ? 0 : -1;
+}
+
+/* Returns 0, or -1 with *bad naming the column that did not parse. */
+static int parse_row(const struct table *t, const char *s, size_t n, struct row *r,
+                     const char **bad, const char **expected)
+{
+    memset(r, 0, sizeof *r);
+    size_t len;
+    const char *v;
+    v = cell(t, t->col[TC_NAME], s, n, &len);
+    if (len == 0) {
+        *bad = "Name";
+        *expected = "an op name";
+        return -1;
+    }
+    r->name = xstrndup(v, len);
+    static const struct { enum tcol k; const char *name; } times[] = {
+        { TC_SELF_CPU, "Self CPU" }, { TC_CPU_TOTAL, "CPU total" },
+        { TC_SELF_DEV, "Self CUDA" }, { TC_DEV_TOTAL, "CUDA total" },
+    };
+    double *dst[] = { &r->self_cpu, &r->cpu_total, &r->self_dev, &r->dev_total };
+    for (size_t i = 0; i < 4; i++) {
+        if (t->col[times[i].k] < 0)
+            continue;
+        v = cell(t, t->col[times[i].k], s, n, &len);
+        if (parse_time(v, len, dst[i]) < 0) {
+            *bad = times[i].name;
+            *expected = "a time like '9.510ms'";
+            return -1;
+        }
+    }
+    v = cell(t, t->col[TC_CALLS], s, n, &len);
+    if (parse_num(v, len, &r->calls) < 0 || r->calls != floor(r->calls)) {
+        *bad = "# of Calls";
+        *expected = "a whole number";
+        return -1;
+    }
+    if (t->col[TC_SHAPES] >= 0) {
+        v = cell(t, t->col[TC_SHAPES], s, n, &len);
+        r->shapes = xstrndup(v, len);
+    }
+    if (t->col[TC_FLOPS] >= 0) {
+        v = cell(t, t->col[TC_FLOPS], s, n, &len);
+        if (!match(v, len, "--") && len) {
+            if (parse_num(v, len, &r->flops) < 0) {
+                *bad = "Total FLOPs";
+                *expected = "a number or '--'";
+                return -1;
+            }
+            r->flops *= t->flops_scale;
+            r->have_flops = 1;
+        }
+    }
+    return 0;
+}
+
+static void row_free(struct row *r)
+{
+    free(r->name);
+    free(r->shapes);
+    r->name = r->shapes = NULL;
+}
+
+/* A complete Python repr of a list of shapes: balanced and closed. */
+static int shapes_complete(const char *s)
+{
+    int depth = 0;
+    size_t n = strlen(s);
+    if (n == 0 || s[0] != '[' || s[n - 1] != ']')
+        return 0;
+    for (; *s; s++) {
+        if (*s == '[')
+            depth++;
+        else if (*s == ']' && --depth < 0)
+            return 0;
+    }
+    return depth == 0;
+}
+
+static void add_flag(struct op *op, const char *flag)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (op->flags)
+        strbuf_addf(&sb, "%s,", op->flags);
+    strbuf_addstr(&sb, flag);
+    free(op->flags);
+    op->flags = strbuf_detach(&sb);
+}
+
+/* Rows are kept per step-sum; the division by steps happens at the end,
+ * when the step count is known (ProfilerStep* may come anywhere). */
+static void keep_row(const char *path, long line, struct row *r, int has_dev, struct profile *p,
+                     struct diag *d)
+{
+    struct op_class c;
+    size_t nlen = strlen(r->name);
+    int cut = nlen > 3 && strcmp(r->name + nlen - 3, "...") == 0;
+    ops_classify(r->name, &c);
+    if (c.transparent)
+        return;
+    struct op *op = profile_add_op(p);
+    op->name = r->name;
+    r->name = NULL;
+    op->kind = c.kind;
+    op->phase = c.backward ? PHASE_BACKWARD : c.kind == OP_OPTIMIZER ? PHASE_OPTIMIZER
+                                                                     : PHASE_UNKNOWN;
+    op->count = r->calls;
+    op->host_time_s = r->self_cpu;
+    op->device_time_s = has_dev ? r->self_dev : 0;
+    op->time_s = has_dev ? op->device_time_s : op->host_time_s;
+    if (cut) {
+        add_flag(op, "name-cut");
+        diag_warn_at(d, path, line, 0,
+                     "op name '%s' was cut by the profiler; its kind is a guess (the JSON trace has the full name)",
+                     op->name);
+    }
+    int complete = r->shapes && shapes_complete(r->shapes);
+    double f1 = 0, b1 = 0;
+    if (complete) {
+        struct op_args a = { r->shapes, NULL, NULL, NULL };
+        ops_fill(op, &a, &f1, &b1);
+    } else if (r->shapes && r->shapes[0]) {
+        op->shapes = xstrdup(r->shapes);
+        add_flag(op, "shapes-cut");
+        diag_warn_at(d, path, line, 0,
+                     "input shapes of '%s' were cut by the profiler; %s", op->name,
+                     r->have_flops ? "flops taken from the table's FLOPs column"
+                                   : "flops left at 0");
+    }
+    op->flops = f1 * op->count;
+    op->bytes = b1 * op->count;
+    if (op->flops == 0 && r->have_flops && r->flops > 0) {
+        op->flops = r->flops;
+        add_flag(op, "flops-from-table");
+    }
+}
+
+int pt_table_read(const char *path, const struct ingest_opts *o, struct profile *out,
+                  struct diag *d)
+{
+    struct textio t;
+    struct table tb;
+    struct row r;
+    memset(&tb, 0, sizeof tb);
+    memset(&r, 0, sizeof r);
+    int rc = textio_open(&t, path, d);
+    if (rc)
+        return rc;
+    /* 0: before the table, 1: saw a separator, 2: saw the header,
+     * 3: in the rows, 4: after the closing separator */
+    int state = 0, got, has_dev = 0;
+    long header_line = 0;
+    double steps_host = 0, steps_any = 0, step_cpu_total = 0, self_cpu_total = -1;
+    while ((got = textio_next(&t, d)) > 0) {
+        const char *s = t.cur.buf;
+        size_t n = t.cur.len;
+        if (state == 0 || state == 1) {
+            if (is_separator(s, n)) {
+                split_separator(&tb, s, n);
+                state = 1;
+            } else if (state == 1) {
+                if (parse_header(&tb, s, n) < 0) {
+                    state = 0;  /* some other dashed block: keep looking */
+                    continue;
+                }
+                header_line = t.line;
+                has_dev = tb.col[TC_SELF_DEV] >= 0;
+                state = 2;
+            }
+            continue;
+        }
+        if (state == 2) {
+            if (!is_separator(s, n)) {
+                rc = diag_error_at(d, path, t.line, 0,
+                                   "found '%.40s', expected a '----' line under the table header", s);
+                goto out;
+            }
+            state = 3;
+            continue;
+        }
+        if (state == 3) {
+            if (is_separator(s, n)) {
+                state = 4;
+                continue;
+            }
+            const char *bad = "", *expected = "";
+            if (parse_row(&tb, s, n, &r, &bad, &expected) < 0) {
+                size_t len = n;
+                const char *v = tb.col[TC_NAME] >= 0 ? textio_trim(s, &len) : s;
+                rc = diag_error_at(d, path, t.line, 0,
+                                   "found '%.40s' in column '%s', expected %s", v, bad, expected);
+                goto out;
+            }
+            if (strcmp(r.name, "ProfilerStep*") == 0 || strncmp(r.name, "ProfilerStep#", 13) == 0) {
+                /* the GPU-side row may be split into more ranges than
+                 * there were steps: the host row counts the steps */
+                if (r.cpu_total > 0 && steps_host == 0) {
+                    steps_host = r.calls;
+                    step_cpu_total = r.cpu_total;
+                } else if (steps_any == 0) {
+                    steps_any = r.calls;
+                }
+            } else if (r.self_cpu > 0 || r.cpu_total > 0 || !has_dev) {
+                keep_row(path, t.line, &r, has_dev, out, d);
+            }
+            row_free(&r);
+            continue;
+        }
+        /* footer */
+        if (strncmp(s, "Self CPU time total:", 20) == 0) {
+            size_t len = n - 20;
+            const char *v = textio_trim(s + 20, &len);
+            if (parse_time(v, len, &self_cpu_total) < 0) {
+                rc = diag_error_at(d, path, t.line, 0, "found '%.40s', expected a time", v);
+                goto out;
+            }
+        }
+    }
+    if (got < 0) {
+        rc = t.status;
+        goto out;
+    }
+    if (state < 2) {
+        rc = diag_error_at(d, path, t.line, 0,
+                           t.line ? "found no table header (Name ... # of Calls), expected a "
+                                    "torch.profiler key_averages table"
+                                  : "found an empty file, expected a torch.profiler key_averages table");
+        goto out;
+    }
+    if (state < 4) {
+        rc = diag_error_at(d, path, t.line, 0,
+                           "found the end of the file inside the table, expected a closing '----' "
+                           "line (truncated file?)");
+        goto out;
+    }
+    if (out->n_ops == 0) {
+        rc = diag_error_at(d, path, header_line, 0, "found no op rows, expected at least one");
+        goto out;
+    }
+    double steps = steps_host > 0 ? steps_host : steps_any;
+    if (steps <= 0) {
+        diag_warn_at(d, path, header_line, 0,
+                     "no ProfilerStep* row: the table is taken as one step");
+        steps = 1;
+    }
+    out->total_time_s = 0;
+    for (size_t i = 0; i < out->n_ops; i++) {
+        struct op *op = &out->ops[i];
+        op->count /= steps;
+        op->time_s /= steps;
+        op->device_time_s /= steps;
+        op->host_time_s /= steps;
+        op->flops /= steps;
+        op->bytes /= steps;
+        out->total_time_s += op->time_s;
+    }
+    free(out->format);
+    out->format = xstrdup("pt-table");
+    free(out->source);
+    out->source = xstrdup(path);
+    out->steps = (int)steps;
+    out->has_device = has_dev;
+    out->batch = o ? o->batch : 0;
+    out->step_time_s = step_cpu_total > 0 ? step_cpu_total / steps : 0;
+    out->host_time_s = self_cpu_total > 0 ? self_cpu_total / steps : 0;
+    out->dtype = ops_dominant_dtype(out);
+out:
+    row_free(&r);
+    textio_close(&t);
+    return rc;
+}
