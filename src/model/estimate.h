@@ -12,7 +12,8 @@
  *   table-interp   the target's table interpolates (or extrapolates) it
  *   roofline       max(flops / peak, bytes / bandwidth) + launch latency
  *   scaled         measured time times the ratio of source and target peaks
- * Pass time = max(device time, host dispatch time) + synchronisation. */
+ * Pass time = overlap of device time and host dispatch time (a p-norm,
+ * close to the larger of the two) + synchronisation. */
 #ifndef FOM_ESTIMATE_H
 #define FOM_ESTIMATE_H
 #include <stddef.h>
@@ -23,6 +24,10 @@
 #include "model/profile.h"
 
 struct diag;
+
+/* Exponent of the p-norm that composes host and device time (see
+ * estimate.c: overlap()). */
+#define ESTIMATE_OVERLAP_P 3.0
 
 enum est_method {
     EST_TABLE_EXACT,

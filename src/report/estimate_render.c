@@ -1,0 +1,214 @@
+#include "report/estimate_render.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/json.h"
+
+static double ms(double s)
+{
+    return s * 1e3;
+}
+
+static double pct(double part, double whole)
+{
+    return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+static const char *prec_or(enum precision p, const char *dflt)
+{
+    return (unsigned)p < PREC_COUNT ? precision_name(p) : dflt;
+}
+
+/* ------------------------------------------------------------------ text */
+
+static void render_text(FILE *fp, const struct estimate *e, const struct estimate_render_info *in)
+{
+    fprintf(fp, "estimate of %s on %s\n", in && in->profile ? in->profile : "profile",
+            e->machine ? e->machine : "?");
+    if (in && in->machine_path)
+        fprintf(fp, "machine file:   %s\n", in->machine_path);
+    for (size_t i = 0; in && i < in->n_kernels; i++)
+        fprintf(fp, "kernel tables:  %s\n", in->kernels[i]);
+    fprintf(fp, "profiled on:    %s\n", in && in->source_device ? in->source_device : "host only");
+    fprintf(fp, "target table:   %s\n", e->target_hw ? e->target_hw : "none (machine file only)");
+    if (e->source_hw)
+        fprintf(fp, "source table:   %s (scaled-table: measured time x target/source entry)\n",
+                e->source_hw);
+    fprintf(fp, "precision:      %s\n", prec_or(e->precision, "as profiled"));
+    if (e->batch > 0 && e->src_batch > 0)
+        fprintf(fp, "batch:          %lld (profiled %lld, x%.4g)\n", (long long)e->batch,
+                (long long)e->src_batch, e->batch_scale);
+    else
+        fprintf(fp, "batch:          as profiled (%lld)\n", (long long)e->src_batch);
+    fputc('\n', fp);
+
+    fprintf(fp, "%-40s %-11s %-5s %-12s %-7s %9s %13s %14s %10s\n", "op", "kind", "prec",
+            "method", "bound", "count", "measured [ms]", "estimate [ms]", "host [ms]");
+    for (size_t i = 0; i < e->n_ops; i++) {
+        const struct op_estimate *o = &e->ops[i];
+        const char *name = o->name ? o->name : "?";
+        size_t len = strlen(name);
+        if (len > 40)
+            fprintf(fp, "%.37s...", name);
+        else
+            fprintf(fp, "%-40s", name);
+        fprintf(fp, " %-11s %-5s %-12s %-7s %9.4g %13.4f %14.4f %10.4f\n", op_kind_name(o->kind),
+                prec_or(o->prec, "-"), est_method_name(o->method), est_bound_name(o->bound),
+                o->count, ms(o->src_time_s), ms(o->time_s), ms(o->host_s));
+    }
+    fputc('\n', fp);
+    fprintf(fp, "device time [ms]   %10.4f\n", ms(e->device_time_s));
+    fprintf(fp, "host time [ms]     %10.4f\n", ms(e->host_time_s));
+    fprintf(fp, "sync [ms]          %10.4f\n", ms(e->sync_s));
+    fprintf(fp, "pass time [ms]     %10.4f  (p05..p95 %.4f..%.4f)  bound: %s\n", ms(e->pass_time_s),
+            ms(e->pass_lo_s), ms(e->pass_hi_s), est_bound_name(e->bound));
+    if (e->src_pass_time_s > 0)
+        fprintf(fp, "profiled step [ms] %10.4f  (estimate %.4f / profiled %.4f = %.3f)\n",
+                ms(e->src_pass_time_s), ms(e->pass_time_s), ms(e->src_pass_time_s),
+                e->pass_time_s / e->src_pass_time_s);
+    fputc('\n', fp);
+    fprintf(fp, "%-14s %12s %14s %9s\n", "method", "device [ms]", "of device [ms]", "share [%]");
+    for (int m = 0; m < EST_METHOD_COUNT; m++)
+        if (e->method_time_s[m] > 0)
+            fprintf(fp, "%-14s %12.4f %14.4f %9.1f\n", est_method_name((enum est_method)m),
+                    ms(e->method_time_s[m]), ms(e->device_time_s),
+                    pct(e->method_time_s[m], e->device_time_s));
+    double tot = 0;
+    for (int b = 0; b < BOUND_COUNT; b++)
+        tot += e->bound_time_s[b];
+    fprintf(fp, "%-14s %12s %14s %9s\n", "op bound", "ops [ms]", "of ops [ms]", "share [%]");
+    for (int b = 0; b < BOUND_COUNT; b++)
+        if (e->bound_time_s[b] > 0)
+            fprintf(fp, "%-14s %12.4f %14.4f %9.1f\n", est_bound_name((enum est_bound)b),
+                    ms(e->bound_time_s[b]), ms(tot), pct(e->bound_time_s[b], tot));
+    for (size_t i = 0; i < e->n_warnings; i++)
+        fprintf(fp, "%s%s\n", i == 0 ? "\nwarnings:\n  " : "  ", e->warnings[i]);
+}
+
+/* ------------------------------------------------------------------ json */
+
+static void render_json(FILE *fp, const struct estimate *e, const struct estimate_render_info *in)
+{
+    struct json j;
+    json_init(&j, fp, 1);
+    json_obj_begin(&j);
+    json_kstr(&j, "machine", e->machine);
+    json_knum(&j, "pass_time_s", e->pass_time_s);
+    json_knum(&j, "pass_time_lo_s", e->pass_lo_s);
+    json_knum(&j, "pass_time_hi_s", e->pass_hi_s);
+    json_knum(&j, "device_time_s", e->device_time_s);
+    json_knum(&j, "host_time_s", e->host_time_s);
+    json_knum(&j, "sync_s", e->sync_s);
+    json_kstr(&j, "bound", est_bound_name(e->bound));
+    json_knum(&j, "profiled_step_time_s", e->src_pass_time_s > 0 ? e->src_pass_time_s : NAN);
+    json_kstr(&j, "profile", in ? in->profile : NULL);
+    json_kstr(&j, "machine_file", in ? in->machine_path : NULL);
+    json_kstr(&j, "source_device", in ? in->source_device : NULL);
+    json_kstr(&j, "target_table", e->target_hw);
+    json_kstr(&j, "source_table", e->source_hw);
+    json_key(&j, "kernels");
+    json_arr_begin(&j);
+    for (size_t i = 0; in && i < in->n_kernels; i++)
+        json_str(&j, in->kernels[i]);
+    json_arr_end(&j);
+    json_kstr(&j, "precision", (unsigned)e->precision < PREC_COUNT ? precision_name(e->precision) : NULL);
+    json_kint(&j, "batch", e->batch > 0 ? e->batch : e->src_batch);
+    json_kint(&j, "profiled_batch", e->src_batch);
+    json_key(&j, "method_time_s");
+    json_obj_begin(&j);
+    for (int m = 0; m < EST_METHOD_COUNT; m++)
+        json_knum(&j, est_method_name((enum est_method)m), e->method_time_s[m]);
+    json_obj_end(&j);
+    json_key(&j, "bound_time_s");
+    json_obj_begin(&j);
+    for (int b = 0; b < BOUND_COUNT; b++)
+        json_knum(&j, est_bound_name((enum est_bound)b), e->bound_time_s[b]);
+    json_obj_end(&j);
+    json_key(&j, "ops");
+    json_arr_begin(&j);
+    for (size_t i = 0; i < e->n_ops; i++) {
+        const struct op_estimate *o = &e->ops[i];
+        json_obj_begin(&j);
+        json_kstr(&j, "name", o->name);
+        json_kstr(&j, "kind", op_kind_name(o->kind));
+        json_knum(&j, "time_s", o->time_s);
+        json_kstr(&j, "method", est_method_name(o->method));
+        json_kstr(&j, "bound", est_bound_name(o->bound));
+        json_kstr(&j, "phase", op_phase_name(o->phase));
+        json_kstr(&j, "precision", (unsigned)o->prec < PREC_COUNT ? precision_name(o->prec) : NULL);
+        json_knum(&j, "count", o->count);
+        json_knum(&j, "device_time_s", o->device_s);
+        json_knum(&j, "host_time_s", o->host_s);
+        json_knum(&j, "time_lo_s", o->time_lo_s);
+        json_knum(&j, "time_hi_s", o->time_hi_s);
+        json_knum(&j, "measured_time_s", o->src_time_s);
+        json_knum(&j, "flops", o->flops);
+        json_knum(&j, "bytes", o->bytes);
+        json_knum(&j, "ratio", o->ratio);
+        json_kstr(&j, "lookup", o->lookup);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_key(&j, "warnings");
+    json_arr_begin(&j);
+    for (size_t i = 0; i < e->n_warnings; i++)
+        json_str(&j, e->warnings[i]);
+    json_arr_end(&j);
+    json_obj_end(&j);
+    json_finish(&j);
+}
+
+/* ------------------------------------------------------------------- csv */
+
+static void csv_str(FILE *fp, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+static void render_csv(FILE *fp, const struct estimate *e)
+{
+    fputs("name,kind,phase,precision,method,bound,count,measured_ms,time_ms,device_ms,host_ms,"
+          "time_lo_ms,time_hi_ms,flops,bytes,ratio\n", fp);
+    for (size_t i = 0; i < e->n_ops; i++) {
+        const struct op_estimate *o = &e->ops[i];
+        csv_str(fp, o->name);
+        fprintf(fp, ",%s,%s,%s,%s,%s,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.17g,%.17g,%.9g\n",
+                op_kind_name(o->kind), op_phase_name(o->phase), prec_or(o->prec, ""),
+                est_method_name(o->method), est_bound_name(o->bound), o->count, ms(o->src_time_s),
+                ms(o->time_s), ms(o->device_s), ms(o->host_s), ms(o->time_lo_s), ms(o->time_hi_s),
+                o->flops, o->bytes, o->ratio);
+    }
+    fprintf(fp, "(pass),,,%s,,%s,,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,,,\n",
+            prec_or(e->precision, ""), est_bound_name(e->bound), ms(e->src_pass_time_s),
+            ms(e->pass_time_s), ms(e->device_time_s), ms(e->host_time_s), ms(e->pass_lo_s),
+            ms(e->pass_hi_s));
+}
+
+void estimate_render(FILE *fp, enum out_format f, const struct estimate *e,
+                     const struct estimate_render_info *info)
+{
+    switch (f) {
+    case FMT_JSON:
+        render_json(fp, e, info);
+        break;
+    case FMT_CSV:
+        render_csv(fp, e);
+        break;
+    default:
+        render_text(fp, e, info);
+        break;
+    }
+}
