@@ -1,0 +1,3 @@
+# Machine files: `make validate` checks every shipped machine description.
+validate:: fom
+	./fom machine validate machines/*.xml
