@@ -1,0 +1,56 @@
+/* `fom estimate` and every other user of the estimator (study evaluation,
+ * reports): load a profile, a machine and kernel tables, estimate, render. */
+#ifndef FOM_ESTIMATE_RUN_H
+#define FOM_ESTIMATE_RUN_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ctx.h"
+#include "model/estimate.h"
+#include "model/kernel_table.h"
+#include "model/machine.h"
+#include "model/profile.h"
+
+struct diag;
+
+struct estimate_run_opts {
+    const char *profile;            /* trace or saved profile */
+    const char *machine;            /* machine XML */
+    const char *const *kernels;     /* --kernels paths (CSV, folder, db) */
+    size_t n_kernels;
+    const char *source_machine;     /* machine the profile ran on, or NULL */
+    enum precision precision;       /* PREC_UNKNOWN: as profiled */
+    int64_t batch;                  /* 0: as profiled */
+    enum out_format format;
+    const char *out_path;           /* NULL: standard output */
+};
+
+void estimate_run_opts_init(struct estimate_run_opts *o);
+
+/* Everything an estimate is made from, owned together. */
+struct estimate_inputs {
+    struct profile profile;
+    struct machine machine;
+    struct machine source;
+    int has_source;
+    struct kernel_set tables;
+};
+
+/* Load the inputs named in o.  in is released by estimate_inputs_release,
+ * also after a failure. */
+int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inputs *in,
+                         struct diag *d);
+void estimate_inputs_release(struct estimate_inputs *in);
+
+/* Load, estimate and fill *out (OUT: release with estimate_release; its
+ * op names point into in->profile, so keep in until out is released). */
+int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_inputs *in,
+                        struct estimate *out, struct diag *d);
+
+/* The pass time alone, for callers that need one number (study files). */
+int estimate_pass_time(const struct estimate_run_opts *o, double *pass_s, struct diag *d);
+
+/* `fom estimate`: load, estimate, render to o->out_path or stdout. */
+int estimate_run(const struct estimate_run_opts *o, struct diag *d);
+
+#endif
