@@ -1,0 +1,712 @@
+/* Read back a profile that `fom ingest --format-out json|csv` wrote, so a
+ * saved profile is accepted wherever a trace is.
+ *
+ * JSON: {"format":..., "steps":..., ..., "ops":[{"name":..., "conv":{...}}...]}
+ *       keys in any order, unknown keys (and their values, however nested)
+ *       skipped, null read as "absent".
+ * CSV:  "# key: value" comment lines for the profile fields, one header
+ *       line (names may carry " [unit]"), one RFC-4180 row per op; quoted
+ *       fields may hold commas, quotes and newlines.
+ * The figures in the file are already per pass; they are kept as they are.
+ * "format" stays the format of the original trace. */
+#include "ingest/ingest.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#include "core/diag.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "ingest/textio.h"
+
+#define MAX_STR (1u << 16)
+#define MAX_OPS (1u << 22)
+
+/* ------------------------------------------------------------------ */
+/* field setters shared by both syntaxes.  val == NULL means null/empty.
+ * Return 0 (set), 1 (unknown key, ignored) or -1 (*expected says what
+ * would have been accepted). */
+
+static int num(const char *val, double *out, const char **expected)
+{
+    if (!val || !*val) {
+        *out = 0;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    while (*end == ' ')
+        end++;
+    if (end == val || *end || !isfinite(v) || v < 0) {
+        *expected = "a finite number >= 0";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int whole(const char *val, int64_t *out, const char **expected)
+{
+    double v;
+    if (num(val, &v, expected) < 0)
+        return -1;
+    if (v != floor(v) || v > 9.0e15) {
+        *expected = "a whole number >= 0";
+        return -1;
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
+static void str(const char *val, char **out)
+{
+    free(*out);
+    *out = val && *val ? xstrdup(val) : NULL;
+}
+
+static int conv_set(struct conv_shape *c, const char *key, const char *val, const char **expected)
+{
+    static const char *const names[] = {
+        "n", "c", "h", "w", "k", "r", "s", "stride_h", "stride_w", "pad_h", "pad_w",
+        "dil_h", "dil_w", "groups", "p", "q",
+    };
+    int64_t *dst[] = {
+        &c->n, &c->c, &c->h, &c->w, &c->k, &c->r, &c->s, &c->stride_h, &c->stride_w,
+        &c->pad_h, &c->pad_w, &c->dil_h, &c->dil_w, &c->groups, &c->p, &c->q,
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(key, names[i]) == 0)
+            return whole(val, dst[i], expected);
+    return 1;
+}
+
+static int op_set(struct op *op, const char *key, const char *val, const char **expected)
+{
+    if (strcmp(key, "name") == 0) {
+        str(val, &op->name);
+        return 0;
+    }
+    if (strcmp(key, "kind") == 0) {
+        enum op_kind k = op_kind_parse(val);
+        if (k == OP_KIND_COUNT) {
+            *expected = "a kind (gemm, conv, rnn, attention, elementwise, reduction, norm, "
+                        "embedding, optimizer, memcpy, comm, other)";
+            return -1;
+        }
+        op->kind = k;
+        return 0;
+    }
+    if (strcmp(key, "phase") == 0) {
+        op->phase = op_phase_parse(val);
+        if (op->phase == PHASE_UNKNOWN && val && *val && strcmp(val, "unknown") != 0) {
+            *expected = "forward, backward, optimizer or unknown";
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(key, "dtype") == 0) {
+        op->dtype = precision_parse(val);
+        return 0;
+    }
+    if (strcmp(key, "a_t") == 0 || strcmp(key, "b_t") == 0) {
+        char *t = key[0] == 'a' ? &op->a_t : &op->b_t;
+        if (!val || !*val)
+            *t = 0;
+        else if ((val[0] == 'N' || val[0] == 'T') && !val[1])
+            *t = val[0];
+        else {
+            *expected = "\"N\", \"T\" or \"\"";
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(key, "shapes") == 0) {
+        str(val, &op->shapes);
+        return 0;
+    }
+    if (strcmp(key, "flags") == 0) {
+        str(val, &op->flags);
+        return 0;
+    }
+    static const char *const dnames[] = {
+        "count", "time_s", "device_time_s", "host_time_s", "kernels", "flops", "bytes",
+    };
+    double *ddst[] = {
+        &op->count, &op->time_s, &op->device_time_s, &op->host_time_s, &op->kernels,
+        &op->flops, &op->bytes,
+    };
+    for (size_t i = 0; i < sizeof dnames / sizeof dnames[0]; i++)
+        if (strcmp(key, dnames[i]) == 0)
+            return num(val, ddst[i], expected);
+    static const char *const inames[] = { "m", "n", "k", "batch" };
+    int64_t *idst[] = { &op->m, &op->n, &op->k, &op->batch };
+    for (size_t i = 0; i < 4; i++)
+        if (strcmp(key, inames[i]) == 0)
+            return whole(val, idst[i], expected);
+    /* csv spellings of the conv parameters */
+    if (strncmp(key, "conv_", 5) == 0)
+        return conv_set(&op->conv, key + 5, val, expected);
+    if (strncmp(key, "stride_", 7) == 0 || strncmp(key, "pad_", 4) == 0 ||
+        strncmp(key, "dil_", 4) == 0 || strcmp(key, "groups") == 0)
+        return conv_set(&op->conv, key, val, expected);
+    return 1;
+}
+
+struct seen {
+    int total, has_device;
+};
+
+static int prof_set(struct profile *p, struct seen *seen, const char *key, const char *val,
+                    const char **expected)
+{
+    if (strcmp(key, "format") == 0) {
+        str(val, &p->format);
+        return 0;
+    }
+    if (strcmp(key, "source") == 0) {
+        str(val, &p->source);
+        return 0;
+    }
+    if (strcmp(key, "device") == 0) {
+        str(val, &p->device_name);
+        return 0;
+    }
+    if (strcmp(key, "framework") == 0) {
+        str(val, &p->framework);
+        return 0;
+    }
+    if (strcmp(key, "dtype") == 0) {
+        p->dtype = precision_parse(val);
+        return 0;
+    }
+    if (strcmp(key, "steps") == 0) {
+        int64_t v;
+        if (whole(val, &v, expected) < 0 || v > 1000000000) {
+            *expected = "a whole number of steps";
+            return -1;
+        }
+        p->steps = (int)v;
+        return 0;
+    }
+    if (strcmp(key, "batch") == 0)
+        return whole(val, &p->batch, expected);
+    if (strcmp(key, "has_device") == 0) {
+        p->has_device = val && (strcmp(val, "true") == 0 || strcmp(val, "1") == 0);
+        seen->has_device = 1;
+        return 0;
+    }
+    if (strcmp(key, "dropped_ops") == 0) {
+        int64_t v;
+        if (whole(val, &v, expected) < 0)
+            return -1;
+        p->dropped_ops = (size_t)v;
+        return 0;
+    }
+    static const char *const dnames[] = {
+        "total_time_s", "step_time_s", "host_time_s", "coverage", "dropped_time_s",
+    };
+    double *ddst[] = {
+        &p->total_time_s, &p->step_time_s, &p->host_time_s, &p->coverage, &p->dropped_time_s,
+    };
+    for (size_t i = 0; i < sizeof dnames / sizeof dnames[0]; i++)
+        if (strcmp(key, dnames[i]) == 0) {
+            if (i == 0)
+                seen->total = 1;
+            if (i == 3 && !val)
+                return 0;   /* keep 1.0 */
+            return num(val, ddst[i], expected);
+        }
+    return 1;
+}
+
+/* Fill what a saved file may leave out, and check what it must have. */
+static void finish(struct profile *p, const struct seen *seen, const char *path,
+                   const char *fallback_format)
+{
+    if (!p->format)
+        p->format = xstrdup(fallback_format);
+    if (!p->source)
+        p->source = xstrdup(path);
+    if (p->steps <= 0)
+        p->steps = 1;
+    double sum = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        struct op *op = &p->ops[i];
+        sum += op->time_s;
+        if (!seen->has_device && op->device_time_s > 0)
+            p->has_device = 1;
+        struct conv_shape *c = &op->conv;
+        if (op->kind == OP_CONV && c->p == 0 && c->h > 0 && c->r > 0) {
+            int64_t sh = c->stride_h > 0 ? c->stride_h : 1, sw = c->stride_w > 0 ? c->stride_w : 1;
+            int64_t dh = c->dil_h > 0 ? c->dil_h : 1, dw = c->dil_w > 0 ? c->dil_w : 1;
+            int64_t ph = c->h + 2 * c->pad_h - dh * (c->r - 1) - 1;
+            int64_t pw = c->w + 2 * c->pad_w - dw * (c->s - 1) - 1;
+            if (ph >= 0 && pw >= 0) {
+                c->p = ph / sh + 1;
+                c->q = pw / sw + 1;
+            }
+        }
+    }
+    if (!seen->total)
+        p->total_time_s = sum;
+    if (p->device_name)
+        p->has_device = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON */
+
+struct pj {
+    struct profile *p;
+    struct seen seen;
+    int depth;
+    int skip;               /* >0: inside a value we ignore */
+    int in_ops;             /* the ops array is open */
+    int in_op;              /* an op object is open */
+    int in_conv;
+    struct op *op;
+    char key[64];
+    int key_cut;
+    char *err;              /* message when a callback stopped the parse */
+    int saw_ops, top_ok;
+};
+
+static int pj_fail(struct pj *j, const char *key, const char *val, const char *expected)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (val)
+        strbuf_addf(&sb, "found %.60s for \"%s\", expected %s", val, key, expected);
+    else
+        strbuf_addf(&sb, "found null for \"%s\", expected %s", key, expected);
+    free(j->err);
+    j->err = strbuf_detach(&sb);
+    return 0;
+}
+
+static int pj_value(struct pj *j, const char *val)
+{
+    const char *expected = "";
+    if (j->skip)
+        return 1;
+    if (j->key_cut)
+        return 1;   /* no known key is that long */
+    if (j->in_conv && j->depth == 4) {
+        if (conv_set(&j->op->conv, j->key, val, &expected) < 0)
+            return pj_fail(j, j->key, val, expected);
+        return 1;
+    }
+    if (j->in_op && j->depth == 3) {
+        if (op_set(j->op, j->key, val, &expected) < 0)
+            return pj_fail(j, j->key, val, expected);
+        return 1;
+    }
+    if (j->depth == 1) {
+        if (prof_set(j->p, &j->seen, j->key, val, &expected) < 0)
+            return pj_fail(j, j->key, val, expected);
+        return 1;
+    }
+    return 1;
+}
+
+static int pj_null(void *ctx) { return pj_value(ctx, NULL); }
+static int pj_bool(void *ctx, int b) { return pj_value(ctx, b ? "true" : "false"); }
+
+static int pj_number(void *ctx, const char *s, size_t n)
+{
+    char buf[64];
+    if (n >= sizeof buf)
+        return pj_fail(ctx, ((struct pj *)ctx)->key, "a number too long", "a number");
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return pj_value(ctx, buf);
+}
+
+static int pj_string(void *ctx, const unsigned char *s, size_t n)
+{
+    struct pj *j = ctx;
+    if (j->skip)
+        return 1;
+    if (n > MAX_STR || memchr(s, '\0', n))
+        return pj_fail(j, j->key, "an overlong or NUL-holding string", "a short text");
+    char *v = xstrndup((const char *)s, n);
+    int rc = pj_value(j, v);
+    free(v);
+    return rc;
+}
+
+static int pj_key(void *ctx, const unsigned char *s, size_t n)
+{
+    struct pj *j = ctx;
+    j->key_cut = n >= sizeof j->key;
+    if (j->key_cut)
+        n = sizeof j->key - 1;
+    memcpy(j->key, s, n);
+    j->key[n] = '\0';
+    return 1;
+}
+
+static int pj_open(struct pj *j, int is_map)
+{
+    j->depth++;
+    if (j->skip) {
+        j->skip++;
+        return 1;
+    }
+    if (j->depth == 1) {
+        if (!is_map) {
+            free(j->err);
+            j->err = xstrdup("found an array, expected a profile object {\"format\":..., \"ops\":[...]}");
+            return 0;
+        }
+        j->top_ok = 1;
+        return 1;
+    }
+    if (j->depth == 2 && !is_map && strcmp(j->key, "ops") == 0 && !j->key_cut) {
+        j->in_ops = 1;
+        j->saw_ops = 1;
+        return 1;
+    }
+    if (j->depth == 3 && j->in_ops && is_map) {
+        if (j->p->n_ops >= MAX_OPS) {
+            free(j->err);
+            j->err = xstrdup("found too many ops, expected at most 4194304");
+            return 0;
+        }
+        j->op = profile_add_op(j->p);
+        j->in_op = 1;
+        return 1;
+    }
+    if (j->depth == 4 && j->in_op && is_map && strcmp(j->key, "conv") == 0) {
+        j->in_conv = 1;
+        return 1;
+    }
+    if (j->depth == 3 && j->in_ops) {
+        free(j->err);
+        j->err = xstrdup("found an array inside \"ops\", expected op objects");
+        return 0;
+    }
+    j->skip = 1;
+    return 1;
+}
+
+static int pj_close(struct pj *j)
+{
+    if (j->skip) {
+        j->skip--;
+        j->depth--;
+        return 1;
+    }
+    if (j->in_conv && j->depth == 4)
+        j->in_conv = 0;
+    else if (j->in_op && j->depth == 3) {
+        j->in_op = 0;
+        if (!j->op->name) {
+            free(j->err);
+            j->err = xstrdup("found an op without \"name\", expected every op to have one");
+            return 0;
+        }
+    } else if (j->in_ops && j->depth == 2)
+        j->in_ops = 0;
+    j->depth--;
+    return 1;
+}
+
+static int pj_start_map(void *ctx) { return pj_open(ctx, 1); }
+static int pj_start_array(void *ctx) { return pj_open(ctx, 0); }
+static int pj_end(void *ctx) { return pj_close(ctx); }
+
+static const yajl_callbacks pj_callbacks = {
+    pj_null, pj_bool, NULL, NULL, pj_number, pj_string,
+    pj_start_map, pj_key, pj_end, pj_start_array, pj_end,
+};
+
+static int byte_error(struct diag *d, const char *path, unsigned long long at, const char *msg)
+{
+    char *where = textio_byte_where(path, at);
+    int rc = diag_error_at(d, where, 0, 0, "%s", msg);
+    free(where);
+    return rc;
+}
+
+static int read_json(const char *path, gzFile gz, struct profile *out, struct diag *d)
+{
+    struct pj j;
+    memset(&j, 0, sizeof j);
+    j.p = out;
+    yajl_handle h = yajl_alloc(&pj_callbacks, NULL, &j);
+    unsigned char *buf = xmalloc(65536);
+    unsigned long long base = 0;
+    int rc = FOM_OK, status = 0;
+    long got;
+    while ((got = textio_gzread(gz, path, buf, 65536, d, &status)) > 0) {
+        if (yajl_parse(h, buf, (size_t)got) != yajl_status_ok) {
+            unsigned long long at = base + yajl_get_bytes_consumed(h);
+            if (j.err) {
+                rc = byte_error(d, path, at, j.err);
+            } else {
+                unsigned char *m = yajl_get_error(h, 0, buf, (size_t)got);
+                struct strbuf sb = STRBUF_INIT;
+                strbuf_addf(&sb, "found invalid JSON (%s), expected a saved profile", (char *)m);
+                yajl_free_error(h, m);
+                char *nl = strchr(sb.buf, '\n');
+                if (nl)
+                    *nl = '\0';
+                rc = byte_error(d, path, at, sb.buf);
+                strbuf_release(&sb);
+            }
+            goto out;
+        }
+        base += (unsigned long long)got;
+    }
+    if (got < 0) {
+        rc = status;
+        goto out;
+    }
+    if (yajl_complete_parse(h) != yajl_status_ok) {
+        rc = byte_error(d, path, base,
+                        "found the end of the file inside a JSON value, expected a complete "
+                        "profile (truncated file?)");
+        goto out;
+    }
+    if (!j.saw_ops) {
+        rc = byte_error(d, path, base, "found no \"ops\" array, expected a saved profile");
+        goto out;
+    }
+    finish(out, &j.seen, path, "profile-json");
+out:
+    free(j.err);
+    free(buf);
+    yajl_free(h);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* CSV */
+
+#define MAX_FIELDS 64
+
+/* Split one record (which may span lines: t->cur gets more lines appended)
+ * into fields.  Returns the number of fields or -1 (message given). */
+static int csv_record(struct textio *t, struct strbuf *rec, char **fields, struct diag *d,
+                      int *status)
+{
+    long start = t->line;
+    for (;;) {
+        /* is a quote still open? */
+        int open = 0;
+        for (size_t i = 0; i < rec->len; i++)
+            if (rec->buf[i] == '"')
+                open = !open;
+        if (!open)
+            break;
+        int got = textio_next(t, d);
+        if (got < 0) {
+            *status = t->status;
+            return -1;
+        }
+        if (got == 0) {
+            *status = diag_error_at(d, t->path, start, 0,
+                                    "found a quoted field that is never closed, expected a closing '\"'");
+            return -1;
+        }
+        if (rec->len + t->cur.len > TEXTIO_MAX_LINE) {
+            *status = diag_error_at(d, t->path, start, 0,
+                                    "found a record longer than %u bytes, expected short rows",
+                                    TEXTIO_MAX_LINE);
+            return -1;
+        }
+        strbuf_addch(rec, '\n');
+        strbuf_add(rec, t->cur.buf, t->cur.len);
+    }
+    int n = 0;
+    size_t i = 0;
+    struct strbuf f = STRBUF_INIT;
+    for (;;) {
+        strbuf_reset(&f);
+        if (i < rec->len && rec->buf[i] == '"') {
+            i++;
+            while (i < rec->len) {
+                if (rec->buf[i] == '"') {
+                    if (i + 1 < rec->len && rec->buf[i + 1] == '"') {
+                        strbuf_addch(&f, '"');
+                        i += 2;
+                        continue;
+                    }
+                    i++;
+                    break;
+                }
+                strbuf_addch(&f, rec->buf[i++]);
+            }
+            if (i < rec->len && rec->buf[i] != ',') {
+                strbuf_release(&f);
+                for (int q = 0; q < n; q++)
+                    free(fields[q]);
+                *status = diag_error_at(d, t->path, start, 0,
+                                        "found text after a closing quote in field %d, expected ','",
+                                        n + 1);
+                return -1;
+            }
+        } else {
+            while (i < rec->len && rec->buf[i] != ',')
+                strbuf_addch(&f, rec->buf[i++]);
+        }
+        if (n >= MAX_FIELDS) {
+            strbuf_release(&f);
+            for (int q = 0; q < n; q++)
+                free(fields[q]);
+            *status = diag_error_at(d, t->path, start, 0,
+                                    "found more than %d fields, expected a saved profile row",
+                                    MAX_FIELDS);
+            return -1;
+        }
+        fields[n++] = strbuf_detach(&f);
+        if (i >= rec->len)
+            break;
+        i++;    /* the comma */
+    }
+    strbuf_release(&f);
+    return n;
+}
+
+static int read_csv(const char *path, struct profile *out, struct diag *d)
+{
+    struct textio t;
+    struct seen seen;
+    memset(&seen, 0, sizeof seen);
+    int rc = textio_open(&t, path, d);
+    if (rc)
+        return rc;
+    char *cols[MAX_FIELDS], *fields[MAX_FIELDS];
+    int n_cols = -1, n_fields = 0, got;
+    struct strbuf rec = STRBUF_INIT;
+    int name_col = -1;
+    while ((got = textio_next(&t, d)) > 0) {
+        long line = t.line;
+        if (t.cur.len == 0)
+            continue;
+        if (t.cur.buf[0] == '#') {
+            if (n_cols >= 0)
+                continue;   /* comments after the header: ignored */
+            const char *s = t.cur.buf + 1;
+            const char *colon = strchr(s, ':');
+            if (!colon) {
+                rc = diag_error_at(d, path, line, 0, "found '%.40s', expected '# key: value'",
+                                   t.cur.buf);
+                goto out;
+            }
+            size_t kl = (size_t)(colon - s), vl = strlen(colon + 1);
+            const char *k = textio_trim(s, &kl), *v = textio_trim(colon + 1, &vl);
+            char *key = xstrndup(k, kl), *val = xstrndup(v, vl);
+            const char *expected = "";
+            int r = prof_set(out, &seen, key, strcmp(val, "null") == 0 ? NULL : val, &expected);
+            if (r < 0)
+                rc = diag_error_at(d, path, line, 0, "found '%.40s' for '%s', expected %s", val,
+                                   key, expected);
+            free(key);
+            free(val);
+            if (rc)
+                goto out;
+            continue;
+        }
+        strbuf_reset(&rec);
+        strbuf_add(&rec, t.cur.buf, t.cur.len);
+        n_fields = csv_record(&t, &rec, fields, d, &rc);
+        if (n_fields < 0)
+            goto out;
+        if (n_cols < 0) {
+            /* header: "time_s [s]" -> "time_s" */
+            for (int i = 0; i < n_fields; i++) {
+                char *b = strchr(fields[i], '[');
+                size_t len = b ? (size_t)(b - fields[i]) : strlen(fields[i]);
+                const char *nm = textio_trim(fields[i], &len);
+                cols[i] = xstrndup(nm, len);
+                if (strcmp(cols[i], "name") == 0)
+                    name_col = i;
+                free(fields[i]);
+            }
+            n_cols = n_fields;
+            n_fields = 0;
+            if (name_col < 0) {
+                rc = diag_error_at(d, path, line, 0,
+                                   "found a header without a 'name' column, expected "
+                                   "'name,kind,phase,...'");
+                goto out;
+            }
+            continue;
+        }
+        if (n_fields != n_cols) {
+            rc = diag_error_at(d, path, line, 0, "found %d fields, expected %d as in the header",
+                               n_fields, n_cols);
+            goto out;
+        }
+        if (out->n_ops >= MAX_OPS) {
+            rc = diag_error_at(d, path, line, 0, "found too many ops, expected at most %u",
+                               MAX_OPS);
+            goto out;
+        }
+        struct op *op = profile_add_op(out);
+        for (int i = 0; i < n_fields; i++) {
+            const char *expected = "";
+            if (op_set(op, cols[i], fields[i], &expected) < 0) {
+                rc = diag_error_at(d, path, line, 0, "found '%.40s' in column '%s', expected %s",
+                                   fields[i], cols[i], expected);
+                goto out;
+            }
+        }
+        if (!op->name) {
+            rc = diag_error_at(d, path, line, 0, "found an empty name, expected an op name");
+            goto out;
+        }
+        for (int i = 0; i < n_fields; i++)
+            free(fields[i]);
+        n_fields = 0;
+    }
+    if (got < 0) {
+        rc = t.status;
+        goto out;
+    }
+    if (n_cols < 0) {
+        rc = diag_error_at(d, path, t.line, 0,
+                           t.line ? "found no header line, expected 'name,kind,phase,...'"
+                                  : "found an empty file, expected a saved profile");
+        goto out;
+    }
+    finish(out, &seen, path, "profile-csv");
+out:
+    for (int i = 0; i < n_fields; i++)
+        free(fields[i]);
+    for (int i = 0; i < n_cols; i++)
+        free(cols[i]);
+    strbuf_release(&rec);
+    textio_close(&t);
+    return rc;
+}
+
+int profile_file_read(const char *path, const struct ingest_opts *o, struct profile *out,
+                      struct diag *d)
+{
+    (void)o;
+    /* JSON or CSV: the first non-blank byte decides */
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return diag_syserr(d, "cannot open '%s': %s", path, errno ? strerror(errno) : "out of memory");
+    int c;
+    do
+        c = gzgetc(gz);
+    while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+    int rc;
+    if (c == '{') {
+        gzrewind(gz);
+        rc = read_json(path, gz, out, d);
+        gzclose(gz);
+        return rc;
+    }
+    gzclose(gz);
+    return read_csv(path, out, d);
+}
