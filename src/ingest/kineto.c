@@ -1,0 +1,1375 @@
+/* PyTorch profiler (Kineto) chrome traces -> one training pass.
+ *
+ * The file is streamed through yajl's callback parser from zlib's gzread
+ * (which reads plain files too), so the whole document never sits in
+ * memory.  Linking a GPU kernel to the op that launched it needs events
+ * that may be far apart in the file (Kineto writes every CPU op first and
+ * the CUPTI activities after), so each relevant event leaves a compact
+ * record: 32 bytes per cpu_op (times, ids, an interned key of its name and
+ * arguments), 24 per launch call of old traces, and kernels are summed on
+ * the fly per launching id.  Strings (names, shapes) are interned, so
+ * memory grows with the number of distinct ops, plus those small records.
+ *
+ * After the parse, per thread, the ops are nested by time (they nest
+ * properly on a thread) and counted as follows: the compute ops (gemm,
+ * conv, attention, rnn) that contain no other compute op are counted and
+ * absorb their callees; other recognised ops are counted unless an
+ * ancestor already is; wrappers (aten::linear, aten::matmul, autograd
+ * nodes) are never counted; so a parent's time is never added on top of
+ * a counted child.  Device time goes from each kernel to the innermost op
+ * that launched it (new traces: kernel "External id" == the op's; old
+ * ones: kernel correlation -> launch call nested in time inside the op),
+ * then up to the counted op that covers it. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#include "core/diag.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "ingest/ingest.h"
+#include "model/ops.h"
+
+/* ------------------------------------------------------------- interning */
+
+struct intern {
+    char **str;             /* id -> string (id 0 is "") */
+    size_t n, alloc;
+    uint32_t *slot;         /* open addressing: id + 1, 0 = empty */
+    size_t nslot;
+};
+
+static uint64_t hash_bytes(const void *p, size_t len)
+{
+    const unsigned char *s = p;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static uint64_t hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static void intern_init(struct intern *t)
+{
+    memset(t, 0, sizeof *t);
+    t->nslot = 1024;
+    t->slot = xcalloc(t->nslot, sizeof *t->slot);
+    ALLOC_GROW(t->str, 1, t->alloc);
+    t->str[t->n++] = xstrdup("");
+}
+
+static void intern_free(struct intern *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->str[i]);
+    free(t->str);
+    free(t->slot);
+}
+
+static uint32_t intern_get(struct intern *t, const char *s, size_t len)
+{
+    if (len == 0)
+        return 0;
+    if ((t->n + 1) * 2 > t->nslot) {
+        size_t ns = t->nslot * 2;
+        uint32_t *nsl = xcalloc(ns, sizeof *nsl);
+        for (size_t i = 1; i < t->n; i++) {
+            size_t j = hash_bytes(t->str[i], strlen(t->str[i])) & (ns - 1);
+            while (nsl[j])
+                j = (j + 1) & (ns - 1);
+            nsl[j] = (uint32_t)i + 1;
+        }
+        free(t->slot);
+        t->slot = nsl;
+        t->nslot = ns;
+    }
+    size_t j = hash_bytes(s, len) & (t->nslot - 1);
+    while (t->slot[j]) {
+        const char *c = t->str[t->slot[j] - 1];
+        if (strncmp(c, s, len) == 0 && c[len] == '\0')
+            return t->slot[j] - 1;
+        j = (j + 1) & (t->nslot - 1);
+    }
+    ALLOC_GROW(t->str, t->n + 1, t->alloc);
+    t->str[t->n] = xstrndup(s, len);
+    t->slot[j] = (uint32_t)t->n + 1;
+    return (uint32_t)t->n++;
+}
+
+/* A generic open-addressing map from a 64-bit key to a 32-bit value. */
+struct u64map {
+    uint64_t *key;
+    uint32_t *val;          /* value + 1, 0 = empty */
+    size_t nslot, n;
+};
+
+static void u64map_init(struct u64map *m)
+{
+    m->nslot = 256;
+    m->n = 0;
+    m->key = xcalloc(m->nslot, sizeof *m->key);
+    m->val = xcalloc(m->nslot, sizeof *m->val);
+}
+
+static void u64map_free(struct u64map *m)
+{
+    free(m->key);
+    free(m->val);
+}
+
+/* Returns the slot for k (existing or empty). */
+static size_t u64map_slot(const struct u64map *m, uint64_t k)
+{
+    size_t j = hash_u64(k) & (m->nslot - 1);
+    while (m->val[j] && m->key[j] != k)
+        j = (j + 1) & (m->nslot - 1);
+    return j;
+}
+
+static int u64map_get(const struct u64map *m, uint64_t k, uint32_t *v)
+{
+    size_t j = u64map_slot(m, k);
+    if (!m->val[j])
+        return 0;
+    *v = m->val[j] - 1;
+    return 1;
+}
+
+static void u64map_put(struct u64map *m, uint64_t k, uint32_t v)
+{
+    if ((m->n + 1) * 10 > m->nslot * 7) {
+        struct u64map n2;
+        n2.nslot = m->nslot * 2;
+        n2.n = 0;
+        n2.key = xcalloc(n2.nslot, sizeof *n2.key);
+        n2.val = xcalloc(n2.nslot, sizeof *n2.val);
+        for (size_t i = 0; i < m->nslot; i++)
+            if (m->val[i]) {
+                size_t j = u64map_slot(&n2, m->key[i]);
+                n2.key[j] = m->key[i];
+                n2.val[j] = m->val[i];
+                n2.n++;
+            }
+        u64map_free(m);
+        *m = n2;
+    }
+    size_t j = u64map_slot(m, k);
+    if (!m->val[j])
+        m->n++;
+    m->key[j] = k;
+    m->val[j] = v + 1;
+}
+
+/* --------------------------------------------------------------- records */
+
+/* The identity of a cpu_op: its name and recorded arguments. */
+struct kt_key {
+    uint32_t name, dims, types, strides, conc;
+    struct op_class cls;
+};
+
+struct kt_op {
+    int64_t ts, end, ext;   /* ns, ns, External id (-1 none) */
+    uint32_t key;
+    uint16_t tid;
+    uint16_t flags;         /* KF_* */
+};
+
+enum {
+    KF_MAJOR_DESC = 1,      /* a major (compute) op below */
+    KF_REC_DESC = 2,        /* a recognised op below */
+    KF_CHILD = 4,
+};
+
+struct kt_ann {
+    int64_t ts, end;
+    uint32_t name;
+    uint16_t tid;
+};
+
+struct kt_launch {
+    int64_t ts, corr;
+    uint16_t tid;
+};
+
+/* Device work summed per launching id. */
+struct kt_dev {
+    int64_t key, dev_ns, ts;
+    uint32_t n;             /* kernels; top bit: attributed already */
+    uint32_t name;          /* first kernel's name */
+};
+#define DEV_USED 0x80000000u
+
+/* One (op key, phase) group being summed. */
+struct kt_acc {
+    uint32_t key;           /* kt_key index, or KEY_KERNEL | kernel name */
+    int phase;
+    double count;
+    int64_t host_ns, dev_ns, kernels;
+};
+#define KEY_KERNEL 0x80000000u
+
+enum ev_cat { CAT_NONE, CAT_CPU_OP, CAT_ANN, CAT_KERNEL, CAT_MEMCPY, CAT_RUNTIME };
+enum ev_key { EK_NONE, EK_PH, EK_CAT, EK_NAME, EK_PID, EK_TID, EK_TS, EK_DUR, EK_ARGS };
+enum arg_key { AK_NONE, AK_EXT, AK_CORR, AK_DIMS, AK_TYPES, AK_STRIDES, AK_CONC };
+
+#define CAP_MAX 32
+
+struct kt {
+    const char *path;
+    struct diag *d;
+    /* parse state */
+    int depth;
+    int top_is_obj;
+    int ev_depth;           /* depth of an event object; 0 = not in events */
+    int saw_events;
+    int in_event, in_args;
+    int top_key;            /* 1 traceEvents, 2 deviceProperties, 3 version */
+    int dev_depth;          /* depth of the first deviceProperties object */
+    int dev_done;
+    int dev_key_name;
+    enum ev_key ekey;
+    enum arg_key akey;
+    struct strbuf *cap;     /* capturing an argument's JSON text */
+    int cap_base;
+    unsigned char cap_comma[CAP_MAX];
+    /* the event being read */
+    char ph;
+    enum ev_cat cat;
+    struct strbuf name;
+    int64_t pid, tid, ts, dur, ext, corr;
+    int has_ts, has_ext, has_corr;
+    struct strbuf dims, types, strides, conc;
+    int cat_unknown_str;
+    /* results */
+    struct intern strs;
+    struct kt_key *keys;
+    size_t n_keys, alloc_keys;
+    struct u64map keymap;   /* hash of the 5 ids -> chain start, see key_get */
+    uint32_t *key_next;
+    size_t alloc_key_next;
+    struct u64map threads;
+    size_t n_threads;
+    struct kt_op *ops;
+    size_t n_ops, alloc_ops;
+    struct kt_ann *anns;
+    size_t n_anns, alloc_anns;
+    struct kt_launch *launches;
+    size_t n_launches, alloc_launches;
+    struct kt_dev *devs;
+    size_t n_devs, alloc_devs;
+    struct u64map dev_by_ext, dev_by_corr;
+    int64_t n_events, n_device;
+    char *device_name;
+    char *version;
+    int too_many_threads;
+};
+
+/* ------------------------------------------------------------ small parse */
+
+/* Microseconds as written ("4796986455254.707", "1683564901559309") ->
+ * int64 ns, exactly: no detour through double, whose 53 bits cannot hold
+ * epoch microseconds at ns resolution. */
+static int parse_us_ns(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    int64_t ip = 0, fp = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    size_t d0 = i;
+    while (i < len && s[i] >= '0' && s[i] <= '9') {
+        if (ip > (INT64_MAX / 10000))
+            return -1;
+        ip = ip * 10 + (s[i++] - '0');
+    }
+    if (i == d0)
+        return -1;
+    int nf = 0;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && s[i] >= '0' && s[i] <= '9') {
+            if (nf < 3) {
+                fp = fp * 10 + (s[i] - '0');
+                nf++;
+            } else if (nf == 3) {
+                /* round to the nearest ns */
+                if (s[i] >= '5')
+                    fp++;
+                nf++;
+            }
+            i++;
+        }
+    }
+    if (i < len) {
+        /* exponent form: rare, take the double */
+        char tmp[64];
+        if (len >= sizeof tmp)
+            return -1;
+        memcpy(tmp, s, len);
+        tmp[len] = '\0';
+        char *end;
+        double v = strtod(tmp, &end);
+        if (*end)
+            return -1;
+        *out = (int64_t)(v * 1000.0 + (v >= 0 ? 0.5 : -0.5));
+        return 0;
+    }
+    while (nf < 3) {
+        fp *= 10;
+        nf++;
+    }
+    int64_t v = ip * 1000 + fp;
+    *out = neg ? -v : v;
+    return 0;
+}
+
+static int parse_int(const char *s, size_t len, int64_t *out)
+{
+    int64_t ns;
+    size_t i = 0;
+    int neg = 0;
+    int64_t v = 0;
+    if (i < len && s[i] == '-')
+        neg = 1, i++;
+    size_t d0 = i;
+    while (i < len && s[i] >= '0' && s[i] <= '9' && v < INT64_MAX / 10)
+        v = v * 10 + (s[i++] - '0');
+    if (i == len && i > d0) {
+        *out = neg ? -v : v;
+        return 0;
+    }
+    if (parse_us_ns(s, len, &ns) < 0)
+        return -1;
+    *out = ns / 1000;
+    return 0;
+}
+
+/* ------------------------------------------------------------- capturing */
+
+static void cap_sep(struct kt *k)
+{
+    int lvl = k->depth - k->cap_base;
+    if (lvl < 0 || lvl >= CAP_MAX)
+        return;
+    if (k->cap_comma[lvl])
+        strbuf_add(k->cap, ", ", 2);
+    k->cap_comma[lvl] = 1;
+}
+
+static void cap_string(struct strbuf *sb, const unsigned char *s, size_t len)
+{
+    strbuf_addch(sb, '"');
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"' || s[i] == '\\')
+            strbuf_addch(sb, '\\');
+        strbuf_addch(sb, s[i]);
+    }
+    strbuf_addch(sb, '"');
+}
+
+/* ------------------------------------------------------------- callbacks */
+
+static void ev_reset(struct kt *k)
+{
+    k->ph = 0;
+    k->cat = CAT_NONE;
+    strbuf_reset(&k->name);
+    k->pid = k->tid = 0;
+    k->ts = k->dur = 0;
+    k->ext = k->corr = -1;
+    k->has_ts = k->has_ext = k->has_corr = 0;
+    strbuf_reset(&k->dims);
+    strbuf_reset(&k->types);
+    strbuf_reset(&k->strides);
+    strbuf_reset(&k->conc);
+    k->ekey = EK_NONE;
+    k->akey = AK_NONE;
+}
+
+static enum ev_cat cat_of(const char *s, size_t len)
+{
+#define IS(lit) (len == sizeof(lit) - 1 && strncasecmp(s, lit, len) == 0)
+    if (IS("cpu_op") || IS("operator"))
+        return CAT_CPU_OP;
+    if (IS("user_annotation"))
+        return CAT_ANN;
+    if (IS("kernel"))
+        return CAT_KERNEL;
+    if (IS("gpu_memcpy") || IS("gpu_memset") || IS("memcpy") || IS("memset"))
+        return CAT_MEMCPY;
+    if (IS("cuda_runtime") || IS("cuda_driver") || IS("runtime") || IS("driver"))
+        return CAT_RUNTIME;
+#undef IS
+    return CAT_NONE;
+}
+
+static int64_t str_id_key(struct kt *k, const unsigned char *s, size_t len)
+{
+    return (int64_t)intern_get(&k->strs, (const char *)s, len) | (INT64_C(1) << 62);
+}
+
+static int cb_null(void *ctx)
+{
+    struct kt *k = ctx;
+    if (k->cap) {
+        cap_sep(k);
+        strbuf_addstr(k->cap, "null");
+    }
+    return 1;
+}
+
+static int cb_bool(void *ctx, int b)
+{
+    struct kt *k = ctx;
+    if (k->cap) {
+        cap_sep(k);
+        strbuf_addstr(k->cap, b ? "true" : "false");
+    }
+    return 1;
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+    struct kt *k = ctx;
+    if (k->cap) {
+        cap_sep(k);
+        strbuf_add(k->cap, s, len);
+        return 1;
+    }
+    if (k->in_event && k->depth == k->ev_depth) {
+        switch (k->ekey) {
+        case EK_TS:
+            k->has_ts = parse_us_ns(s, len, &k->ts) == 0;
+            break;
+        case EK_DUR:
+            if (parse_us_ns(s, len, &k->dur) < 0)
+                k->dur = 0;
+            break;
+        case EK_PID:
+            parse_int(s, len, &k->pid);
+            break;
+        case EK_TID:
+            parse_int(s, len, &k->tid);
+            break;
+        default:
+            break;
+        }
+    } else if (k->in_args && k->depth == k->ev_depth + 1) {
+        if (k->akey == AK_EXT)
+            k->has_ext = parse_int(s, len, &k->ext) == 0;
+        else if (k->akey == AK_CORR)
+            k->has_corr = parse_int(s, len, &k->corr) == 0;
+    }
+    return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    struct kt *k = ctx;
+    if (k->cap) {
+        cap_sep(k);
+        cap_string(k->cap, s, len);
+        return 1;
+    }
+    if (k->in_event && k->depth == k->ev_depth) {
+        switch (k->ekey) {
+        case EK_PH:
+            k->ph = len ? (char)s[0] : 0;
+            break;
+        case EK_CAT:
+            k->cat = cat_of((const char *)s, len);
+            break;
+        case EK_NAME:
+            strbuf_add(&k->name, s, len);
+            break;
+        case EK_PID:
+            k->pid = str_id_key(k, s, len);
+            break;
+        case EK_TID:
+            k->tid = str_id_key(k, s, len);
+            break;
+        case EK_TS:
+            k->has_ts = parse_us_ns((const char *)s, len, &k->ts) == 0;
+            break;
+        case EK_DUR:
+            if (parse_us_ns((const char *)s, len, &k->dur) < 0)
+                k->dur = 0;
+            break;
+        default:
+            break;
+        }
+    } else if (k->dev_depth && k->depth == k->dev_depth && k->dev_key_name && !k->device_name) {
+        k->device_name = xstrndup((const char *)s, len);
+    } else if (k->depth == 1 && k->top_key == 3 && !k->version) {
+        k->version = xstrndup((const char *)s, len);
+    }
+    return 1;
+}
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
+{
+    struct kt *k = ctx;
+#define KEY(lit) (len == sizeof(lit) - 1 && memcmp(s, lit, len) == 0)
+    if (k->cap) {
+        cap_sep(k);
+        cap_string(k->cap, s, len);
+        strbuf_add(k->cap, ": ", 2);
+        int lvl = k->depth - k->cap_base;
+        if (lvl >= 0 && lvl < CAP_MAX)
+            k->cap_comma[lvl] = 0;
+        return 1;
+    }
+    if (k->in_event && k->depth == k->ev_depth) {
+        k->ekey = EK_NONE;
+        if (len == 2 && s[0] == 'p' && s[1] == 'h')
+            k->ekey = EK_PH;
+        else if (KEY("cat"))
+            k->ekey = EK_CAT;
+        else if (KEY("name"))
+            k->ekey = EK_NAME;
+        else if (KEY("pid"))
+            k->ekey = EK_PID;
+        else if (KEY("tid"))
+            k->ekey = EK_TID;
+        else if (KEY("ts"))
+            k->ekey = EK_TS;
+        else if (KEY("dur"))
+            k->ekey = EK_DUR;
+        else if (KEY("args"))
+            k->ekey = EK_ARGS;
+    } else if (k->in_args && k->depth == k->ev_depth + 1) {
+        k->akey = AK_NONE;
+        if (KEY("External id"))
+            k->akey = AK_EXT;
+        else if (KEY("correlation"))
+            k->akey = AK_CORR;
+        else if (KEY("Input Dims"))
+            k->akey = AK_DIMS;
+        else if (KEY("Input type"))
+            k->akey = AK_TYPES;
+        else if (KEY("Input Strides"))
+            k->akey = AK_STRIDES;
+        else if (KEY("Concrete Inputs"))
+            k->akey = AK_CONC;
+    } else if (k->depth == 1 && k->top_is_obj) {
+        k->top_key = 0;
+        if (KEY("traceEvents"))
+            k->top_key = 1;
+        else if (KEY("deviceProperties"))
+            k->top_key = 2;
+        else if (KEY("pytorch_version") || KEY("torch_version") || KEY("pytorchVersion"))
+            k->top_key = 3;
+    } else if (k->dev_depth && k->depth == k->dev_depth) {
+        k->dev_key_name = KEY("name");
+    }
+#undef KEY
+    return 1;
+}
+
+static int cb_start_map(void *ctx)
+{
+    struct kt *k = ctx;
+    if (k->cap) {
+        cap_sep(k);
+        strbuf_addch(k->cap, '{');
+        k->depth++;
+        int lvl = k->depth - k->cap_base;
+        if (lvl >= 0 && lvl < CAP_MAX)
+            k->cap_comma[lvl] = 0;
+        return 1;
+    }
+    k->depth++;
+    if (k->depth == 1) {
+        k->top_is_obj = 1;
+    } else if (k->ev_depth && k->depth == k->ev_depth && !k->in_event) {
+        k->in_event = 1;
+        ev_reset(k);
+    } else if (k->in_event && k->depth == k->ev_depth + 1 && k->ekey == EK_ARGS) {
+        k->in_args = 1;
+    } else if (k->depth == 3 && k->top_key == 2 && !k->dev_done && !k->ev_depth) {
+        k->dev_depth = 3;
+    }
+    return 1;
+}
+
+static int kt_event(struct kt *k);
+
+static int cb_end_map(void *ctx)
+{
+    struct kt *k = ctx;
+    if (k->cap) {
+        strbuf_addch(k->cap, '}');
+        k->depth--;
+        return 1;
+    }
+    if (k->in_args && k->depth == k->ev_depth + 1) {
+        k->in_args = 0;
+    } else if (k->in_event && k->depth == k->ev_depth) {
+        k->in_event = 0;
+        if (!kt_event(k)) {
+            k->depth--;
+            return 0;
+        }
+    } else if (k->dev_depth && k->depth == k->dev_depth) {
+        k->dev_depth = 0;
+        k->dev_done = 1;
+    }
+    k->depth--;
+    return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+    struct kt *k = ctx;
+    if (k->cap) {
+        cap_sep(k);
+        strbuf_addch(k->cap, '[');
+        k->depth++;
+        int lvl = k->depth - k->cap_base;
+        if (lvl >= 0 && lvl < CAP_MAX)
+            k->cap_comma[lvl] = 0;
+        return 1;
+    }
+    if (k->in_args && k->depth == k->ev_depth + 1 && k->akey >= AK_DIMS) {
+        k->cap = k->akey == AK_DIMS ? &k->dims : k->akey == AK_TYPES ? &k->types
+               : k->akey == AK_STRIDES ? &k->strides : &k->conc;
+        strbuf_reset(k->cap);
+        strbuf_addch(k->cap, '[');
+        k->depth++;
+        k->cap_base = k->depth;
+        memset(k->cap_comma, 0, sizeof k->cap_comma);
+        return 1;
+    }
+    k->depth++;
+    if (k->depth == 1) {
+        /* legacy export: a bare array of events */
+        k->ev_depth = 2;
+        k->saw_events = 1;
+    } else if (k->depth == 2 && k->top_is_obj && k->top_key == 1 && !k->ev_depth) {
+        k->ev_depth = 3;
+        k->saw_events = 1;
+    }
+    return 1;
+}
+
+static int cb_end_array(void *ctx)
+{
+    struct kt *k = ctx;
+    if (k->cap) {
+        strbuf_addch(k->cap, ']');
+        if (k->depth == k->cap_base)
+            k->cap = NULL;
+        k->depth--;
+        return 1;
+    }
+    if (k->ev_depth && k->depth == k->ev_depth - 1)
+        k->ev_depth = 0;
+    k->depth--;
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+/* --------------------------------------------------------- event records */
+
+static uint32_t thread_index(struct kt *k)
+{
+    uint64_t key = hash_u64((uint64_t)k->pid) ^ (uint64_t)k->tid;
+    uint32_t v;
+    if (u64map_get(&k->threads, key, &v))
+        return v;
+    if (k->n_threads >= 65535) {
+        k->too_many_threads = 1;
+        return 65535;
+    }
+    v = (uint32_t)k->n_threads++;
+    u64map_put(&k->threads, key, v);
+    return v;
+}
+
+static uint32_t key_get(struct kt *k, uint32_t name, uint32_t dims, uint32_t types,
+                        uint32_t strides, uint32_t conc)
+{
+    uint32_t ids[5] = { name, dims, types, strides, conc };
+    uint64_t h = hash_bytes(ids, sizeof ids);
+    uint32_t i;
+    if (u64map_get(&k->keymap, h, &i)) {
+        for (uint32_t j = i; j != UINT32_MAX; j = k->key_next[j]) {
+            struct kt_key *e = &k->keys[j];
+            if (e->name == name && e->dims == dims && e->types == types &&
+                e->strides == strides && e->conc == conc)
+                return j;
+        }
+    } else {
+        i = UINT32_MAX;
+    }
+    ALLOC_GROW(k->keys, k->n_keys + 1, k->alloc_keys);
+    ALLOC_GROW(k->key_next, k->n_keys + 1, k->alloc_key_next);
+    struct kt_key *e = &k->keys[k->n_keys];
+    e->name = name;
+    e->dims = dims;
+    e->types = types;
+    e->strides = strides;
+    e->conc = conc;
+    ops_classify(k->strs.str[name], &e->cls);
+    k->key_next[k->n_keys] = i;
+    u64map_put(&k->keymap, h, (uint32_t)k->n_keys);
+    return (uint32_t)k->n_keys++;
+}
+
+static int is_launch(const char *s)
+{
+    return strstr(s, "Launch") || strstr(s, "Memcpy") || strstr(s, "Memset") ||
+           strstr(s, "memcpy") || strstr(s, "memset");
+}
+
+static void dev_add(struct kt *k, struct u64map *m, int64_t key, uint32_t name)
+{
+    uint32_t i;
+    if (!u64map_get(m, (uint64_t)key, &i)) {
+        ALLOC_GROW(k->devs, k->n_devs + 1, k->alloc_devs);
+        i = (uint32_t)k->n_devs++;
+        struct kt_dev *e = &k->devs[i];
+        e->key = key;
+        e->dev_ns = 0;
+        e->ts = k->ts;
+        e->n = 0;
+        e->name = name;
+        u64map_put(m, (uint64_t)key, i);
+    }
+    k->devs[i].dev_ns += k->dur;
+    k->devs[i].n++;
+}
+
+/* One complete event object: keep what linking and counting need. */
+static int kt_event(struct kt *k)
+{
+    k->n_events++;
+    if (k->ph != 'X' || k->cat == CAT_NONE || !k->has_ts)
+        return 1;
+    if (k->dur < 0)
+        k->dur = 0;
+    switch (k->cat) {
+    case CAT_CPU_OP: {
+        uint32_t name = intern_get(&k->strs, k->name.buf ? k->name.buf : "", k->name.len);
+        uint32_t key = key_get(k, name,
+                               intern_get(&k->strs, strbuf_str(&k->dims), k->dims.len),
+                               intern_get(&k->strs, strbuf_str(&k->types), k->types.len),
+                               intern_get(&k->strs, strbuf_str(&k->strides), k->strides.len),
+                               intern_get(&k->strs, strbuf_str(&k->conc), k->conc.len));
+        ALLOC_GROW(k->ops, k->n_ops + 1, k->alloc_ops);
+        struct kt_op *o = &k->ops[k->n_ops++];
+        o->ts = k->ts;
+        o->end = k->ts + k->dur;
+        o->ext = k->has_ext ? k->ext : -1;
+        o->key = key;
+        o->tid = (uint16_t)thread_index(k);
+        o->flags = 0;
+        break;
+    }
+    case CAT_ANN: {
+        ALLOC_GROW(k->anns, k->n_anns + 1, k->alloc_anns);
+        struct kt_ann *a = &k->anns[k->n_anns++];
+        a->ts = k->ts;
+        a->end = k->ts + k->dur;
+        a->name = intern_get(&k->strs, strbuf_str(&k->name), k->name.len);
+        a->tid = (uint16_t)thread_index(k);
+        break;
+    }
+    case CAT_KERNEL:
+    case CAT_MEMCPY: {
+        k->n_device++;
+        uint32_t name = intern_get(&k->strs, strbuf_str(&k->name), k->name.len);
+        if (k->has_ext && (!k->has_corr || k->ext != k->corr))
+            dev_add(k, &k->dev_by_ext, k->ext, name);
+        else if (k->has_corr)
+            dev_add(k, &k->dev_by_corr, k->corr, name);
+        else
+            dev_add(k, &k->dev_by_corr, -(int64_t)name - 1, name);
+        break;
+    }
+    case CAT_RUNTIME:
+        if (k->has_corr && (!k->has_ext || k->ext == k->corr) && is_launch(strbuf_str(&k->name))) {
+            ALLOC_GROW(k->launches, k->n_launches + 1, k->alloc_launches);
+            struct kt_launch *l = &k->launches[k->n_launches++];
+            l->ts = k->ts;
+            l->corr = k->corr;
+            l->tid = (uint16_t)thread_index(k);
+        }
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------ the reading */
+
+static long line_at(const char *path, uint64_t offset)
+{
+    gzFile f = gzopen(path, "rb");
+    if (!f)
+        return 0;
+    long line = 1;
+    char buf[65536];
+    uint64_t done = 0;
+    while (done < offset) {
+        int n = gzread(f, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        size_t lim = (uint64_t)n < offset - done ? (size_t)n : (size_t)(offset - done);
+        for (size_t i = 0; i < lim; i++)
+            line += buf[i] == '\n';
+        done += (uint64_t)n;
+    }
+    gzclose(f);
+    return line;
+}
+
+static int kt_parse(struct kt *k)
+{
+    int rc = FOM_OK;
+    gzFile f = NULL;
+    yajl_handle h = NULL;
+    unsigned char *buf = NULL;
+    const size_t bufsz = 1 << 20;
+    uint64_t fed = 0;
+
+    f = gzopen(k->path, "rb");
+    if (!f) {
+        rc = diag_syserr(k->d, "cannot open '%s': %s", k->path, strerror(errno));
+        goto out;
+    }
+    gzbuffer(f, 1 << 18);
+    h = yajl_alloc(&callbacks, NULL, k);
+    yajl_config(h, yajl_dont_validate_strings, 1);
+    buf = xmalloc(bufsz);
+    for (;;) {
+        int n = gzread(f, buf, (unsigned)bufsz);
+        if (n < 0) {
+            int zerr;
+            const char *msg = gzerror(f, &zerr);
+            rc = diag_error_at(k->d, k->path, 0, 0,
+                               "found damaged gzip data after byte %llu of JSON (%s), "
+                               "expected a complete .gz file",
+                               (unsigned long long)fed, msg);
+            goto out;
+        }
+        if (n == 0)
+            break;
+        yajl_status st = yajl_parse(h, buf, (size_t)n);
+        if (st != yajl_status_ok) {
+            uint64_t at = fed + yajl_get_bytes_consumed(h);
+            unsigned char *msg = yajl_get_error(h, 0, buf, (size_t)n);
+            char *nl = strchr((char *)msg, '\n');
+            if (nl)
+                *nl = '\0';
+            rc = diag_error_at(k->d, k->path, line_at(k->path, at), 0,
+                               "found invalid JSON at byte %llu (%s), expected a chrome trace",
+                               (unsigned long long)at, (char *)msg);
+            yajl_free_error(h, msg);
+            goto out;
+        }
+        fed += (uint64_t)n;
+    }
+    {
+        int zerr;
+        const char *msg = gzerror(f, &zerr);
+        if (zerr != Z_OK && zerr != Z_STREAM_END) {
+            rc = diag_error_at(k->d, k->path, 0, 0,
+                               "found a truncated or damaged gzip stream after byte %llu "
+                               "of JSON (%s), expected a complete .gz file",
+                               (unsigned long long)fed, msg);
+            goto out;
+        }
+    }
+    if (fed == 0) {
+        rc = diag_error_at(k->d, k->path, 0, 0,
+                           "found an empty file at byte 0, expected a chrome trace");
+        goto out;
+    }
+    if (yajl_complete_parse(h) != yajl_status_ok) {
+        rc = diag_error_at(k->d, k->path, line_at(k->path, fed), 0,
+                           "found the end of the file at byte %llu inside the JSON, "
+                           "expected the rest of the trace (truncated file?)",
+                           (unsigned long long)fed);
+        goto out;
+    }
+    if (!k->saw_events) {
+        rc = diag_error_at(k->d, k->path, 0, 0,
+                           "found JSON without a traceEvents array, expected a Kineto trace");
+        goto out;
+    }
+    if (k->too_many_threads) {
+        rc = diag_error_at(k->d, k->path, 0, 0,
+                           "found more than 65535 threads, expected fewer");
+        goto out;
+    }
+out:
+    free(buf);
+    if (h)
+        yajl_free(h);
+    if (f)
+        gzclose(f);
+    return rc;
+}
+
+/* ---------------------------------------------------- nesting and counting */
+
+static int cmp_op(const void *pa, const void *pb)
+{
+    const struct kt_op *a = pa, *b = pb;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    if (a->end != b->end)
+        return a->end > b->end ? -1 : 1;  /* the parent first */
+    return 0;
+}
+
+static int cmp_launch(const void *pa, const void *pb)
+{
+    const struct kt_launch *a = pa, *b = pb;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return 0;
+}
+
+struct ival {
+    int64_t ts, end;
+};
+
+static int cmp_ival(const void *pa, const void *pb)
+{
+    const struct ival *a = pa, *b = pb;
+    return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+static int in_ivals(const struct ival *v, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].ts <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* v[lo-1] is the last interval starting at or before t; intervals
+     * of one thread do not overlap */
+    return lo > 0 && t <= v[lo - 1].end;
+}
+
+struct frame {
+    size_t op;
+    int counted, covered, in_step, launcher;
+    enum op_phase phase;
+    int64_t group;          /* acc index the op's device time goes to, -1 none */
+};
+
+struct counter {
+    struct kt *k;
+    struct kt_acc *acc;
+    size_t n_acc, alloc_acc;
+    struct u64map accmap;
+    struct ival *steps, *optim;
+    size_t n_steps, n_optim;
+    int64_t host_busy_ns;
+};
+
+static size_t acc_get(struct counter *c, uint32_t key, int phase)
+{
+    uint64_t h = ((uint64_t)key << 3) | (uint64_t)phase;
+    uint32_t i;
+    if (u64map_get(&c->accmap, h, &i))
+        return i;
+    ALLOC_GROW(c->acc, c->n_acc + 1, c->alloc_acc);
+    struct kt_acc *a = &c->acc[c->n_acc];
+    memset(a, 0, sizeof *a);
+    a->key = key;
+    a->phase = phase;
+    u64map_put(&c->accmap, h, (uint32_t)c->n_acc);
+    return c->n_acc++;
+}
+
+/* Device work e (launched inside the frame f) joins f's counted op. */
+static void attribute(struct counter *c, struct frame *f, struct kt_dev *e)
+{
+    if (e->n & DEV_USED)
+        return;
+    e->n |= DEV_USED;
+    if (!f->in_step)
+        return;
+    if (f->group < 0) {
+        /* launched by a wrapper that is not counted: count it itself */
+        const struct kt_op *o = &c->k->ops[f->op];
+        f->group = (int64_t)acc_get(c, o->key, f->phase);
+        f->launcher = 1;
+        c->acc[f->group].count += 1;
+        c->acc[f->group].host_ns += o->end - o->ts;
+    }
+    struct kt_acc *a = &c->acc[f->group];
+    a->dev_ns += e->dev_ns;
+    a->kernels += e->n & ~DEV_USED;
+}
+
+static void attribute_launch(struct counter *c, struct frame *stack, size_t depth,
+                             const struct kt_launch *l)
+{
+    uint32_t di;
+    if (!u64map_get(&c->k->dev_by_corr, (uint64_t)l->corr, &di))
+        return;
+    /* innermost op containing the call */
+    while (depth > 0 && c->k->ops[stack[depth - 1].op].end < l->ts)
+        depth--;
+    if (depth == 0)
+        return;
+    attribute(c, &stack[depth - 1], &c->k->devs[di]);
+}
+
+static void kt_count(struct counter *c)
+{
+    struct kt *k = c->k;
+    struct frame *stack = NULL;
+    size_t depth = 0, alloc = 0;
+    size_t *pstack = NULL, palloc = 0, pdepth = 0;
+
+    qsort(k->ops, k->n_ops, sizeof *k->ops, cmp_op);
+    qsort(k->launches, k->n_launches, sizeof *k->launches, cmp_launch);
+
+    /* pass 1: what lies below each op */
+    for (size_t i = 0; i <= k->n_ops; i++) {
+        struct kt_op *o = i < k->n_ops ? &k->ops[i] : NULL;
+        while (pdepth > 0) {
+            struct kt_op *t = &k->ops[pstack[pdepth - 1]];
+            if (o && t->tid == o->tid && (o->ts < t->end || o->ts == t->ts))
+                break;
+            pdepth--;
+            if (pdepth > 0) {
+                struct kt_op *p = &k->ops[pstack[pdepth - 1]];
+                const struct op_class *cl = &k->keys[t->key].cls;
+                p->flags |= KF_CHILD | (t->flags & (KF_MAJOR_DESC | KF_REC_DESC));
+                if (cl->major)
+                    p->flags |= KF_MAJOR_DESC;
+                if (!cl->transparent && cl->kind != OP_OTHER)
+                    p->flags |= KF_REC_DESC;
+            }
+        }
+        if (!o)
+            break;
+        ALLOC_GROW(pstack, pdepth + 1, palloc);
+        pstack[pdepth++] = i;
+    }
+
+    /* pass 2: count, phase, attach device time */
+    size_t li = 0;
+    for (size_t i = 0; i <= k->n_ops; i++) {
+        struct kt_op *o = i < k->n_ops ? &k->ops[i] : NULL;
+        /* launch calls before this op go to the innermost op open at
+         * their time (frames that ended before them are left) */
+        while (li < k->n_launches &&
+               (!o || k->launches[li].tid < o->tid ||
+                (k->launches[li].tid == o->tid && k->launches[li].ts < o->ts))) {
+            const struct kt_launch *l = &k->launches[li++];
+            while (depth > 0 && (k->ops[stack[depth - 1].op].tid != l->tid ||
+                                 k->ops[stack[depth - 1].op].end < l->ts))
+                depth--;
+            if (depth > 0)
+                attribute_launch(c, stack, depth, l);
+        }
+        while (depth > 0) {
+            struct kt_op *t = &k->ops[stack[depth - 1].op];
+            if (o && t->tid == o->tid && (o->ts < t->end || o->ts == t->ts))
+                break;
+            depth--;
+        }
+        if (!o)
+            break;
+
+        struct frame *p = depth ? &stack[depth - 1] : NULL;
+        const struct op_class *cl = &k->keys[o->key].cls;
+        struct frame f;
+        memset(&f, 0, sizeof f);
+        f.op = i;
+        f.group = -1;
+        f.in_step = c->n_steps == 0 || (p ? p->in_step : in_ivals(c->steps, c->n_steps, o->ts));
+        f.phase = p ? p->phase : PHASE_FORWARD;
+        if (cl->backward)
+            f.phase = PHASE_BACKWARD;
+        if (f.phase == PHASE_FORWARD &&
+            (cl->kind == OP_OPTIMIZER || (!p && in_ivals(c->optim, c->n_optim, o->ts))))
+            f.phase = PHASE_OPTIMIZER;
+        f.covered = p && (p->counted || p->covered);
+        int maj = (o->flags & KF_MAJOR_DESC) != 0, rec = (o->flags & KF_REC_DESC) != 0;
+        if (cl->transparent)
+            f.counted = 0;
+        else if (cl->major)
+            f.counted = !maj;
+        else if (cl->kind != OP_OTHER)
+            f.counted = !maj && !f.covered;
+        else
+            f.counted = !rec && !f.covered;
+        if (f.counted) {
+            f.group = (int64_t)acc_get(c, o->key, f.phase);
+            if (f.in_step) {
+                c->acc[f.group].count += 1;
+                c->acc[f.group].host_ns += o->end - o->ts;
+            }
+        } else if (f.covered) {
+            f.group = p->group;
+        }
+        if (!p && f.in_step)
+            c->host_busy_ns += o->end - o->ts;
+        ALLOC_GROW(stack, depth + 1, alloc);
+        stack[depth++] = f;
+        uint32_t di;
+        if (o->ext >= 0 && u64map_get(&k->dev_by_ext, (uint64_t)o->ext, &di))
+            attribute(c, &stack[depth - 1], &k->devs[di]);
+    }
+    free(stack);
+    free(pstack);
+}
+
+/* ------------------------------------------------------------ the profile */
+
+static int starts_with(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int cmp_identity(const void *pa, const void *pb)
+{
+    const struct op *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    if (a->kind != b->kind)
+        return (int)a->kind - (int)b->kind;
+    if (a->phase != b->phase)
+        return (int)a->phase - (int)b->phase;
+    if (a->dtype != b->dtype)
+        return (int)a->dtype - (int)b->dtype;
+    c = strcmp(a->shapes ? a->shapes : "", b->shapes ? b->shapes : "");
+    if (c)
+        return c;
+    if (a->a_t != b->a_t)
+        return a->a_t - b->a_t;
+    if (a->b_t != b->b_t)
+        return a->b_t - b->b_t;
+    return memcmp(&a->conv, &b->conv, sizeof a->conv);
+}
+
+/* Ops that differ only in what the table does not show (strides that give
+ * the same orientation, scalar arguments) become one entry. */
+static void merge_same(struct profile *p)
+{
+    if (p->n_ops < 2)
+        return;
+    qsort(p->ops, p->n_ops, sizeof *p->ops, cmp_identity);
+    size_t w = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        if (w > 0 && cmp_identity(&p->ops[w - 1], &p->ops[i]) == 0) {
+            struct op *d = &p->ops[w - 1], *s = &p->ops[i];
+            d->count += s->count;
+            d->time_s += s->time_s;
+            d->device_time_s += s->device_time_s;
+            d->host_time_s += s->host_time_s;
+            d->kernels += s->kernels;
+            d->flops += s->flops;
+            d->bytes += s->bytes;
+            free(s->name);
+            free(s->shapes);
+            free(s->flags);
+            continue;
+        }
+        p->ops[w++] = p->ops[i];
+    }
+    p->n_ops = w;
+}
+
+static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *out)
+{
+    struct counter c;
+    memset(&c, 0, sizeof c);
+    c.k = k;
+    u64map_init(&c.accmap);
+    int64_t step_ns = 0;
+    for (size_t i = 0; i < k->n_anns; i++) {
+        const char *nm = k->strs.str[k->anns[i].name];
+        struct ival v = { k->anns[i].ts, k->anns[i].end };
+        if (starts_with(nm, "ProfilerStep#")) {
+            c.steps = xrealloc(c.steps, (c.n_steps + 1) * sizeof *c.steps);
+            c.steps[c.n_steps++] = v;
+            step_ns += v.end - v.ts;
+        } else if (starts_with(nm, "Optimizer.")) {
+            c.optim = xrealloc(c.optim, (c.n_optim + 1) * sizeof *c.optim);
+            c.optim[c.n_optim++] = v;
+        }
+    }
+    if (c.n_steps)
+        qsort(c.steps, c.n_steps, sizeof *c.steps, cmp_ival);
+    if (c.n_optim)
+        qsort(c.optim, c.n_optim, sizeof *c.optim, cmp_ival);
+    kt_count(&c);
+
+    /* device work no op claimed: name it by its kernel */
+    int64_t lo = c.n_steps ? c.steps[0].ts : INT64_MIN;
+    int64_t hi = INT64_MAX;
+    if (c.n_steps) {
+        int64_t last = c.steps[c.n_steps - 1].end;
+        /* the device may still be busy with the last step's work after
+         * the host left it: allow one mean step of lag */
+        hi = last + step_ns / (int64_t)c.n_steps;
+    }
+    for (size_t i = 0; i < k->n_devs; i++) {
+        struct kt_dev *e = &k->devs[i];
+        if (e->n & DEV_USED)
+            continue;
+        if (e->ts < lo || e->ts > hi)
+            continue;
+        size_t g = acc_get(&c, KEY_KERNEL | e->name, PHASE_UNKNOWN);
+        c.acc[g].count += e->n;
+        c.acc[g].dev_ns += e->dev_ns;
+        c.acc[g].kernels += e->n;
+    }
+
+    int steps = c.n_steps ? (int)c.n_steps : 1;
+    double inv = 1.0 / steps;
+    out->steps = steps;
+    out->has_device = k->n_device > 0;
+    out->format = xstrdup("kineto");
+    out->source = xstrdup(k->path);
+    if (k->device_name && *k->device_name)
+        out->device_name = xstrdup(k->device_name);
+    struct strbuf fw = STRBUF_INIT;
+    strbuf_addstr(&fw, "PyTorch");
+    if (k->version)
+        strbuf_addf(&fw, " %s", k->version);
+    out->framework = strbuf_detach(&fw);
+    out->batch = o ? o->batch : 0;
+    out->step_time_s = c.n_steps ? (double)step_ns * 1e-9 * inv : 0;
+    out->host_time_s = (double)c.host_busy_ns * 1e-9 * inv;
+
+    for (size_t i = 0; i < c.n_acc; i++) {
+        struct kt_acc *a = &c.acc[i];
+        if (a->count <= 0 && a->dev_ns <= 0)
+            continue;
+        struct op *op = profile_add_op(out);
+        struct op_args args = { NULL, NULL, NULL, NULL };
+        if (a->key & KEY_KERNEL) {
+            const char *kn = k->strs.str[a->key & ~KEY_KERNEL];
+            op->name = xstrdup(kn);
+            op->kind = ops_classify_kernel(kn);
+            op->phase = PHASE_UNKNOWN;
+            op->flags = xstrdup("no-framework-op");
+        } else {
+            const struct kt_key *key = &k->keys[a->key];
+            op->name = xstrdup(k->strs.str[key->name]);
+            op->kind = key->cls.kind;
+            op->phase = (enum op_phase)a->phase;
+            args.dims = key->dims ? k->strs.str[key->dims] : NULL;
+            args.types = key->types ? k->strs.str[key->types] : NULL;
+            args.strides = key->strides ? k->strs.str[key->strides] : NULL;
+            args.concrete = key->conc ? k->strs.str[key->conc] : NULL;
+        }
+        double f1 = 0, b1 = 0;
+        ops_fill(op, &args, &f1, &b1);
+        op->count = a->count * inv;
+        op->host_time_s = (double)a->host_ns * 1e-9 * inv;
+        op->device_time_s = (double)a->dev_ns * 1e-9 * inv;
+        op->kernels = (double)a->kernels * inv;
+        op->time_s = out->has_device ? op->device_time_s : op->host_time_s;
+        op->flops = f1 * op->count;
+        op->bytes = b1 * op->count;
+    }
+    merge_same(out);
+    free(c.acc);
+    free(c.steps);
+    free(c.optim);
+    u64map_free(&c.accmap);
+    return FOM_OK;
+}
+
+static void kt_free(struct kt *k)
+{
+    strbuf_release(&k->name);
+    strbuf_release(&k->dims);
+    strbuf_release(&k->types);
+    strbuf_release(&k->strides);
+    strbuf_release(&k->conc);
+    intern_free(&k->strs);
+    free(k->keys);
+    free(k->key_next);
+    u64map_free(&k->keymap);
+    u64map_free(&k->threads);
+    free(k->ops);
+    free(k->anns);
+    free(k->launches);
+    free(k->devs);
+    u64map_free(&k->dev_by_ext);
+    u64map_free(&k->dev_by_corr);
+    free(k->device_name);
+    free(k->version);
+}
+
+int kineto_read(const char *path, const struct ingest_opts *o, struct profile *out,
+                struct diag *d)
+{
+    struct kt k;
+    memset(&k, 0, sizeof k);
+    k.path = path;
+    k.d = d;
+    strbuf_init(&k.name);
+    strbuf_init(&k.dims);
+    strbuf_init(&k.types);
+    strbuf_init(&k.strides);
+    strbuf_init(&k.conc);
+    intern_init(&k.strs);
+    u64map_init(&k.keymap);
+    u64map_init(&k.threads);
+    u64map_init(&k.dev_by_ext);
+    u64map_init(&k.dev_by_corr);
+    int rc = kt_parse(&k);
+    if (rc)
+        goto out;
+    if (k.n_ops == 0 && k.n_device == 0) {
+        rc = diag_error_at(d, path, 0, 0,
+                           "found %lld events but no cpu_op or kernel events, "
+                           "expected a PyTorch profiler trace",
+                           (long long)k.n_events);
+        goto out;
+    }
+    rc = kt_build(&k, o, out);
+    if (rc)
+        goto out;
+    out->dtype = ops_dominant_dtype(out);
+    ops_sort(out);
+    ops_select_top(out, o && o->top > 0 ? o->top : 1.0);
+out:
+    kt_free(&k);
+    return rc;
+}

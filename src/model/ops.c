@@ -1,0 +1,711 @@
+/* Op classification and the flop/byte formulas.
+ *
+ * Formulas (per occurrence; dtype size s from "Input type"):
+ *   gemm   C[m x n] = op(A)[m x k] op(B)[k x n]:  flops = 2·m·n·k·batch
+ *          aten::mm      Input Dims [[m,k],[k,n]]
+ *          aten::addmm   [[bias],[m,k],[k,n]]  (the bias add, m·n, is left out
+ *                        so the figure matches DeepBench's 2mnk tables)
+ *          aten::bmm     [[b,m,k],[b,k,n]]            -> batch b
+ *          aten::baddbmm [[bias],[b,m,k],[b,k,n]]     -> batch b
+ *          a_t/b_t: 'T' when the operand's recorded strides say it is
+ *          column-major (stride of the last dim != 1 and stride of the
+ *          first == 1), else 'N'; 'N' when no strides were recorded.
+ *          bytes = s·(m·k + k·n + m·n)·batch.
+ *   conv   flops = 2·N·K·(C/groups)·R·S·P·Q with P, Q the output height and
+ *          width; geometry from the input [N,C,H,W] (1-D: [N,C,W], H = 1),
+ *          weight [K,C/groups,R,S] and stride/padding/dilation/groups from
+ *          "Concrete Inputs" at the positions of the op's ATen schema.
+ *          convolution_backward computes the input gradient and the weight
+ *          gradient, each as costly as the forward: 2x forward flops (1x
+ *          when its output_mask asks for only one of them).
+ *          bytes = s·(input + weight + output elements).
+ *   attention (q [B,H,L,D], k [B,H,S,D]): forward 4·B·H·L·S·D (QK^T and
+ *          PV); backward 2.5x forward (recomputed QK^T plus four gradient
+ *          products).
+ *   elementwise, norm, memcpy, optimizer, embedding, reduction, other:
+ *          flops = elements of the largest input (one op per element);
+ *          bytes = s·(all tensor input elements + largest input elements),
+ *          i.e. everything read plus one output written.  Tensor lists
+ *          (_foreach_*) count every tensor of every list.
+ *   rnn    flops unknown (0, flagged): cuDNN/oneDNN fuse the layer loop.
+ */
+#include "model/ops.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+
+/* ---------------------------------------------------------------- names */
+
+static int starts(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int has(const char *s, const char *p)
+{
+    return strstr(s, p) != NULL;
+}
+
+static int is_one_of(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(s, *list) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *const gemm_names[] = {
+    "mm", "addmm", "bmm", "baddbmm", "_scaled_mm", "_int_mm", "addbmm", NULL,
+};
+static const char *const conv_names[] = {
+    "convolution", "_convolution", "cudnn_convolution", "mkldnn_convolution",
+    "convolution_backward", "convolution_overrideable", "cudnn_convolution_transpose",
+    "miopen_convolution", "_slow_conv2d_forward", "_slow_conv2d_backward",
+    "thnn_conv2d", "_nnpack_spatial_convolution", "slow_conv3d", "slow_conv_dilated2d",
+    "cudnn_convolution_relu", "cudnn_convolution_add_relu", "_convolution_mode",
+    "convolution_backward_overrideable", "mkldnn_convolution_backward", NULL,
+};
+/* Composite wrappers: they dispatch to the op that does the work. */
+static const char *const transparent_names[] = {
+    "linear", "matmul", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "einsum", "cross_entropy_loss",
+    "contiguous", NULL,
+};
+static const char *const reduction_names[] = {
+    "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod",
+    "norm", "linalg_vector_norm", "var", "std", "var_mean", "std_mean",
+    "softmax", "_softmax", "log_softmax", "_log_softmax", "_softmax_backward_data",
+    "_log_softmax_backward_data", "cumsum", "logsumexp", "nll_loss", "nll_loss_forward",
+    "nll_loss_backward", "nll_loss2d_forward", "nll_loss2d_backward", "mse_loss",
+    "mse_loss_backward", "max_pool1d", "max_pool2d", "max_pool3d",
+    "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+    "max_pool3d_with_indices", "avg_pool2d", "avg_pool2d_backward",
+    "adaptive_avg_pool2d", "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
+    "adaptive_max_pool2d", "mkldnn_max_pool2d", "mkldnn_adaptive_avg_pool2d",
+    "topk", "sort", "all", "any", "count_nonzero", "dot", "vdot", "mv", "addmv",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
+    "l1_loss", "kl_div", "_masked_softmax", NULL,
+};
+static const char *const memcpy_names[] = {
+    "copy_", "to", "_to_copy", "clone", "_copy_from", "_copy_from_and_resize",
+    "cat", "_cat", "stack", "pin_memory", "_pin_memory", NULL,
+};
+/* Metadata-only ops: no data moved. */
+static const char *const meta_names[] = {
+    "view", "reshape", "_reshape_alias", "t", "transpose", "permute", "expand",
+    "as_strided", "unsqueeze", "squeeze", "select", "slice", "detach", "alias",
+    "empty", "empty_like", "empty_strided", "resize_", "set_", "flatten",
+    "unflatten", "split", "split_with_sizes", "chunk", "narrow", "numpy_T",
+    "lift_fresh", "_unsafe_view", "unbind", "expand_as", "view_as", "result_type",
+    "is_nonzero", "item", "_local_scalar_dense", "resolve_conj", "resolve_neg",
+    "_has_compatible_shallow_copy_type", "size", "stride", "dim", "_to_dense",
+    "detach_", "requires_grad_", "retain_grad", "record_stream", "new_empty",
+    "new_empty_strided", "_nested_tensor_from_mask_left_aligned", NULL,
+};
+
+void ops_classify(const char *name, struct op_class *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = OP_OTHER;
+    if (!name)
+        return;
+    if (starts(name, "autograd::engine::evaluate_function")) {
+        c->transparent = 1;
+        c->backward = 1;
+        return;
+    }
+    if (starts(name, "ProfilerStep#") || starts(name, "Optimizer.") ||
+        starts(name, "torch::autograd::")) {
+        c->transparent = 1;
+        c->backward = starts(name, "torch::autograd::");
+        return;
+    }
+    const char *base = starts(name, "aten::") ? name + 6 : NULL;
+    if (!base) {
+        /* Autograd nodes ("AddmmBackward0") and other non-aten spans. */
+        if (has(name, "Backward")) {
+            c->transparent = 1;
+            c->backward = 1;
+            return;
+        }
+        if (has(name, "nccl") || starts(name, "c10d::") || has(name, "record_param_comms"))
+            c->kind = OP_COMM;
+        else if (has(name, "Optimizer") || has(name, "optimizer"))
+            c->kind = OP_OPTIMIZER;
+        return;
+    }
+    c->backward = has(base, "backward") != NULL;
+    if (is_one_of(base, transparent_names)) {
+        c->transparent = 1;
+    } else if (is_one_of(base, gemm_names)) {
+        c->kind = OP_GEMM;
+    } else if (is_one_of(base, conv_names) || (has(base, "conv") && has(base, "olution"))) {
+        c->kind = OP_CONV;
+    } else if (has(base, "attention") || has(base, "flash") || has(base, "_efficient_attention")) {
+        c->kind = OP_ATTENTION;
+    } else if (has(base, "rnn") || has(base, "lstm") || has(base, "gru")) {
+        c->kind = OP_RNN;
+    } else if (starts(base, "_foreach_") || starts(base, "_fused_adam") ||
+               starts(base, "_fused_sgd") || starts(base, "_fused_adagrad")) {
+        c->kind = OP_OPTIMIZER;
+    } else if (has(base, "batch_norm") || has(base, "layer_norm") || has(base, "group_norm") ||
+               has(base, "instance_norm") || has(base, "rms_norm")) {
+        c->kind = OP_NORM;
+    } else if (starts(base, "embedding") || starts(base, "_embedding")) {
+        c->kind = OP_EMBEDDING;
+    } else if (has(base, "nccl") || starts(base, "all_reduce") || starts(base, "all_gather") ||
+               starts(base, "reduce_scatter") || starts(base, "broadcast")) {
+        c->kind = OP_COMM;
+    } else if (is_one_of(base, reduction_names)) {
+        c->kind = OP_REDUCTION;
+    } else if (is_one_of(base, memcpy_names)) {
+        c->kind = OP_MEMCPY;
+    } else if (is_one_of(base, meta_names)) {
+        c->kind = OP_OTHER;
+    } else {
+        /* What remains in ATen is overwhelmingly pointwise: add, mul,
+         * relu, threshold_backward, gelu, dropout, fill_, zero_, where,
+         * index, gather, masked_fill, addcmul_, ... */
+        c->kind = OP_ELEMENTWISE;
+    }
+    c->major = c->kind == OP_GEMM || c->kind == OP_CONV || c->kind == OP_ATTENTION ||
+               c->kind == OP_RNN;
+}
+
+enum op_kind ops_classify_kernel(const char *name)
+{
+    if (!name)
+        return OP_OTHER;
+    if (has(name, "nccl") || has(name, "rccl"))
+        return OP_COMM;
+    if (starts(name, "Memcpy") || starts(name, "Memset") || has(name, "memcpy"))
+        return OP_MEMCPY;
+    if (has(name, "flash") || has(name, "fmha") || has(name, "attention"))
+        return OP_ATTENTION;
+    if (has(name, "gemm") || has(name, "cutlass") || has(name, "Cijk_") || has(name, "xmma"))
+        return OP_GEMM;
+    if (has(name, "conv") || has(name, "implicit_convolve") || has(name, "wgrad") ||
+        has(name, "dgrad"))
+        return OP_CONV;
+    if (has(name, "reduce_kernel") || has(name, "softmax"))
+        return OP_REDUCTION;
+    if (has(name, "elementwise"))
+        return OP_ELEMENTWISE;
+    if (has(name, "norm"))
+        return OP_NORM;
+    return OP_OTHER;
+}
+
+/* ------------------------------------------------- recorded argument text */
+
+#define MAX_ARGS 24
+#define MAX_DIMS 8
+
+struct targ {
+    int present;        /* a tensor (or tensor list) with recorded dims */
+    int ndim;
+    int64_t d[MAX_DIMS];
+    int ntensors;       /* tensors in this argument (lists: several) */
+    double elems;       /* elements over all its tensors */
+};
+
+static const char *skip_ws(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    return s;
+}
+
+/* Parse one bracketed element at s into t (a list of ints, or a list of
+ * such lists).  Returns the position after it, or NULL on garbage. */
+static const char *parse_tensor(const char *s, struct targ *t)
+{
+    s = skip_ws(s);
+    if (*s != '[')
+        return NULL;
+    s = skip_ws(s + 1);
+    if (*s == '[') {
+        /* a tensor list */
+        while (*s == '[') {
+            struct targ sub;
+            memset(&sub, 0, sizeof sub);
+            s = parse_tensor(s, &sub);
+            if (!s)
+                return NULL;
+            if (sub.present) {
+                if (!t->present) {
+                    t->ndim = sub.ndim;
+                    memcpy(t->d, sub.d, sizeof t->d);
+                }
+                t->present = 1;
+                t->ntensors += sub.ntensors;
+                t->elems += sub.elems;
+            }
+            s = skip_ws(s);
+            if (*s == ',')
+                s = skip_ws(s + 1);
+        }
+        s = skip_ws(s);
+        return *s == ']' ? s + 1 : NULL;
+    }
+    double e = 1;
+    while (*s && *s != ']') {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s)
+            return NULL;
+        if (t->ndim < MAX_DIMS)
+            t->d[t->ndim] = v;
+        t->ndim++;
+        e *= (double)v;
+        s = skip_ws(end);
+        if (*s == ',')
+            s = skip_ws(s + 1);
+    }
+    if (*s != ']')
+        return NULL;
+    if (t->ndim > MAX_DIMS)
+        t->ndim = MAX_DIMS;
+    /* [] is a non-tensor argument; a 0-d tensor also shows as [] and
+     * holds one element, too small to matter. */
+    if (t->ndim > 0) {
+        t->present = 1;
+        t->ntensors = 1;
+        t->elems = e;
+    }
+    return s + 1;
+}
+
+static int parse_dims(const char *s, struct targ *args)
+{
+    memset(args, 0, sizeof(struct targ) * MAX_ARGS);
+    if (!s)
+        return 0;
+    s = skip_ws(s);
+    if (*s != '[')
+        return 0;
+    s = skip_ws(s + 1);
+    int n = 0;
+    while (*s && *s != ']') {
+        struct targ tmp;
+        memset(&tmp, 0, sizeof tmp);
+        s = parse_tensor(s, n < MAX_ARGS ? &args[n] : &tmp);
+        if (!s)
+            return n;
+        n++;
+        s = skip_ws(s);
+        if (*s == ',')
+            s = skip_ws(s + 1);
+    }
+    return n < MAX_ARGS ? n : MAX_ARGS;
+}
+
+/* Parse a JSON list of strings into out[] (malloc'd, caller frees). */
+static int parse_strlist(const char *s, char **out, int max)
+{
+    int n = 0;
+    if (!s)
+        return 0;
+    s = skip_ws(s);
+    if (*s != '[')
+        return 0;
+    s++;
+    for (;;) {
+        s = skip_ws(s);
+        if (*s != '"')
+            break;
+        s++;
+        struct strbuf sb = STRBUF_INIT;
+        while (*s && *s != '"') {
+            if (*s == '\\' && s[1])
+                s++;
+            strbuf_addch(&sb, *s++);
+        }
+        if (*s == '"')
+            s++;
+        if (n < max)
+            out[n++] = strbuf_detach(&sb);
+        else
+            strbuf_release(&sb);
+        s = skip_ws(s);
+        if (*s != ',')
+            break;
+        s++;
+    }
+    return n;
+}
+
+static void free_strlist(char **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i]);
+}
+
+/* "[1, 2]" or "1" -> up to max ints; returns how many. */
+static int parse_intlist(const char *s, int64_t *v, int max)
+{
+    int n = 0;
+    if (!s)
+        return 0;
+    while (*s && n < max) {
+        if (isdigit((unsigned char)*s) || (*s == '-' && isdigit((unsigned char)s[1]))) {
+            char *end;
+            v[n++] = strtoll(s, &end, 10);
+            s = end;
+        } else {
+            s++;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------- formulas */
+
+static void gemm_orient(const struct targ *st, int i, char *t)
+{
+    *t = 'N';
+    if (!st[i].present || st[i].ndim < 2)
+        return;
+    int64_t s_row = st[i].d[st[i].ndim - 2], s_col = st[i].d[st[i].ndim - 1];
+    if (s_col != 1 && s_row == 1)
+        *t = 'T';
+}
+
+static void fill_gemm(struct op *o, const struct targ *a, int na, const struct targ *st, int nst,
+                      double *flops1)
+{
+    const char *base = o->name + 6;
+    int off = (strcmp(base, "addmm") == 0 || strcmp(base, "baddbmm") == 0 ||
+               strcmp(base, "addbmm") == 0) ? 1 : 0;
+    if (na < off + 2 || !a[off].present || !a[off + 1].present)
+        return;
+    const struct targ *A = &a[off], *B = &a[off + 1];
+    if (A->ndim == 2 && B->ndim == 2) {
+        o->m = A->d[0];
+        o->k = A->d[1];
+        o->n = B->d[1];
+        o->batch = 1;
+    } else if (A->ndim == 3 && B->ndim == 3) {
+        o->batch = A->d[0];
+        o->m = A->d[1];
+        o->k = A->d[2];
+        o->n = B->d[2];
+        if (strcmp(base, "addbmm") == 0) {
+            /* sum over the batch of products: same flops as bmm */
+        }
+    } else {
+        return;
+    }
+    if (nst >= off + 2) {
+        gemm_orient(st, off, &o->a_t);
+        gemm_orient(st, off + 1, &o->b_t);
+    } else {
+        o->a_t = 'N';
+        o->b_t = 'N';
+    }
+    *flops1 = 2.0 * (double)o->m * (double)o->n * (double)o->k * (double)o->batch;
+}
+
+/* Positions in the ATen schemas of (input, weight, stride, padding,
+ * dilation, groups, output_mask); -1 when absent. */
+static const struct conv_schema {
+    const char *name;
+    int input, weight, grad_out, stride, pad, dil, groups, mask;
+} conv_schemas[] = {
+    { "convolution", 0, 1, -1, 3, 4, 5, 8, -1 },
+    { "_convolution", 0, 1, -1, 3, 4, 5, 8, -1 },
+    { "convolution_overrideable", 0, 1, -1, 3, 4, 5, 8, -1 },
+    { "cudnn_convolution", 0, 1, -1, 3, 2, 4, 5, -1 },
+    { "miopen_convolution", 0, 1, -1, 4, 3, 5, 6, -1 },
+    { "mkldnn_convolution", 0, 1, -1, 4, 3, 5, 6, -1 },
+    { "convolution_backward", 1, 2, 0, 4, 5, 6, 9, 10 },
+    { "convolution_backward_overrideable", 1, 2, 0, 3, 4, 5, 8, 9 },
+    { "_slow_conv2d_forward", 0, 1, -1, 4, 5, -1, -1, -1 },
+    { "thnn_conv2d", 0, 1, -1, 4, 5, -1, -1, -1 },
+};
+
+static void conv_pair(char **conc, int nconc, int idx, int64_t *h, int64_t *w, int spatial,
+                      int64_t dflt)
+{
+    *h = *w = dflt;
+    if (idx < 0 || idx >= nconc)
+        return;
+    int64_t v[3];
+    int n = parse_intlist(conc[idx], v, 3);
+    if (n == 0)
+        return;
+    if (spatial == 1) {
+        *w = v[0];
+    } else {
+        *h = v[0];
+        *w = n > 1 ? v[1] : v[0];
+    }
+}
+
+static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, int nconc,
+                      double *flops1, double *bytes1, int esz)
+{
+    const char *base = o->name + 6;
+    const struct conv_schema *cs = NULL;
+    for (size_t i = 0; i < sizeof conv_schemas / sizeof conv_schemas[0]; i++)
+        if (strcmp(base, conv_schemas[i].name) == 0)
+            cs = &conv_schemas[i];
+    if (!cs || cs->input >= na || cs->weight >= na)
+        return;
+    const struct targ *in = &a[cs->input], *wt = &a[cs->weight];
+    if (!in->present || !wt->present || in->ndim < 3 || in->ndim > 4 || wt->ndim != in->ndim)
+        return;
+    struct conv_shape *c = &o->conv;
+    int spatial = in->ndim - 2;
+    c->n = in->d[0];
+    c->c = in->d[1];
+    c->h = spatial == 2 ? in->d[2] : 1;
+    c->w = in->d[in->ndim - 1];
+    c->k = wt->d[0];
+    c->r = spatial == 2 ? wt->d[2] : 1;
+    c->s = wt->d[wt->ndim - 1];
+    conv_pair(conc, nconc, cs->stride, &c->stride_h, &c->stride_w, spatial, 1);
+    conv_pair(conc, nconc, cs->pad, &c->pad_h, &c->pad_w, spatial, 0);
+    conv_pair(conc, nconc, cs->dil, &c->dil_h, &c->dil_w, spatial, 1);
+    c->groups = 1;
+    if (cs->groups >= 0 && cs->groups < nconc) {
+        int64_t g;
+        if (parse_intlist(conc[cs->groups], &g, 1) == 1 && g > 0)
+            c->groups = g;
+    }
+    if (spatial == 1) {
+        c->stride_h = c->dil_h = 1;
+        c->pad_h = 0;
+    }
+    if (c->stride_h <= 0 || c->stride_w <= 0)
+        return;
+    c->p = (c->h + 2 * c->pad_h - c->dil_h * (c->r - 1) - 1) / c->stride_h + 1;
+    c->q = (c->w + 2 * c->pad_w - c->dil_w * (c->s - 1) - 1) / c->stride_w + 1;
+    if (cs->grad_out >= 0 && cs->grad_out < na && a[cs->grad_out].present &&
+        a[cs->grad_out].ndim == in->ndim) {
+        /* the gradient's shape is the forward output's: trust it */
+        const struct targ *g = &a[cs->grad_out];
+        c->p = spatial == 2 ? g->d[2] : 1;
+        c->q = g->d[g->ndim - 1];
+    }
+    if (c->p <= 0 || c->q <= 0)
+        return;
+    double fwd = 2.0 * (double)c->n * (double)c->k * (double)(c->c / c->groups) *
+                 (double)c->r * (double)c->s * (double)c->p * (double)c->q;
+    double mult = 1;
+    if (cs->mask >= 0) {
+        mult = 2;
+        if (cs->mask < nconc) {
+            /* output_mask "[True, True, False]": input grad, weight grad, bias */
+            const char *m = conc[cs->mask];
+            int t0 = 0, t1 = 0, seen = 0;
+            for (const char *p = m; *p; p++) {
+                if (*p == 'T' || *p == 'F') {
+                    if (seen == 0)
+                        t0 = *p == 'T';
+                    else if (seen == 1)
+                        t1 = *p == 'T';
+                    seen++;
+                    while (*p && *p != ',' && *p != ']')
+                        p++;
+                    if (!*p)
+                        break;
+                }
+            }
+            if (seen >= 2)
+                mult = t0 + t1;
+        }
+    }
+    *flops1 = fwd * mult;
+    *bytes1 = (double)esz * (in->elems + wt->elems +
+                             (double)c->n * (double)c->k * (double)c->p * (double)c->q);
+}
+
+static void fill_attention(struct op *o, const struct targ *a, int na, double *flops1)
+{
+    if (na < 2 || !a[0].present || !a[1].present || a[0].ndim != 4 || a[1].ndim != 4)
+        return;
+    /* backward ops take grad_out first, then q, k */
+    int qi = 0;
+    if (has(o->name, "backward") && na >= 3 && a[2].present && a[2].ndim == 4)
+        qi = 1;
+    const struct targ *q = &a[qi], *k = &a[qi + 1];
+    double f = 4.0 * (double)q->d[0] * (double)q->d[1] * (double)q->d[2] *
+               (double)k->d[2] * (double)q->d[3];
+    if (qi == 1 || o->phase == PHASE_BACKWARD)
+        f *= 2.5;
+    *flops1 = f;
+}
+
+void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)
+{
+    struct targ a[MAX_ARGS], st[MAX_ARGS];
+    char *types[MAX_ARGS], *conc[MAX_ARGS];
+    int na = parse_dims(args->dims, a);
+    int nst = parse_dims(args->strides, st);
+    int nt = parse_strlist(args->types, types, MAX_ARGS);
+    int nc = parse_strlist(args->concrete, conc, MAX_ARGS);
+    *flops1 = 0;
+    *bytes1 = 0;
+
+    /* dtype: the first tensor argument that has one */
+    o->dtype = PREC_UNKNOWN;
+    for (int i = 0; i < nt; i++) {
+        if (i < na && !a[i].present)
+            continue;
+        enum precision p = precision_parse(types[i]);
+        if (p != PREC_UNKNOWN) {
+            o->dtype = p;
+            break;
+        }
+    }
+    int esz = precision_bytes(o->dtype);
+
+    /* shapes text: the tensor arguments, "[100, 29532], [1000, 29532]" */
+    if (args->dims) {
+        const char *s = skip_ws(args->dims);
+        size_t len = strlen(s);
+        while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\n'))
+            len--;
+        if (len >= 2 && s[0] == '[' && s[len - 1] == ']')
+            o->shapes = xstrndup(s + 1, len - 2);
+        else
+            o->shapes = xstrdup(s);
+    }
+
+    double all = 0, largest = 0;
+    for (int i = 0; i < na; i++) {
+        if (!a[i].present)
+            continue;
+        all += a[i].elems;
+        if (a[i].elems > largest)
+            largest = a[i].elems;
+    }
+
+    switch (o->kind) {
+    case OP_GEMM:
+        fill_gemm(o, a, na, st, nst, flops1);
+        if (*flops1 > 0)
+            *bytes1 = (double)esz * ((double)o->m * o->k + (double)o->k * o->n +
+                                     (double)o->m * o->n) * (double)o->batch;
+        else
+            *bytes1 = esz * (all + largest);
+        break;
+    case OP_CONV:
+        fill_conv(o, a, na, conc, nc, flops1, bytes1, esz);
+        if (*flops1 == 0)
+            *bytes1 = esz * (all + largest);
+        break;
+    case OP_ATTENTION:
+        fill_attention(o, a, na, flops1);
+        *bytes1 = esz * (all + largest);
+        break;
+    case OP_RNN:
+        *bytes1 = esz * (all + largest);
+        break;
+    default:
+        *flops1 = o->kind == OP_OTHER || o->kind == OP_MEMCPY ? 0 : largest;
+        *bytes1 = esz * (all + largest);
+        if (o->kind == OP_OTHER && starts(o->name, "aten::")) {
+            /* metadata ops move nothing */
+            struct op_class c;
+            ops_classify(o->name, &c);
+            if (is_one_of(o->name + 6, meta_names))
+                *bytes1 = 0;
+        }
+        break;
+    }
+    if ((o->kind == OP_RNN || o->kind == OP_CONV || o->kind == OP_GEMM ||
+         o->kind == OP_ATTENTION) && *flops1 == 0 && !o->flags)
+        o->flags = xstrdup("flops-unknown");
+    free_strlist(types, nt);
+    free_strlist(conc, nc);
+}
+
+/* ------------------------------------------------------- sort, top, dtype */
+
+static int cmp_time_desc(const void *pa, const void *pb)
+{
+    const struct op *a = pa, *b = pb;
+    if (a->time_s != b->time_s)
+        return a->time_s < b->time_s ? 1 : -1;
+    int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+    if (c)
+        return c;
+    c = strcmp(a->shapes ? a->shapes : "", b->shapes ? b->shapes : "");
+    if (c)
+        return c;
+    return (int)a->phase - (int)b->phase;
+}
+
+void ops_sort(struct profile *p)
+{
+    if (p->n_ops > 1)
+        qsort(p->ops, p->n_ops, sizeof *p->ops, cmp_time_desc);
+    double t = 0;
+    for (size_t i = 0; i < p->n_ops; i++)
+        t += p->ops[i].time_s;
+    p->total_time_s = t;
+}
+
+void ops_select_top(struct profile *p, double top)
+{
+    double total = 0;
+    for (size_t i = 0; i < p->n_ops; i++)
+        total += p->ops[i].time_s;
+    p->total_time_s = total;
+    p->coverage = 1.0;
+    if (top >= 1.0 || total <= 0 || p->n_ops == 0)
+        return;
+    double acc = 0;
+    size_t keep = 0;
+    while (keep < p->n_ops && acc < top * total) {
+        acc += p->ops[keep].time_s;
+        keep++;
+    }
+    double dropped = 0;
+    for (size_t i = keep; i < p->n_ops; i++) {
+        dropped += p->ops[i].time_s;
+        free(p->ops[i].name);
+        free(p->ops[i].shapes);
+        free(p->ops[i].flags);
+    }
+    p->dropped_ops += p->n_ops - keep;
+    p->dropped_time_s += dropped;
+    p->n_ops = keep;
+    p->total_time_s = acc;
+    p->coverage = acc / total;
+}
+
+enum precision ops_dominant_dtype(const struct profile *p)
+{
+    double w[PREC_COUNT + 1] = { 0 };
+    double wall[PREC_COUNT + 1] = { 0 };
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *o = &p->ops[i];
+        int d = (unsigned)o->dtype <= PREC_COUNT ? (int)o->dtype : PREC_COUNT;
+        double t = o->time_s > 0 ? o->time_s : 1e-12;
+        if (o->kind == OP_GEMM || o->kind == OP_CONV || o->kind == OP_ATTENTION ||
+            o->kind == OP_RNN)
+            w[d] += t;
+        wall[d] += t;
+    }
+    int best = PREC_UNKNOWN;
+    double bw = 0;
+    for (int i = 0; i < PREC_COUNT; i++)
+        if (w[i] > bw) {
+            bw = w[i];
+            best = i;
+        }
+    if (best == PREC_UNKNOWN)
+        for (int i = 0; i < PREC_COUNT; i++)
+            if (wall[i] > bw) {
+                bw = wall[i];
+                best = i;
+            }
+    return (enum precision)best;
+}

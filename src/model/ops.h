@@ -1,0 +1,50 @@
+/* Framework op names -> kinds, and the flop/byte formulas of an op from
+ * its recorded input shapes.  Pure: no I/O. */
+#ifndef FOM_OPS_H
+#define FOM_OPS_H
+#include <stdint.h>
+
+#include "model/profile.h"
+
+/* What an op name says about how to count it. */
+struct op_class {
+    enum op_kind kind;
+    int transparent;    /* composite wrapper (aten::linear, aten::matmul,
+                           aten::conv2d, autograd nodes): its time belongs
+                           to the ops it calls, never counted itself */
+    int major;          /* gemm, conv, attention, rnn: the compute ops a
+                           parent is split into */
+    int backward;       /* the name itself marks backward work */
+};
+
+/* Classify a framework op name ("aten::addmm", "MmBackward0", ...). */
+void ops_classify(const char *name, struct op_class *c);
+/* Classify a device kernel / memcpy name with no framework op above it. */
+enum op_kind ops_classify_kernel(const char *name);
+
+/* The recorded arguments of one op, as the JSON texts the profiler wrote
+ * (each may be NULL): Input Dims, Input type, Input Strides, Concrete
+ * Inputs. */
+struct op_args {
+    const char *dims, *types, *strides, *concrete;
+};
+
+/* Fill dtype, m, n, k, batch, a_t, b_t, conv and the shape text of o from
+ * its arguments, and return the flops and bytes of ONE occurrence.  o->name
+ * and o->kind must be set; o->phase is used for backward conv. */
+void ops_fill(struct op *o, const struct op_args *a, double *flops1, double *bytes1);
+
+/* Sort ops by time_s descending (ties by name) and recompute
+ * p->total_time_s. */
+void ops_sort(struct profile *p);
+
+/* Keep the fewest leading ops (after ops_sort) whose time covers at least
+ * `top` of the total; record what was dropped in p->dropped_* and
+ * p->coverage.  top >= 1 keeps everything. */
+void ops_select_top(struct profile *p, double top);
+
+/* Dominant precision of the gemm/conv/attention/rnn ops, by time (ties and
+ * no compute ops: by all ops). */
+enum precision ops_dominant_dtype(const struct profile *p);
+
+#endif
