@@ -125,9 +125,15 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
             bid);
     fprintf(fp, "  mean ratio, harm. ratio = %sarithmetic and harmonic mean of the per-problem "
                 "ratios, for contrast only\n", st->has_weights ? "weighted " : "");
-    fprintf(fp, "  why FOM and mean of ratios differ: the FOM weighs each problem by its share "
-                "of %s's time per unit of work, the means of ratios weigh every ratio equally "
-                "(the arithmetic one is pulled up by the largest ratio)\n", bid);
+    if (st->has_weights)
+        fprintf(fp, "  why FOM and mean of ratios differ: the FOM weighs each problem's ratio by "
+                    "its weight times %s's time per unit of work, the means of ratios by the "
+                    "weight alone (the arithmetic one is pulled up by the largest ratio)\n", bid);
+    else
+        fprintf(fp, "  why FOM and mean of ratios differ: the FOM weighs each problem's ratio by "
+                    "%s's time per unit of work (slow problems count more), the means of ratios "
+                    "weigh every ratio equally (the arithmetic one is pulled up by the largest "
+                    "ratio)\n", bid);
     fprintf(fp, "  ratios are printed rounded to 2 decimals, FOM and means to 3; all are "
                 "computed from unrounded rates\n");
     fprintf(fp, "  n = measured times (repeats); hours/unit is their median\n");
