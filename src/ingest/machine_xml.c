@@ -9,7 +9,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,11 +120,6 @@ static xmlDocPtr parse_doc(const char *name, const char *buf, size_t len, struct
     xmlDocPtr doc = NULL;
     xmlParserCtxtPtr ctxt = NULL;
     *rc = 0;
-    if (len > INT_MAX) {
-        *rc = diag_error_at(d, name, 0, 0, "found a file of %zu bytes, expected at most %d",
-                            len, MACHINE_FILE_MAX);
-        goto out;
-    }
     if (len == 0) {
         *rc = diag_error_at(d, name, 0, 0, "found an empty file, expected a <machine> document");
         goto out;
@@ -556,8 +550,8 @@ int machine_load_mem(const char *name, const char *buf, size_t len, struct machi
     xmlDocPtr doc = NULL;
     memset(out, 0, sizeof *out);
     if (len > MACHINE_FILE_MAX) {
-        rc = diag_error_at(d, name, 0, 0, "found a file of %zu bytes, expected at most %d",
-                           len, MACHINE_FILE_MAX);
+        rc = diag_error_at(d, name, 0, 0, "found more than %d bytes, expected a machine file "
+                           "of at most %d", MACHINE_FILE_MAX, MACHINE_FILE_MAX);
         goto out;
     }
     doc = parse_doc(name, buf, len, d, &rc);

@@ -244,6 +244,22 @@ static void test_billion_laughs(void **state)
     strbuf_release(&sb);
 }
 
+static void test_too_big(void **state)
+{
+    (void)state;
+    size_t n = MACHINE_FILE_MAX + 10;
+    char *buf = malloc(n + 1);
+    memset(buf, ' ', n);
+    buf[n] = '\0';
+    struct machine m;
+    char *msg = NULL;
+    assert_int_equal(load_text(buf, &m, &msg), 1);
+    assert_non_null(strstr(msg, "m.xml: error: found more than 1048576 bytes"));
+    machine_free(&m);
+    free(msg);
+    free(buf);
+}
+
 static void test_unclosed_file(void **state)
 {
     (void)state;
@@ -305,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_bad_cases),
         cmocka_unit_test(test_external_entity),
         cmocka_unit_test(test_billion_laughs),
+        cmocka_unit_test(test_too_big),
         cmocka_unit_test(test_unclosed_file),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_schema_matches_file),
