@@ -90,6 +90,21 @@ struct kindex {
     struct kcurve stream[PREC_COUNT];
 };
 
+static const char *const kind_names[KERNEL_KIND_COUNT] = { "gemm", "conv", "eltwise" };
+
+const char *kernel_kind_name(enum kernel_kind k)
+{
+    return (unsigned)k < KERNEL_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+enum kernel_kind kernel_kind_parse(const char *s)
+{
+    for (int i = 0; s && i < KERNEL_KIND_COUNT; i++)
+        if (strcmp(s, kind_names[i]) == 0)
+            return (enum kernel_kind)i;
+    return KERNEL_KIND_COUNT;
+}
+
 const char *lookup_method_name(enum lookup_method m)
 {
     switch (m) {
@@ -190,6 +205,28 @@ struct kernel_table *kernel_set_get(struct kernel_set *s, const char *hw)
     kernel_table_init(t);
     t->hw = xstrdup(hw ? hw : "unknown");
     return t;
+}
+
+void kernel_set_take(struct kernel_set *dst, struct kernel_set *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        struct kernel_table *st = &src->tables[i];
+        struct kernel_table *dt = kernel_set_get(dst, st->hw);
+        kernel_table_reindex(dt);
+        ALLOC_GROW(dt->rows, dt->n_rows + st->n_rows, dt->alloc_rows);
+        memcpy(dt->rows + dt->n_rows, st->rows, st->n_rows * sizeof *st->rows);
+        dt->n_rows += st->n_rows;
+        st->n_rows = 0;
+        if (!dt->origin) {
+            dt->origin = st->origin;
+            st->origin = NULL;
+        }
+        if (!dt->software) {
+            dt->software = st->software;
+            st->software = NULL;
+        }
+    }
+    kernel_set_free(src);
 }
 
 /* ------------------------------------------------------------------ */
@@ -698,6 +735,40 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
 /* ------------------------------------------------------------------ */
 /* Stream                                                              */
 
+/* Moving more bytes never takes less time, but the rows mix ops with
+ * different fixed costs (a 4 kB sum is slower than an 8 kB copy), so the
+ * raw points are not monotone.  Pool adjacent violators on log time (an
+ * isotonic fit, weighted by the points pooled) and write the bandwidths
+ * back: the curve then interpolates to a time that grows with bytes. */
+static void monotone_time(struct kcurve *c)
+{
+    size_t n = c->n, nb = 0;
+    if (n < 2)
+        return;
+    double *val = xmalloc(n * sizeof *val), *wt = xmalloc(n * sizeof *wt);
+    size_t *len = xmalloc(n * sizeof *len);
+    for (size_t i = 0; i < n; i++) {
+        val[nb] = c->lb[i] - c->lbw[i]; /* log time */
+        wt[nb] = 1;
+        len[nb] = 1;
+        nb++;
+        while (nb > 1 && val[nb - 2] > val[nb - 1]) {
+            double w = wt[nb - 2] + wt[nb - 1];
+            val[nb - 2] = (val[nb - 2] * wt[nb - 2] + val[nb - 1] * wt[nb - 1]) / w;
+            wt[nb - 2] = w;
+            len[nb - 2] += len[nb - 1];
+            nb--;
+        }
+    }
+    size_t i = 0;
+    for (size_t b = 0; b < nb; b++)
+        for (size_t j = 0; j < len[b]; j++, i++)
+            c->lbw[i] = c->lb[i] - val[b];
+    free(val);
+    free(wt);
+    free(len);
+}
+
 static const struct kcurve *stream_curve(const struct kernel_table *t, enum precision p)
 {
     struct kcurve *c = &index_of(t)->stream[p];
@@ -754,6 +825,7 @@ static const struct kcurve *stream_curve(const struct kernel_table *t, enum prec
     }
     c->n = o;
     free(pts);
+    monotone_time(c);
     return c;
 }
 
@@ -769,7 +841,8 @@ int kernel_table_stream(const struct kernel_table *t, enum precision p,
     double x = log(bytes), lbw, lo, hi;
     size_t i = 0;
     if (x <= c->lb[0]) {
-        lbw = c->lbw[0];
+        /* Latency bound: the smallest measured op's time. */
+        lbw = c->lbw[0] + (x - c->lb[0]);
         lo = c->lo[0];
         hi = c->hi[0];
         out->method = x < c->lb[0] - 1e-9 ? LOOKUP_EXTRAP : LOOKUP_INTERP;

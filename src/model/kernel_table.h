@@ -49,6 +49,8 @@ struct kernel_estimate {
     int neighbours;                 /* rows the estimate used */
 };
 
+const char *kernel_kind_name(enum kernel_kind k);   /* "gemm", "conv", "eltwise" */
+enum kernel_kind kernel_kind_parse(const char *s);  /* KERNEL_KIND_COUNT if unknown */
 const char *lookup_method_name(enum lookup_method m); /* "exact", "interp", "extrap", "none" */
 
 /* Each returns 0 with *out filled, or -1 when the table has no rows of that
@@ -82,5 +84,8 @@ void kernel_set_free(struct kernel_set *s);
 const struct kernel_table *kernel_set_find(const struct kernel_set *s, const char *hw);
 /* The table for hw, appended (empty, owned by the set) when absent. */
 struct kernel_table *kernel_set_get(struct kernel_set *s, const char *hw);
+/* Move every row of src into the same-named tables of dst (appended, so
+ * they win over older rows with the same key); src is left empty. */
+void kernel_set_take(struct kernel_set *dst, struct kernel_set *src);
 
 #endif

@@ -1,0 +1,318 @@
+#include "run/kernels.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "core/diag.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "ingest/kernel_csv.h"
+#include "store/store.h"
+
+/* env.json is a few kB; anything much larger is not ours. */
+#define ENV_MAX_BYTES (1 << 20)
+
+struct env {
+    char *hw;
+    char *software;
+};
+
+static void env_release(struct env *e)
+{
+    free(e->hw);
+    free(e->software);
+    memset(e, 0, sizeof *e);
+}
+
+static const char *json_str(yajl_val root, const char *key)
+{
+    const char *path[] = { key, NULL };
+    yajl_val v = yajl_tree_get(root, path, yajl_t_string);
+    return YAJL_IS_STRING(v) ? v->u.string : NULL;
+}
+
+/* The value of "Model name:" in lscpu output, trimmed; caller frees. */
+static char *lscpu_model(const char *lscpu)
+{
+    const char *p = lscpu ? strstr(lscpu, "Model name:") : NULL;
+    if (!p)
+        return NULL;
+    p += strlen("Model name:");
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t n = strcspn(p, "\n");
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+        n--;
+    return n ? xstrndup(p, n) : NULL;
+}
+
+/* Read dir/env.json if present.  is_cpu: the tables are the host CPU's. */
+static int env_read(const char *dir, int is_cpu, struct env *e, struct diag *d)
+{
+    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+    yajl_val root = NULL;
+    FILE *fp = NULL;
+    int rc = 0;
+    char err[256];
+    strbuf_addf(&path, "%s/env.json", dir);
+    fp = fopen(path.buf, "r");
+    if (!fp) {
+        if (errno != ENOENT)
+            rc = diag_syserr(d, "cannot open '%s': %s", path.buf, strerror(errno));
+        goto out;
+    }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) {
+        strbuf_add(&text, buf, n);
+        if (text.len > ENV_MAX_BYTES) {
+            rc = diag_error_at(d, path.buf, 0, 0, "found more than %d bytes, expected a small JSON object",
+                               ENV_MAX_BYTES);
+            goto out;
+        }
+    }
+    if (ferror(fp)) {
+        rc = diag_syserr(d, "cannot read '%s': %s", path.buf, strerror(errno));
+        goto out;
+    }
+    root = yajl_tree_parse(strbuf_str(&text), err, sizeof err);
+    if (!root || !YAJL_IS_OBJECT(root)) {
+        char *nl = strchr(err, '\n');
+        if (nl)
+            *nl = 0;
+        rc = diag_error_at(d, path.buf, 0, 0, "found %s, expected a JSON object",
+                           root ? "another JSON value" : err);
+        goto out;
+    }
+    const char *hw = json_str(root, "hw");
+    char *cpu = lscpu_model(json_str(root, "lscpu"));
+    if (hw)
+        e->hw = xstrdup(hw);
+    else if (is_cpu && cpu)
+        e->hw = xstrdup(cpu);
+    else if (json_str(root, "gpu"))
+        e->hw = xstrdup(json_str(root, "gpu"));
+    else if (cpu)
+        e->hw = xstrdup(cpu);
+    free(cpu);
+
+    struct strbuf sw = STRBUF_INIT;
+    const char *torch = json_str(root, "torch"), *cuda = json_str(root, "cuda");
+    if (torch)
+        strbuf_addf(&sw, "PyTorch %s", torch);
+    if (!is_cpu) {
+        if (cuda)
+            strbuf_addf(&sw, "%sCUDA %s", sw.len ? ", " : "", cuda);
+        const char *path_cudnn[] = { "cudnn", NULL };
+        yajl_val v = yajl_tree_get(root, path_cudnn, yajl_t_number);
+        if (YAJL_IS_INTEGER(v) && v->u.number.i > 0) {
+            /* cuDNN encodes its version as major*10000 + minor*100 + patch. */
+            long long c = v->u.number.i;
+            strbuf_addf(&sw, "%scuDNN %lld.%lld.%lld", sw.len ? ", " : "", c / 10000, c / 100 % 100,
+                        c % 100);
+        }
+    }
+    e->software = sw.len ? strbuf_detach(&sw) : NULL;
+    strbuf_release(&sw);
+out:
+    if (fp)
+        fclose(fp);
+    yajl_tree_free(root);
+    strbuf_release(&path);
+    strbuf_release(&text);
+    return rc;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrdup(".");
+}
+
+/* Base name without trailing slashes and, when strip_ext, the extension. */
+static char *base_of(const char *path, int strip_ext)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && path[b - 1] != '/')
+        b--;
+    char *s = xstrndup(path + b, n - b);
+    char *dot = strip_ext ? strrchr(s, '.') : NULL;
+    if (dot && dot != s)
+        *dot = 0;
+    return s;
+}
+
+static int has_cpu(const char *s)
+{
+    for (; *s; s++)
+        if (strncasecmp(s, "cpu", 3) == 0)
+            return 1;
+    return 0;
+}
+
+static void note_origin(struct kernel_table *t, const char *path, const char *software)
+{
+    if (!t->origin) {
+        t->origin = xstrdup(path);
+    } else if (!strstr(t->origin, path)) {
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addf(&sb, "%s; %s", t->origin, path);
+        free(t->origin);
+        t->origin = strbuf_detach(&sb);
+    }
+    if (software && !t->software)
+        t->software = xstrdup(software);
+}
+
+/* Read files into a staging set, then stamp origin and software on every
+ * table it produced and move it into out. */
+static int read_files(char **files, size_t n, const char *origin, const char *hw, int force,
+                      const char *software, struct kernel_set *out, struct diag *d)
+{
+    struct kernel_set staging;
+    int rc = 0;
+    kernel_set_init(&staging);
+    struct kernel_read_opts o = { .hw = hw, .force_hw = force };
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = kernel_file_read(files[i], &o, &staging, d);
+    if (!rc) {
+        for (size_t i = 0; i < staging.n; i++)
+            note_origin(&staging.tables[i], origin, software);
+        kernel_set_take(out, &staging);
+    }
+    kernel_set_free(&staging);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_dir(const char *path, const char *hw, struct kernel_set *out, struct diag *d)
+{
+    struct env env = { 0 };
+    char **files = NULL, *base = base_of(path, 0);
+    size_t n = 0, alloc = 0;
+    DIR *dir = NULL;
+    int rc = 0;
+    dir = opendir(path);
+    if (!dir) {
+        rc = diag_syserr(d, "cannot open folder '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        size_t len = strlen(de->d_name);
+        if (de->d_name[0] == '.' || len < 5 || strcasecmp(de->d_name + len - 4, ".csv") != 0)
+            continue;
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addf(&sb, "%s/%s", path, de->d_name);
+        ALLOC_GROW(files, n + 1, alloc);
+        files[n++] = strbuf_detach(&sb);
+    }
+    if (!n) {
+        rc = diag_error(d, "%s: found a folder without *.csv files, expected kernel tables", path);
+        goto out;
+    }
+    qsort(files, n, sizeof *files, cmp_str);
+    int is_cpu = has_cpu(base) || (n > 0 && has_cpu(files[0] + strlen(path)));
+    if ((rc = env_read(path, is_cpu, &env, d)))
+        goto out;
+    rc = read_files(files, n, path, hw ? hw : env.hw ? env.hw : base, hw != NULL, env.software,
+                    out, d);
+out:
+    if (dir)
+        closedir(dir);
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    free(base);
+    env_release(&env);
+    return rc;
+}
+
+static int load_file(const char *path, const char *hw, struct kernel_set *out, struct diag *d)
+{
+    struct env env = { 0 };
+    char *dir = dir_of(path), *base = base_of(path, 1);
+    int rc = 0;
+    if ((rc = env_read(dir, has_cpu(base) || has_cpu(dir), &env, d)))
+        goto out;
+    char *files[] = { (char *)path };
+    rc = read_files(files, 1, path, hw ? hw : env.hw ? env.hw : base, hw != NULL, env.software,
+                    out, d);
+out:
+    free(dir);
+    free(base);
+    env_release(&env);
+    return rc;
+}
+
+static int load_db(const char *path, const char *hw, struct kernel_set *out, struct diag *d)
+{
+    struct store *s = NULL;
+    struct kernel_set staging;
+    kernel_set_init(&staging);
+    int rc = store_open(path, 0, &s, d);
+    if (rc)
+        goto out;
+    if ((rc = store_load(s, NULL, &staging, d)))
+        goto out;
+    if (!staging.n) {
+        rc = diag_error(d, "%s: found no kernel rows, expected an imported table", path);
+        goto out;
+    }
+    if (hw) {
+        /* Rename: every table of the db goes under the one name. */
+        for (size_t i = 0; i < staging.n; i++) {
+            free(staging.tables[i].hw);
+            staging.tables[i].hw = xstrdup(hw);
+        }
+    }
+    for (size_t i = 0; i < staging.n; i++) {
+        struct kernel_table *t = &staging.tables[i];
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addf(&sb, "%s", path);
+        if (t->origin)
+            strbuf_addf(&sb, " (imported from %s)", t->origin);
+        free(t->origin);
+        t->origin = NULL;
+        char *origin = strbuf_detach(&sb);
+        struct kernel_table *dt = kernel_set_get(out, t->hw);
+        note_origin(dt, origin, t->software);
+        free(origin);
+    }
+    kernel_set_take(out, &staging);
+out:
+    kernel_set_free(&staging);
+    store_close(s);
+    return rc;
+}
+
+int kernels_load(const char *path, const char *hw, struct kernel_set *out, struct diag *d)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return diag_syserr(d, "cannot open '%s': %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return load_dir(path, hw, out, d);
+    if (store_is_db(path))
+        return load_db(path, hw, out, d);
+    return load_file(path, hw, out, d);
+}
+
+int kernels_open(const char *path, struct kernel_set *out, struct diag *d)
+{
+    return kernels_load(path, NULL, out, d);
+}

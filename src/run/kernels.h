@@ -1,0 +1,38 @@
+/* Loading kernel tables for `--kernels PATH` and `fom kernels import`.
+ *
+ * PATH is one of
+ *  - a SQLite database made by `fom kernels import` (recognised by its
+ *    header, whatever its name);
+ *  - a folder: every *.csv in it (sorted by name), named by the folder's
+ *    env.json when there is one (see below), else by the folder's name;
+ *  - a single CSV or DeepBench stdout file, named by an env.json next to
+ *    it, else by its base name without the extension.
+ * Files with a hw column (DeepBench's published results) give one table
+ * per hw value instead.
+ *
+ * env.json (as written by our measurement scripts): the hardware is the
+ * "hw" key when present, else for a CPU folder (its name contains "cpu")
+ * the "Model name" line of the "lscpu" key, else the "gpu" key.  The
+ * software is built from "torch", "cuda" and "cudnn".
+ *
+ * CSV is parsed directly on every call rather than imported into a cache
+ * database: the shipped tables parse in a few milliseconds (100k rows in
+ * well under a second), a cache would need a writable place next to
+ * read-only installed data and an invalidation rule, and a user who wants
+ * the db can run `fom kernels import` once. */
+#ifndef FOM_RUN_KERNELS_H
+#define FOM_RUN_KERNELS_H
+
+#include "model/kernel_table.h"
+
+struct diag;
+
+/* Add the tables at path to out (may be called repeatedly; rows for a
+ * hardware already in out are appended and win over older ones with the
+ * same key).  Returns 0 or an enum fom_status after a message. */
+int kernels_open(const char *path, struct kernel_set *out, struct diag *d);
+
+/* The same, with every row put in the table named hw (NULL: as above). */
+int kernels_load(const char *path, const char *hw, struct kernel_set *out, struct diag *d);
+
+#endif
