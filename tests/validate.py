@@ -87,8 +87,10 @@ def main():
         "group", "profile", "aim", "estimate [ms]", "measured [ms]", "error", "bound/methods")
     print(hdr)
     for group, trace, aim, truth, extra in cases():
+        # The traces do not record their batch; the run's .meta.json does.
+        src_batch = json.load(open(trace[: -len(".json.gz")] + ".meta.json"))["batch"]
         cmd = [FOM, "estimate", "--profile", trace, "--machine", MACHINE, "--kernels", tables(),
-               "--format", "json"] + extra
+               "--profile-batch", str(src_batch), "--format", "json"] + extra
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         name = os.path.basename(trace).replace(".json.gz", "")
         aimname = "%s %s b%d" % aim

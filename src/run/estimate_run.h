@@ -21,6 +21,8 @@ struct estimate_run_opts {
     const char *source_machine;     /* machine the profile ran on, or NULL */
     enum precision precision;       /* PREC_UNKNOWN: as profiled */
     int64_t batch;                  /* 0: as profiled */
+    int64_t profile_batch;          /* batch of the profiled run when the
+                                       trace does not say it; 0: unknown */
     enum out_format format;
     const char *out_path;           /* NULL: standard output */
 };

@@ -1,0 +1,60 @@
+#!/bin/sh
+# fom estimate on a hand-made profile, machine and table whose numbers can
+# be checked by hand (tests/data/estimate/: 10 TFLOP/s fp32, 1 TB/s, 5 us
+# launch, 20 us dispatch; gemm 100x1024x1024 fp32 50 us, bf16 10 us;
+# 200x1024x1024 fp32 90 us).
+. "$(dirname "$0")/lib.sh"
+D=tests/data/estimate
+P=$D/small.profile.json
+M=$D/testgpu.xml
+K=$D/tables
+
+fom_run 0 estimate --profile $P --machine $M --kernels $K
+expect_golden estimate-small
+expect_err_contains "no fp32 rows for elementwise ops; falling back to the roofline"
+
+fom_run 0 estimate --profile $P --machine $M --kernels $K --format json
+expect_json_num 'd["machine"] == "testgpu"' 1 0
+# addmm: 2 calls x 50 us (exact row)
+expect_json_num 'd["ops"][0]["time_s"]' 100e-6 1e-9
+expect_json_num 'd["ops"][0]["method"] == "table-exact"' 1 0
+# add: 2e9 B / 1 TB/s + 5 us launch
+expect_json_num 'd["ops"][1]["time_s"]' 2.005e-3 1e-9
+expect_json_num 'd["ops"][1]["bound"] == "memory"' 1 0
+expect_json_num 'd["ops"][1]["method"] == "roofline"' 1 0
+# host 30 + 10 + 5 us from the profile; pass (2.105^3 + 0.045^3)^(1/3) + 0.005 ms
+expect_json_num 'd["host_time_s"]' 45e-6 1e-9
+expect_json_num 'd["pass_time_s"]' 2.1100068e-3 1e-6
+expect_json_num 'all(k in o for o in d["ops"] for k in ("name","kind","time_s","method","bound"))' 1 0
+
+# as bf16: addmm 2 x 10 us; add moves half the bytes: 1 ms + 5 us
+fom_run 0 estimate --profile $P --machine $M --kernels $K --precision bf16 --format json
+expect_json_num 'd["ops"][0]["time_s"]' 20e-6 1e-9
+expect_json_num 'd["ops"][1]["time_s"]' 1.005e-3 1e-9
+
+# at batch 200: addmm m 100 -> 200 (2 x 90 us), add leads with the batch: 4 ms + 5 us
+fom_run 0 estimate --profile $P --machine $M --kernels $K --batch 200 --format csv
+expect_out_contains "aten::addmm,gemm,forward,fp32,table-exact"
+fom_run 0 estimate --profile $P --machine $M --kernels $K --batch 200 --format json
+expect_json_num 'd["ops"][0]["time_s"]' 180e-6 1e-9
+expect_json_num 'd["ops"][1]["time_s"]' 4.005e-3 1e-9
+expect_json_num 'd["batch"]' 200 0
+
+# the machine has no fp16 peak: fallback with a warning on stderr
+fom_run 0 estimate --profile $P --machine $M --precision fp16 --format json
+expect_err_contains "machine 'testgpu' has no fp16 peak; using its fp32 peak instead"
+
+# usage and bad input
+fom_run 2 estimate --profile $P
+expect_err_contains "missing --machine"
+fom_run 2 estimate --profile $P --machine $M --precision int4
+expect_err_contains "found 'int4', expected fp32, tf32, bf16 or fp16"
+fom_run 2 estimate --profile $P --machine $M --batch -3
+expect_err_contains "--batch: found '-3'"
+fom_run 1 estimate --profile $D/cut.profile.json --machine $M
+expect_err_contains "cut.profile.json"
+fom_run 1 estimate --profile $P --machine $D/tables/env.json
+expect_err_contains "env.json:1"
+fom_run 0 estimate --help
+expect_out_contains "scaled-table"
+done_testing
