@@ -362,8 +362,10 @@ int pt_table_read(const char *path, const struct ingest_opts *o, struct profile 
         }
         if (state == 2) {
             if (!is_separator(s, n)) {
+                char show[48];
                 rc = diag_error_at(d, path, t.line, 0,
-                                   "found '%.40s', expected a '----' line under the table header", s);
+                                   "found '%s', expected a '----' line under the table header",
+                                   textio_show(s, n, show, sizeof show));
                 goto out;
             }
             state = 3;
@@ -378,8 +380,9 @@ int pt_table_read(const char *path, const struct ingest_opts *o, struct profile 
             if (parse_row(&tb, s, n, &r, &bad, &expected) < 0) {
                 size_t len = n;
                 const char *v = tb.col[TC_NAME] >= 0 ? textio_trim(s, &len) : s;
-                rc = diag_error_at(d, path, t.line, 0,
-                                   "found '%.40s' in column '%s', expected %s", v, bad, expected);
+                char show[48];
+                rc = diag_error_at(d, path, t.line, 0, "found '%s' in column '%s', expected %s",
+                                   textio_show(v, len, show, sizeof show), bad, expected);
                 goto out;
             }
             if (strcmp(r.name, "ProfilerStep*") == 0 || strncmp(r.name, "ProfilerStep#", 13) == 0) {

@@ -145,6 +145,15 @@ int textio_parse_i64(const char *s, size_t n, long long *out)
     return 0;
 }
 
+char *textio_show(const char *s, size_t n, char *buf, size_t bufn)
+{
+    size_t i = 0;
+    for (; i < n && i < 40 && i + 1 < bufn; i++)
+        buf[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+    buf[i] = '\0';
+    return buf;
+}
+
 const char *textio_trim(const char *s, size_t *n)
 {
     size_t len = *n;

@@ -56,6 +56,10 @@ enum op_phase tf_op_phase(const char *type);
 /* Parse a decimal int64 from s[0..n); returns 0 or -1 (junk, overflow). */
 int textio_parse_i64(const char *s, size_t n, long long *out);
 
+/* Up to 40 bytes of s for an error message, non-printable bytes shown as
+ * '?', so a binary file does not spray the terminal.  Returns buf. */
+char *textio_show(const char *s, size_t n, char *buf, size_t bufn);
+
 /* Trim ASCII spaces and tabs; returns the start and sets *n. */
 const char *textio_trim(const char *s, size_t *n);
 

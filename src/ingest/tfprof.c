@@ -613,7 +613,9 @@ int tfprof_read(const char *path, const struct ingest_opts *o, struct profile *o
             struct shape_line sl;
             const char *expected = "";
             if (parse_shape_line(s, n, &sl, &expected) < 0) {
-                rc = diag_error_at(d, path, t.line, 0, "found '%.40s', expected %s", s, expected);
+                char show[48];
+                rc = diag_error_at(d, path, t.line, 0, "found '%s', expected %s",
+                                   textio_show(s, n, show, sizeof show), expected);
                 goto out;
             }
             add_shape_op(&r, t.line, &sl);
@@ -621,9 +623,10 @@ int tfprof_read(const char *path, const struct ingest_opts *o, struct profile *o
         }
         if (is_row_start(s, n) && parse_row(&r, s, n) == FOM_OK)
             continue;
+        char show[48];
         rc = diag_error_at(d, path, t.line, 0,
-                           "found '%.40s', expected a tfprof op row, an input-shape line "
-                           "or a 'node name |' header", s);
+                           "found '%s', expected a tfprof op row, an input-shape line "
+                           "or a 'node name |' header", textio_show(s, n, show, sizeof show));
         goto out;
     }
     if (got < 0) {

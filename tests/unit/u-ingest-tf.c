@@ -336,7 +336,7 @@ static void test_tfprof_bad(void **state)
                  ":2: error: found 'MatMul", "expected a tfprof op row");
     expect_error(tfprof_read, "hello world\n", ":1: error: found 'hello world'",
                  "expected a tfprof op row");
-    expect_error(tfprof_read, "\x89PNG\r\n\x1a\n\0\0\0", ":2: error: found a NUL byte", "text");
+    expect_error(tfprof_read, "\x89PNG\r\n\x1a\n", ":1: error: found '?PNG'", "expected");
 }
 
 static void test_timeline_real(void **state)
@@ -424,7 +424,7 @@ static void test_timeline_bad(void **state)
     expect_error(tf_timeline_read, "{\"foo\": 1}", ": byte 0: error: found no \"traceEvents\"", "");
     expect_error(tf_timeline_read, "{\"traceEvents\": [{\"ph\":\"M\"}]}",
                  ": byte 29: error: found no op events", "");
-    expect_error(tf_timeline_read, "\x1f\x8b garbage", ": byte ", "error");
+    expect_error(tf_timeline_read, "\x1f\x8b garbage", ": error: found corrupt gzip data", "");
 }
 
 int main(void)
