@@ -254,7 +254,7 @@ static int parse_xml(const char *path, const struct strbuf *text, struct load_st
     if (st->entity_line) {
         rc = diag_error_at(st->d, path, st->entity_line, 0,
                            "found a declaration of entity '%s', expected no entities "
-                           "(they are refused because they can read other files)",
+                           "(refused: they can read other files or expand without bound)",
                            st->entity_name);
         goto out;
     }

@@ -48,6 +48,16 @@ int fom_compute(const struct fom_input *in, struct fom_result *out)
     }
     for (size_t s = 0; s < ns; s++)
         out->fom[s] = rc ? NAN : out->harmonic_rate[s] / out->harmonic_rate[in->baseline];
+    /* Times that are valid one by one can still be so far apart that a
+     * ratio under- or overflows; a FOM of 0 or inf would look like a
+     * result, so it is an error instead. */
+    for (size_t i = 0; i < np * ns; i++)
+        if (!(out->ratio[i] > 0) || !isfinite(out->ratio[i]))
+            rc = -1;
+    for (size_t s = 0; s < ns; s++)
+        if (!(out->fom[s] > 0) || !isfinite(out->fom[s]) || !(out->mean_ratio_harm[s] > 0) ||
+            !isfinite(out->mean_ratio_arith[s]))
+            rc = -1;
     free(col);
     free(rcol);
     return rc;

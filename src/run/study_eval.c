@@ -147,8 +147,10 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
         goto out;
     struct fom_input in = { ns, np, st->baseline, ev->nodes, ev->hours, ev->weights };
     if (fom_compute(&in, &ev->fom)) {
-        rc = diag_error_at(d, st->path, 0, 0, "found a time or node count that gives no "
-                           "finite positive rate, expected positive finite inputs");
+        rc = diag_error_at(d, st->path, 0, 0,
+                           "found times or node counts whose rates or "
+                           "ratios are not finite positive numbers (overflow or underflow), "
+                           "expected times and nodes within a sane range");
         goto out;
     }
     if (ev->has_repeats)

@@ -145,6 +145,8 @@ expect_err_contains "$S/missing-time.xml:9: error: found no time for system 'b' 
 fom_run 1 fom $S/xxe.xml
 expect_err_contains "$S/xxe.xml:3: error: found a declaration of entity 'secret'"
 if grep -q "root:" "$ERR" "$OUT"; then not_ok "entity was expanded"; else ok "entity not expanded"; fi
+fom_run 1 fom $S/laughs.xml
+expect_err_contains "$S/laughs.xml:3: error: found a declaration of entity 'lol', expected no entities"
 fom_run 1 fom $S/dup-system.xml
 expect_err_contains "$S/dup-system.xml:4: error: found a second system 'a'"
 fom_run 1 fom $S/epoch-no-epochs.xml

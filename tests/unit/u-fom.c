@@ -96,6 +96,13 @@ static void test_invalid(void **state)
     assert_int_equal(fom_compute(&in, &r), -1);
     assert_true(isnan(r.fom[1]));
     fom_result_release(&r);
+
+    /* each time is finite, but the ratio 1e-580 underflows to 0: an error,
+     * not a FOM of 0 */
+    const double far[2] = { 1e-290, 1e290 };
+    struct fom_input in2 = { 2, 1, 0, nodes, far, NULL };
+    assert_int_equal(fom_compute(&in2, &r), -1);
+    fom_result_release(&r);
 }
 
 int main(void)
