@@ -52,6 +52,8 @@ struct row {
     char *name, *shapes;
     double self_cpu, cpu_total, self_dev, dev_total, calls, flops;
     int have_flops;
+    const char *bad_v;      /* the cell that did not parse */
+    size_t bad_len;
 };
 
 static int is_separator(const char *s, size_t n)
@@ -200,6 +202,8 @@ static int parse_row(const struct table *t, const char *s, size_t n, struct row 
     const char *v;
     v = cell(t, t->col[TC_NAME], s, n, &len);
     if (len == 0) {
+        r->bad_v = v;
+        r->bad_len = len;
         *bad = "Name";
         *expected = "an op name";
         return -1;
@@ -215,6 +219,8 @@ static int parse_row(const struct table *t, const char *s, size_t n, struct row 
             continue;
         v = cell(t, t->col[times[i].k], s, n, &len);
         if (parse_time(v, len, dst[i]) < 0) {
+            r->bad_v = v;
+            r->bad_len = len;
             *bad = times[i].name;
             *expected = "a time like '9.510ms'";
             return -1;
@@ -222,6 +228,8 @@ static int parse_row(const struct table *t, const char *s, size_t n, struct row 
     }
     v = cell(t, t->col[TC_CALLS], s, n, &len);
     if (parse_num(v, len, &r->calls) < 0 || r->calls != floor(r->calls)) {
+        r->bad_v = v;
+        r->bad_len = len;
         *bad = "# of Calls";
         *expected = "a whole number";
         return -1;
@@ -234,6 +242,8 @@ static int parse_row(const struct table *t, const char *s, size_t n, struct row 
         v = cell(t, t->col[TC_FLOPS], s, n, &len);
         if (!match(v, len, "--") && len) {
             if (parse_num(v, len, &r->flops) < 0) {
+                r->bad_v = v;
+                r->bad_len = len;
                 *bad = "Total FLOPs";
                 *expected = "a number or '--'";
                 return -1;
@@ -378,11 +388,10 @@ int pt_table_read(const char *path, const struct ingest_opts *o, struct profile 
             }
             const char *bad = "", *expected = "";
             if (parse_row(&tb, s, n, &r, &bad, &expected) < 0) {
-                size_t len = n;
-                const char *v = tb.col[TC_NAME] >= 0 ? textio_trim(s, &len) : s;
                 char show[48];
                 rc = diag_error_at(d, path, t.line, 0, "found '%s' in column '%s', expected %s",
-                                   textio_show(v, len, show, sizeof show), bad, expected);
+                                   textio_show(r.bad_v, r.bad_len, show, sizeof show), bad,
+                                   expected);
                 goto out;
             }
             if (strcmp(r.name, "ProfilerStep*") == 0 || strncmp(r.name, "ProfilerStep#", 13) == 0) {
