@@ -260,6 +260,10 @@ struct kt {
     int cat_unknown_str;
     /* results */
     struct intern strs;
+    struct intern idstrs;   /* whole op identities -> id2key */
+    uint32_t *id2key;
+    size_t n_id2key, alloc_id2key;
+    struct strbuf idbuf;
     struct kt_key *keys;
     size_t n_keys, alloc_keys;
     struct u64map keymap;   /* hash of the 5 ids -> chain start, see key_get */
@@ -377,11 +381,15 @@ static void cap_sep(struct kt *k)
 static void cap_string(struct strbuf *sb, const unsigned char *s, size_t len)
 {
     strbuf_addch(sb, '"');
+    size_t from = 0;
     for (size_t i = 0; i < len; i++) {
-        if (s[i] == '"' || s[i] == '\\')
+        if (s[i] == '"' || s[i] == '\\') {
+            strbuf_add(sb, s + from, i - from);
             strbuf_addch(sb, '\\');
-        strbuf_addch(sb, s[i]);
+            from = i;
+        }
     }
+    strbuf_add(sb, s + from, len - from);
     strbuf_addch(sb, '"');
 }
 
@@ -744,10 +752,11 @@ static int is_launch(const char *s)
            strstr(s, "memcpy") || strstr(s, "memset");
 }
 
-static void dev_add(struct kt *k, struct u64map *m, int64_t key, uint32_t name)
+static void dev_add(struct kt *k, struct u64map *m, int64_t key)
 {
     uint32_t i;
     if (!u64map_get(m, (uint64_t)key, &i)) {
+        uint32_t name = intern_get(&k->strs, strbuf_str(&k->name), k->name.len);
         ALLOC_GROW(k->devs, k->n_devs + 1, k->alloc_devs);
         i = (uint32_t)k->n_devs++;
         struct kt_dev *e = &k->devs[i];
@@ -772,12 +781,32 @@ static int kt_event(struct kt *k)
         k->dur = 0;
     switch (k->cat) {
     case CAT_CPU_OP: {
-        uint32_t name = intern_get(&k->strs, k->name.buf ? k->name.buf : "", k->name.len);
-        uint32_t key = key_get(k, name,
-                               intern_get(&k->strs, strbuf_str(&k->dims), k->dims.len),
-                               intern_get(&k->strs, strbuf_str(&k->types), k->types.len),
-                               intern_get(&k->strs, strbuf_str(&k->strides), k->strides.len),
-                               intern_get(&k->strs, strbuf_str(&k->conc), k->conc.len));
+        /* one hash lookup per op: name and arguments as one string */
+        struct strbuf *id = &k->idbuf;
+        strbuf_reset(id);
+        strbuf_add(id, strbuf_str(&k->name), k->name.len);
+        strbuf_addch(id, '\x1f');
+        strbuf_add(id, strbuf_str(&k->dims), k->dims.len);
+        strbuf_addch(id, '\x1f');
+        strbuf_add(id, strbuf_str(&k->types), k->types.len);
+        strbuf_addch(id, '\x1f');
+        strbuf_add(id, strbuf_str(&k->strides), k->strides.len);
+        strbuf_addch(id, '\x1f');
+        strbuf_add(id, strbuf_str(&k->conc), k->conc.len);
+        uint32_t full = intern_get(&k->idstrs, id->buf, id->len);
+        uint32_t key;
+        if (full < k->n_id2key) {
+            key = k->id2key[full];
+        } else {
+            key = key_get(k, intern_get(&k->strs, strbuf_str(&k->name), k->name.len),
+                          intern_get(&k->strs, strbuf_str(&k->dims), k->dims.len),
+                          intern_get(&k->strs, strbuf_str(&k->types), k->types.len),
+                          intern_get(&k->strs, strbuf_str(&k->strides), k->strides.len),
+                          intern_get(&k->strs, strbuf_str(&k->conc), k->conc.len));
+            ALLOC_GROW(k->id2key, full + 1, k->alloc_id2key);
+            while (k->n_id2key <= full)
+                k->id2key[k->n_id2key++] = key;
+        }
         ALLOC_GROW(k->ops, k->n_ops + 1, k->alloc_ops);
         struct kt_op *o = &k->ops[k->n_ops++];
         o->ts = k->ts;
@@ -800,13 +829,13 @@ static int kt_event(struct kt *k)
     case CAT_KERNEL:
     case CAT_MEMCPY: {
         k->n_device++;
-        uint32_t name = intern_get(&k->strs, strbuf_str(&k->name), k->name.len);
         if (k->has_ext && (!k->has_corr || k->ext != k->corr))
-            dev_add(k, &k->dev_by_ext, k->ext, name);
+            dev_add(k, &k->dev_by_ext, k->ext);
         else if (k->has_corr)
-            dev_add(k, &k->dev_by_corr, k->corr, name);
+            dev_add(k, &k->dev_by_corr, k->corr);
         else
-            dev_add(k, &k->dev_by_corr, -(int64_t)name - 1, name);
+            dev_add(k, &k->dev_by_corr,
+                    -(int64_t)intern_get(&k->strs, strbuf_str(&k->name), k->name.len) - 1);
         break;
     }
     case CAT_RUNTIME:
@@ -1322,6 +1351,9 @@ static void kt_free(struct kt *k)
     strbuf_release(&k->strides);
     strbuf_release(&k->conc);
     intern_free(&k->strs);
+    intern_free(&k->idstrs);
+    free(k->id2key);
+    strbuf_release(&k->idbuf);
     free(k->keys);
     free(k->key_next);
     u64map_free(&k->keymap);
@@ -1349,6 +1381,8 @@ int kineto_read(const char *path, const struct ingest_opts *o, struct profile *o
     strbuf_init(&k.strides);
     strbuf_init(&k.conc);
     intern_init(&k.strs);
+    intern_init(&k.idstrs);
+    strbuf_init(&k.idbuf);
     u64map_init(&k.keymap);
     u64map_init(&k.threads);
     u64map_init(&k.dev_by_ext);
