@@ -1,0 +1,300 @@
+#include "report/report_charts.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "report/gnuplot.h"
+#include "report/report.h"
+
+static const char *const sys_colors[] = {
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F7F7F", "#000000",
+};
+#define N_SYS_COLORS (sizeof sys_colors / sizeof sys_colors[0])
+static const char *const kind_colors[OP_KIND_COUNT] = {
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+    "#8C564B", "#BCBD22", "#7F7F7F", "#17BECF", "#9467BD", "#C7C7C7",
+};
+
+/* xtics from user names: quoted, with the labels turned when crowded */
+static void xtics(struct strbuf *sb, const char *const *names, size_t n)
+{
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(names[i]) > longest)
+            longest = strlen(names[i]);
+    /* about 7 px per character in a ~900 px plot area */
+    if (n && longest * 7 * n > 820)
+        strbuf_addstr(sb, "set xtics rotate by -35 left\n");
+    strbuf_addstr(sb, "set xtics (");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strbuf_addstr(sb, ", ");
+        gp_quote(sb, names[i], 32);
+        strbuf_addf(sb, " %zu", i);
+    }
+    strbuf_addstr(sb, ") nomirror scale 0\n");
+}
+
+static void common(struct strbuf *sb)
+{
+    strbuf_addstr(sb, "set border 3 lw 1.2\nset tics nomirror\n"
+                      "set grid ytics lc rgb '#dddddd'\n"
+                      "set key outside bottom center horizontal noautotitle samplen 1.5 "
+                      "box lc rgb '#bbbbbb' opaque\n");
+}
+
+static void title(struct strbuf *sb, const char *literal, const char *user)
+{
+    strbuf_addstr(sb, "set title ");
+    if (user) {
+        strbuf_addf(sb, "'%s' . ", literal);
+        gp_quote(sb, user, 60);
+    } else {
+        gp_quote(sb, literal, 0);
+    }
+    strbuf_addch(sb, '\n');
+}
+
+int chart_ratios(const struct report *r, struct strbuf *sb)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    if (ns < 2)
+        return -1;
+    size_t ng = np + 3, nbars = ns - 1;
+    double w = 0.8 / (double)nbars;
+    double ymax = 0, ymin = INFINITY;
+
+    strbuf_addstr(sb, "$D << EOD\n");
+    size_t k = 0;
+    for (size_t s = 0; s < ns; s++) {
+        if (s == base)
+            continue;
+        for (size_t g = 0; g < ng; g++) {
+            double x = (double)g - 0.4 + w * ((double)k + 0.5);
+            double y, lo = NAN, hi = NAN;
+            if (g < np) {
+                y = ev->fom.ratio[g * ns + s];
+                report_ratio_interval(r, g, s, &lo, &hi);
+            } else if (g == np) {
+                y = ev->fom.fom[s];
+                if (ev->fom_lo && isfinite(ev->fom_lo[s])) {
+                    lo = ev->fom_lo[s];
+                    hi = ev->fom_hi[s];
+                }
+            } else if (g == np + 1) {
+                y = ev->fom.mean_ratio_arith[s];
+            } else {
+                y = ev->fom.mean_ratio_harm[s];
+            }
+            gp_num(sb, x); strbuf_addch(sb, ' ');
+            gp_num(sb, y); strbuf_addch(sb, ' ');
+            gp_num(sb, isfinite(lo) ? lo : y); strbuf_addch(sb, ' ');
+            gp_num(sb, isfinite(hi) ? hi : y); strbuf_addch(sb, ' ');
+            strbuf_addf(sb, "%d\n", isfinite(lo) ? 1 : 0);
+            double top = isfinite(hi) && hi > y ? hi : y;
+            if (isfinite(top) && top > ymax)
+                ymax = top;
+            double bot = isfinite(lo) && lo < y ? lo : y;
+            if (isfinite(bot) && bot > 0 && bot < ymin)
+                ymin = bot;
+        }
+        strbuf_addstr(sb, "\n\n");
+        k++;
+    }
+    strbuf_addstr(sb, "EOD\n");
+
+    title(sb, "Ratio to the base case ", st->systems[base].id);
+    common(sb);
+    int logy = ymin > 0 && isfinite(ymin) && ymax / ymin > 30;
+    if (logy)
+        strbuf_addf(sb, "set logscale y\nset yrange [%g:%g]\n",
+                    pow(10, floor(log10(ymin / 1.5))), pow(10, ceil(log10(ymax * 3))));
+    else
+        strbuf_addf(sb, "set yrange [0:%g]\n", ymax > 0 ? ymax * 1.3 : 1);
+    strbuf_addstr(sb, "set ylabel 'ratio to base case [x] (rate / base rate)'\n");
+    strbuf_addf(sb, "set xrange [-0.6:%g]\n", (double)ng - 0.4);
+    const char *names[ng];
+    for (size_t p = 0; p < np; p++)
+        names[p] = st->problems[p].id;
+    names[np] = "FOM";
+    names[np + 1] = "mean (arith.)";
+    names[np + 2] = "mean (harm.)";
+    xtics(sb, names, ng);
+    /* a rule between problems and summaries */
+    strbuf_addf(sb, "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb '#888888'\n",
+                (double)np - 0.5, (double)np - 0.5);
+    strbuf_addf(sb, "set boxwidth %g absolute\n", w * 0.92);
+    strbuf_addstr(sb, "plot ");
+    k = 0;
+    for (size_t s = 0; s < ns; s++) {
+        if (s == base)
+            continue;
+        const char *c = sys_colors[k % N_SYS_COLORS];
+        strbuf_addf(sb, "%s$D index %zu using 1:2 with boxes fs solid 0.8 noborder lc rgb '%s' title ",
+                    k ? ", \\\n  " : "", k, c);
+        gp_quote(sb, st->systems[s].id, 40);
+        strbuf_addf(sb, ", \\\n  $D index %zu using 1:($5 > 0 ? $2 : NaN):3:4 with yerrorbars "
+                        "pt -1 ps 0 lw 1.5 lc rgb '#222222' notitle", k);
+        strbuf_addf(sb, ", \\\n  $D index %zu using 1:4:(sprintf('%%.%df', $2)) with labels "
+                        "offset 0,0.7 font ',9' notitle", k, logy ? 1 : 2);
+        k++;
+    }
+    strbuf_addch(sb, '\n');
+    return 0;
+}
+
+int chart_units_per_day(const struct report *r, struct strbuf *sb)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    size_t ns = ev->n_systems, np = ev->n_problems;
+    double w = 0.8 / (double)ns;
+    double ymax = 0, ymin = INFINITY;
+
+    strbuf_addstr(sb, "$D << EOD\n");
+    for (size_t s = 0; s < ns; s++) {
+        for (size_t p = 0; p < np; p++) {
+            double x = (double)p - 0.4 + w * ((double)s + 0.5);
+            double y = ev->fom.units_per_day[p * ns + s];
+            double hlo, hhi, lo = NAN, hi = NAN;
+            if (report_hours_interval(r, p, s, &hlo, &hhi) == 0 && hlo > 0 && hhi > 0) {
+                lo = 24.0 / hhi * ev->nodes[s];
+                hi = 24.0 / hlo * ev->nodes[s];
+            }
+            gp_num(sb, x); strbuf_addch(sb, ' ');
+            gp_num(sb, y); strbuf_addch(sb, ' ');
+            gp_num(sb, isfinite(lo) ? lo : y); strbuf_addch(sb, ' ');
+            gp_num(sb, isfinite(hi) ? hi : y);
+            strbuf_addf(sb, " %d\n", isfinite(lo) ? 1 : 0);
+            if (isfinite(y) && y > 0) {
+                double top = isfinite(hi) ? hi : y, bot = isfinite(lo) ? lo : y;
+                if (top > ymax)
+                    ymax = top;
+                if (bot < ymin)
+                    ymin = bot;
+            }
+        }
+        strbuf_addstr(sb, "\n\n");
+    }
+    strbuf_addstr(sb, "EOD\n");
+    title(sb, "Units of work per day, whole system", NULL);
+    common(sb);
+    if (!(ymax > 0)) {
+        ymax = 10;
+        ymin = 1;
+    }
+    /* bars on a log axis need a floor below the smallest bar */
+    double floor_y = pow(10, floor(log10(ymin / 3)));
+    strbuf_addf(sb, "set logscale y\nset yrange [%g:%g]\n", floor_y, pow(10, ceil(log10(ymax * 8))));
+    strbuf_addstr(sb, ymax < 1e10 ? "set format y '%.0f'\n" : "set format y '%.0e'\n");
+    strbuf_addstr(sb, "set ylabel 'units of work per day [1/day]  (log scale)'\n");
+    strbuf_addf(sb, "set xrange [-0.6:%g]\n", (double)np - 0.4);
+    const char *names[np ? np : 1];
+    for (size_t p = 0; p < np; p++)
+        names[p] = st->problems[p].id;
+    xtics(sb, names, np);
+    strbuf_addf(sb, "set boxwidth %g absolute\n", w * 0.92);
+    strbuf_addstr(sb, "plot ");
+    for (size_t s = 0; s < ns; s++) {
+        strbuf_addf(sb, "%s$D index %zu using 1:($2 > 0 ? $2 : NaN):(%g) with boxes fs solid 0.8 "
+                        "noborder lc rgb '%s' title ",
+                    s ? ", \\\n  " : "", s, w * 0.92, sys_colors[s % N_SYS_COLORS]);
+        gp_quote(sb, st->systems[s].id, 40);
+        strbuf_addf(sb, ", \\\n  $D index %zu using 1:($5 > 0 ? $2 : NaN):3:4 with yerrorbars "
+                        "pt -1 ps 0 lw 1.5 lc rgb '#222222' notitle", s);
+    }
+    strbuf_addch(sb, '\n');
+    /* boxes on a log axis start at the bottom of the range */
+    return 0;
+}
+
+int chart_breakdown(const struct report *r, size_t p, struct strbuf *sb)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    size_t ns = ev->n_systems;
+    size_t cols[ns ? ns : 1];
+    size_t nc = 0;
+    for (size_t s = 0; s < ns; s++)
+        if (r->cells && r->cells[p * ns + s].estimated && r->cells[p * ns + s].n_kinds)
+            cols[nc++] = s;
+    if (!nc)
+        return -1;
+
+    /* kinds present anywhere, in a fixed order so colours agree across charts */
+    int present[OP_KIND_COUNT] = { 0 };
+    for (size_t c = 0; c < nc; c++) {
+        const struct report_cell *cell = &r->cells[p * ns + cols[c]];
+        for (size_t k = 0; k < cell->n_kinds; k++) {
+            enum op_kind kk = op_kind_parse(cell->kinds[k].name);
+            if (kk < OP_KIND_COUNT && cell->kinds[k].time_s > 0)
+                present[kk] = 1;
+        }
+    }
+    double ymax = 0;
+    strbuf_addstr(sb, "$D << EOD\n");
+    double cum[ns ? ns : 1];
+    for (size_t c = 0; c < nc; c++)
+        cum[c] = 0;
+    for (int kk = 0; kk < OP_KIND_COUNT; kk++) {
+        if (!present[kk])
+            continue;
+        for (size_t c = 0; c < nc; c++) {
+            const struct report_cell *cell = &r->cells[p * ns + cols[c]];
+            double t = 0;
+            for (size_t k = 0; k < cell->n_kinds; k++)
+                if (op_kind_parse(cell->kinds[k].name) == (enum op_kind)kk)
+                    t += cell->kinds[k].time_s;
+            double lo = cum[c], hi = cum[c] + t * 1e3;
+            cum[c] = hi;
+            strbuf_addf(sb, "%zu ", c);
+            gp_num(sb, (lo + hi) / 2); strbuf_addch(sb, ' ');
+            gp_num(sb, lo); strbuf_addch(sb, ' ');
+            gp_num(sb, hi); strbuf_addch(sb, '\n');
+        }
+        strbuf_addstr(sb, "\n\n");
+    }
+    strbuf_addstr(sb, "EOD\n$T << EOD\n");
+    for (size_t c = 0; c < nc; c++) {
+        const struct report_cell *cell = &r->cells[p * ns + cols[c]];
+        strbuf_addf(sb, "%zu ", c);
+        gp_num(sb, cum[c]); strbuf_addch(sb, ' ');
+        gp_num(sb, cell->pass_s * 1e3); strbuf_addch(sb, '\n');
+        if (cum[c] > ymax)
+            ymax = cum[c];
+        if (cell->pass_s * 1e3 > ymax)
+            ymax = cell->pass_s * 1e3;
+    }
+    strbuf_addstr(sb, "EOD\n");
+
+    title(sb, "Estimated time of one training pass by op kind: ", st->problems[p].id);
+    common(sb);
+    strbuf_addstr(sb, "set key outside right top vertical\n");
+    strbuf_addf(sb, "set yrange [0:%g]\n", ymax > 0 ? ymax * 1.15 : 1);
+    strbuf_addstr(sb, "set ylabel 'time per pass [ms]'\n");
+    strbuf_addf(sb, "set xrange [-0.6:%g]\n", (double)nc - 0.1);
+    const char *names[nc];
+    for (size_t c = 0; c < nc; c++)
+        names[c] = st->systems[cols[c]].id;
+    xtics(sb, names, nc);
+    strbuf_addstr(sb, "plot ");
+    size_t idx = 0;
+    for (int kk = 0; kk < OP_KIND_COUNT; kk++) {
+        if (!present[kk])
+            continue;
+        strbuf_addf(sb, "%s$D index %zu using 1:2:($1-0.3):($1+0.3):3:4 with boxxyerror "
+                        "fs solid 0.85 noborder lc rgb '%s' title '%s'",
+                    idx ? ", \\\n  " : "", idx, kind_colors[kk], op_kind_name((enum op_kind)kk));
+        idx++;
+    }
+    strbuf_addstr(sb, ", \\\n  $T using 1:2:(sprintf('ops %.3g ms', $2)) with labels offset 0,0.8 "
+                      "font ',9' notitle");
+    strbuf_addstr(sb, ", \\\n  $T using ($1-0.36):3:(0.72):(0) with vectors nohead dt 2 lw 1.5 "
+                      "lc rgb '#000000' title 'pass time'");
+    strbuf_addstr(sb, ", \\\n  $T using ($1+0.36):3:(sprintf('pass %.3g ms', $3)) with labels left "
+                      "offset 0.5,0 font ',9' notitle\n");
+    return 0;
+}
