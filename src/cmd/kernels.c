@@ -1,12 +1,106 @@
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "core/ctx.h"
+#include "core/xalloc.h"
+#include "run/kernels.h"
 
-/* Placeholder until the command lands; replaced by its real parser. */
+static const char *const kernels_usage =
+    "usage: fom kernels import FILE... --db DB [--machine NAME]\n"
+    "       fom kernels list --db DB [--format text|json|csv]\n"
+    "\n"
+    "Measured kernel tables (DeepBench style) in a SQLite database that\n"
+    "'fom estimate --kernels DB' reads.\n"
+    "\n"
+    "  import      read each FILE (our CSV tables, DeepBench's published CSV,\n"
+    "              DeepBench's printed output, a folder of CSVs with env.json,\n"
+    "              or another db) and add its rows to DB in one transaction;\n"
+    "              a row whose key is already there replaces the older one\n"
+    "  list        rows per hardware, kind and precision\n"
+    "\n"
+    "  --db DB         the database (created by import when missing)\n"
+    "  --machine NAME  hardware name for every imported row (overrides env.json\n"
+    "                  and hw columns)\n"
+    "  --format F      list output: text (default), json or csv\n"
+    "  -h, --help      show this help\n";
+
 int cmd_kernels(int argc, char **argv, struct ctx *ctx)
 {
-    (void)argc;
-    (void)argv;
-    return diag_usage(&ctx->diag, "'kernels' is not available in this build");
+    struct kernels_import_opts o = { 0 };
+    enum out_format fmt = FMT_TEXT;
+    char **files = NULL;
+    size_t n = 0, alloc = 0;
+    int rc = 0, is_import;
+
+    if (cmd_wants_help(argc, argv)) {
+        fputs(kernels_usage, stdout);
+        return FOM_OK;
+    }
+    if (argc < 2 || (strcmp(argv[1], "import") != 0 && strcmp(argv[1], "list") != 0)) {
+        fputs(kernels_usage, stderr);
+        return diag_usage(&ctx->diag, argc < 2 ? "no subcommand given, expected import or list"
+                                               : "found '%s', expected import or list",
+                          argv[argc < 2 ? 0 : 1]);
+    }
+    is_import = strcmp(argv[1], "import") == 0;
+    int only_files = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_files && strcmp(a, "--") == 0) {
+            only_files = 1;
+        } else if (!only_files && (strcmp(a, "--db") == 0 || strcmp(a, "--machine") == 0 ||
+                                   strcmp(a, "--format") == 0)) {
+            if (i + 1 >= argc) {
+                rc = diag_usage(&ctx->diag, "%s needs a value", a);
+                goto out;
+            }
+            const char *v = argv[++i];
+            if (strcmp(a, "--db") == 0) {
+                o.db = v;
+            } else if (strcmp(a, "--machine") == 0 && is_import) {
+                if (!*v) {
+                    rc = diag_usage(&ctx->diag, "--machine: found an empty name, expected a hardware name");
+                    goto out;
+                }
+                o.machine = v;
+            } else if (strcmp(a, "--format") == 0 && !is_import) {
+                if (out_format_parse(v, &fmt) != 0) {
+                    rc = diag_usage(&ctx->diag, "--format: found '%s', expected text, json or csv", v);
+                    goto out;
+                }
+            } else {
+                rc = diag_usage(&ctx->diag, "%s is not an option of 'kernels %s'", a, argv[1]);
+                goto out;
+            }
+        } else if (!only_files && a[0] == '-' && a[1]) {
+            rc = diag_usage(&ctx->diag, "unknown option '%s'; see 'fom kernels --help'", a);
+            goto out;
+        } else if (is_import) {
+            ALLOC_GROW(files, n + 1, alloc);
+            files[n++] = (char *)a;
+        } else {
+            rc = diag_usage(&ctx->diag, "found '%s', expected no file arguments for 'kernels list'", a);
+            goto out;
+        }
+    }
+    if (!o.db) {
+        rc = diag_usage(&ctx->diag, "--db DB is required");
+        goto out;
+    }
+    if (is_import) {
+        if (!n) {
+            rc = diag_usage(&ctx->diag, "no FILE given, expected kernel tables to import");
+            goto out;
+        }
+        o.files = files;
+        o.n_files = n;
+        rc = kernels_import(&o, ctx->out, &ctx->diag);
+    } else {
+        rc = kernels_list(o.db, fmt, ctx->out, &ctx->diag);
+    }
+out:
+    free(files);
+    return rc;
 }

@@ -220,6 +220,14 @@ void kernel_set_take(struct kernel_set *dst, struct kernel_set *src)
         if (!dt->origin) {
             dt->origin = st->origin;
             st->origin = NULL;
+        } else if (st->origin && !strstr(dt->origin, st->origin)) {
+            size_t a = strlen(dt->origin), b = strlen(st->origin);
+            char *o = xmalloc(a + b + 3);
+            memcpy(o, dt->origin, a);
+            memcpy(o + a, "; ", 2);
+            memcpy(o + a + 2, st->origin, b + 1);
+            free(dt->origin);
+            dt->origin = o;
         }
         if (!dt->software) {
             dt->software = st->software;

@@ -14,6 +14,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "ingest/kernel_csv.h"
+#include "report/json.h"
 #include "store/store.h"
 
 /* env.json is a few kB; anything much larger is not ours. */
@@ -31,7 +32,7 @@ static void env_release(struct env *e)
     memset(e, 0, sizeof *e);
 }
 
-static const char *json_str(yajl_val root, const char *key)
+static const char *env_str(yajl_val root, const char *key)
 {
     const char *path[] = { key, NULL };
     yajl_val v = yajl_tree_get(root, path, yajl_t_string);
@@ -91,20 +92,20 @@ static int env_read(const char *dir, int is_cpu, struct env *e, struct diag *d)
                            root ? "another JSON value" : err);
         goto out;
     }
-    const char *hw = json_str(root, "hw");
-    char *cpu = lscpu_model(json_str(root, "lscpu"));
+    const char *hw = env_str(root, "hw");
+    char *cpu = lscpu_model(env_str(root, "lscpu"));
     if (hw)
         e->hw = xstrdup(hw);
     else if (is_cpu && cpu)
         e->hw = xstrdup(cpu);
-    else if (json_str(root, "gpu"))
-        e->hw = xstrdup(json_str(root, "gpu"));
+    else if (env_str(root, "gpu"))
+        e->hw = xstrdup(env_str(root, "gpu"));
     else if (cpu)
         e->hw = xstrdup(cpu);
     free(cpu);
 
     struct strbuf sw = STRBUF_INIT;
-    const char *torch = json_str(root, "torch"), *cuda = json_str(root, "cuda");
+    const char *torch = env_str(root, "torch"), *cuda = env_str(root, "cuda");
     if (torch)
         strbuf_addf(&sw, "PyTorch %s", torch);
     if (!is_cpu) {
@@ -315,4 +316,123 @@ int kernels_load(const char *path, const char *hw, struct kernel_set *out, struc
 int kernels_open(const char *path, struct kernel_set *out, struct diag *d)
 {
     return kernels_load(path, NULL, out, d);
+}
+
+/* Rows of one table per kind and precision, for the summaries. */
+static size_t count_rows(const struct kernel_table *t, enum kernel_kind k, enum precision p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_rows; i++)
+        n += t->rows[i].kind == k && t->rows[i].prec == p;
+    return n;
+}
+
+int kernels_import(const struct kernels_import_opts *o, FILE *out, struct diag *d)
+{
+    struct kernel_set set;
+    struct store *s = NULL;
+    struct store_import_stats st;
+    int rc = 0;
+    kernel_set_init(&set);
+    for (size_t i = 0; i < o->n_files && !rc; i++)
+        rc = kernels_load(o->files[i], o->machine, &set, d);
+    if (rc)
+        goto out;
+    if ((rc = store_open(o->db, 1, &s, d)))
+        goto out;
+    if ((rc = store_import(s, &set, &st, d)))
+        goto out;
+    for (size_t i = 0; i < set.n; i++) {
+        const struct kernel_table *t = &set.tables[i];
+        fprintf(out, "%s: %zu rows", t->hw, t->n_rows);
+        const char *sep = " (";
+        for (int k = 0; k < KERNEL_KIND_COUNT; k++)
+            for (int p = 0; p < PREC_COUNT; p++) {
+                size_t n = count_rows(t, (enum kernel_kind)k, (enum precision)p);
+                if (n) {
+                    fprintf(out, "%s%s %s %zu", sep, kernel_kind_name((enum kernel_kind)k),
+                            precision_name((enum precision)p), n);
+                    sep = ", ";
+                }
+            }
+        fprintf(out, "%s\n", *sep == ',' ? ")" : "");
+    }
+    /* Same key imported again: the newer row replaces the older one. */
+    fprintf(out, "%s: %zu rows imported, %zu new, %zu replaced older rows with the same key\n",
+            o->db, st.inserted + st.replaced, st.inserted, st.replaced);
+out:
+    store_close(s);
+    kernel_set_free(&set);
+    return rc;
+}
+
+/* RFC 4180: quote a field holding a comma, quote or line break. */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+int kernels_list(const char *db, enum out_format fmt, FILE *out, struct diag *d)
+{
+    struct store *s = NULL;
+    struct store_count *c = NULL;
+    size_t n = 0;
+    int rc = store_open(db, 0, &s, d);
+    if (rc)
+        goto out;
+    if ((rc = store_counts(s, &c, &n, d)))
+        goto out;
+    if (fmt == FMT_JSON) {
+        struct json j;
+        json_init(&j, out, 1);
+        json_obj_begin(&j);
+        json_kstr(&j, "db", db);
+        json_key(&j, "counts");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < n; i++) {
+            json_obj_begin(&j);
+            json_kstr(&j, "hw", c[i].hw);
+            json_kstr(&j, "kind", kernel_kind_name(c[i].kind));
+            json_kstr(&j, "precision", precision_name(c[i].prec));
+            json_kint(&j, "rows", (int64_t)c[i].rows);
+            json_obj_end(&j);
+        }
+        json_arr_end(&j);
+        json_obj_end(&j);
+        json_finish(&j);
+    } else if (fmt == FMT_CSV) {
+        fprintf(out, "hw,kind,precision,rows\n");
+        for (size_t i = 0; i < n; i++) {
+            csv_field(out, c[i].hw);
+            fprintf(out, ",%s,%s,%zu\n", kernel_kind_name(c[i].kind), precision_name(c[i].prec),
+                    c[i].rows);
+        }
+    } else {
+        int w = 8;
+        for (size_t i = 0; i < n; i++)
+            if ((int)strlen(c[i].hw) > w)
+                w = (int)strlen(c[i].hw);
+        fprintf(out, "%-*s  %-7s  %-9s  %8s\n", w, "hardware", "kind", "precision", "rows");
+        size_t total = 0;
+        for (size_t i = 0; i < n; i++) {
+            fprintf(out, "%-*s  %-7s  %-9s  %8zu\n", w, c[i].hw, kernel_kind_name(c[i].kind),
+                    precision_name(c[i].prec), c[i].rows);
+            total += c[i].rows;
+        }
+        fprintf(out, "%-*s  %-7s  %-9s  %8zu\n", w, "total", "", "", total);
+    }
+out:
+    store_counts_free(c, n);
+    store_close(s);
+    return rc;
 }

@@ -23,6 +23,9 @@
 #ifndef FOM_RUN_KERNELS_H
 #define FOM_RUN_KERNELS_H
 
+#include <stdio.h>
+
+#include "core/ctx.h"
 #include "model/kernel_table.h"
 
 struct diag;
@@ -34,5 +37,20 @@ int kernels_open(const char *path, struct kernel_set *out, struct diag *d);
 
 /* The same, with every row put in the table named hw (NULL: as above). */
 int kernels_load(const char *path, const char *hw, struct kernel_set *out, struct diag *d);
+
+struct kernels_import_opts {
+    char **files;           /* CSV files, folders or dbs */
+    size_t n_files;
+    const char *db;         /* created when missing */
+    const char *machine;    /* --machine NAME: hardware name for every row, or NULL */
+};
+
+/* `fom kernels import`: read every input first (a bad file aborts before
+ * the db is touched), then write them in one transaction.  Prints one
+ * summary line per hardware to out. */
+int kernels_import(const struct kernels_import_opts *o, FILE *out, struct diag *d);
+
+/* `fom kernels list`: rows per hardware, kind and precision. */
+int kernels_list(const char *db, enum out_format fmt, FILE *out, struct diag *d);
 
 #endif

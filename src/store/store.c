@@ -104,7 +104,11 @@ static int schema_check(struct store *s, int create, struct diag *d)
     int rc = 0, n_objects = 0;
     if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) != SQLITE_OK ||
         sqlite3_step(q) != SQLITE_ROW) {
-        rc = db_error(s, d, "cannot read the schema");
+        if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB)
+            rc = diag_error(d, "%s: found a file that is not a SQLite database, expected one "
+                               "made by 'fom kernels import'", s->path);
+        else
+            rc = db_error(s, d, "cannot read the schema");
         goto out;
     }
     n_objects = sqlite3_column_int(q, 0);
