@@ -451,12 +451,12 @@ static int read_json(const char *path, gzFile gz, struct profile *out, struct di
                 rc = byte_error(d, path, at, j.err);
             } else {
                 unsigned char *m = yajl_get_error(h, 0, buf, (size_t)got);
+                /* yajl's message may end in a newline: keep the first line */
+                size_t ml = strcspn((char *)m, "\n");
                 struct strbuf sb = STRBUF_INIT;
-                strbuf_addf(&sb, "found invalid JSON (%s), expected a saved profile", (char *)m);
+                strbuf_addf(&sb, "found invalid JSON (%.*s), expected a saved profile", (int)ml,
+                            (char *)m);
                 yajl_free_error(h, m);
-                char *nl = strchr(sb.buf, '\n');
-                if (nl)
-                    *nl = '\0';
                 rc = byte_error(d, path, at, sb.buf);
                 strbuf_release(&sb);
             }
