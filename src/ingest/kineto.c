@@ -198,6 +198,11 @@ enum {
     KF_CHILD = 4,
 };
 
+struct kt_thread {
+    struct kt_op *ops;
+    size_t n, alloc;
+};
+
 struct kt_ann {
     int64_t ts, end;
     uint32_t name;
@@ -271,8 +276,9 @@ struct kt {
     size_t alloc_key_next;
     struct u64map threads;
     size_t n_threads;
-    struct kt_op *ops;
-    size_t n_ops, alloc_ops;
+    struct kt_thread *th;    /* per thread index: its ops in file order */
+    size_t alloc_th;
+    size_t n_ops;
     struct kt_ann *anns;
     size_t n_anns, alloc_anns;
     struct kt_launch *launches;
@@ -807,13 +813,21 @@ static int kt_event(struct kt *k)
             while (k->n_id2key <= full)
                 k->id2key[k->n_id2key++] = key;
         }
-        ALLOC_GROW(k->ops, k->n_ops + 1, k->alloc_ops);
-        struct kt_op *o = &k->ops[k->n_ops++];
+        uint32_t t = thread_index(k);
+        if (t >= k->alloc_th) {
+            size_t old = k->alloc_th;
+            ALLOC_GROW(k->th, t + 1, k->alloc_th);
+            memset(k->th + old, 0, (k->alloc_th - old) * sizeof *k->th);
+        }
+        struct kt_thread *th = &k->th[t];
+        ALLOC_GROW(th->ops, th->n + 1, th->alloc);
+        struct kt_op *o = &th->ops[th->n++];
+        k->n_ops++;
         o->ts = k->ts;
         o->end = k->ts + k->dur;
         o->ext = k->has_ext ? k->ext : -1;
         o->key = key;
-        o->tid = (uint16_t)thread_index(k);
+        o->tid = (uint16_t)t;
         o->flags = 0;
         break;
     }
@@ -1022,6 +1036,7 @@ struct frame {
 
 struct counter {
     struct kt *k;
+    struct kt_op *ops;      /* the thread being counted */
     struct kt_acc *acc;
     size_t n_acc, alloc_acc;
     struct u64map accmap;
@@ -1055,7 +1070,7 @@ static void attribute(struct counter *c, struct frame *f, struct kt_dev *e)
         return;
     if (f->group < 0) {
         /* launched by a wrapper that is not counted: count it itself */
-        const struct kt_op *o = &c->k->ops[f->op];
+        const struct kt_op *o = &c->ops[f->op];
         f->group = (int64_t)acc_get(c, o->key, f->phase);
         f->launcher = 1;
         c->acc[f->group].count += 1;
@@ -1073,33 +1088,48 @@ static void attribute_launch(struct counter *c, struct frame *stack, size_t dept
     if (!u64map_get(&c->k->dev_by_corr, (uint64_t)l->corr, &di))
         return;
     /* innermost op containing the call */
-    while (depth > 0 && c->k->ops[stack[depth - 1].op].end < l->ts)
+    while (depth > 0 && c->ops[stack[depth - 1].op].end < l->ts)
         depth--;
     if (depth == 0)
         return;
     attribute(c, &stack[depth - 1], &c->k->devs[di]);
 }
 
-static void kt_count(struct counter *c)
+static int op_order_ok(const struct kt_op *ops, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_op(&ops[i - 1], &ops[i]) > 0)
+            return 0;
+    return 1;
+}
+
+/* Count one thread's ops; *li walks the launch calls (sorted by thread). */
+static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, size_t n_ops,
+                            size_t *lip)
 {
     struct kt *k = c->k;
     struct frame *stack = NULL;
     size_t depth = 0, alloc = 0;
     size_t *pstack = NULL, palloc = 0, pdepth = 0;
 
-    qsort(k->ops, k->n_ops, sizeof *k->ops, cmp_op);
-    qsort(k->launches, k->n_launches, sizeof *k->launches, cmp_launch);
+    /* Kineto writes each thread's ops in time order: sorting is the
+     * exception (and then only of this thread's records) */
+    if (!op_order_ok(ops, n_ops))
+        qsort(ops, n_ops, sizeof *ops, cmp_op);
+    c->ops = ops;
+    while (*lip < k->n_launches && k->launches[*lip].tid < tid)
+        (*lip)++;
 
     /* pass 1: what lies below each op */
-    for (size_t i = 0; i <= k->n_ops; i++) {
-        struct kt_op *o = i < k->n_ops ? &k->ops[i] : NULL;
+    for (size_t i = 0; i <= n_ops; i++) {
+        struct kt_op *o = i < n_ops ? &ops[i] : NULL;
         while (pdepth > 0) {
-            struct kt_op *t = &k->ops[pstack[pdepth - 1]];
+            struct kt_op *t = &ops[pstack[pdepth - 1]];
             if (o && t->tid == o->tid && (o->ts < t->end || o->ts == t->ts))
                 break;
             pdepth--;
             if (pdepth > 0) {
-                struct kt_op *p = &k->ops[pstack[pdepth - 1]];
+                struct kt_op *p = &ops[pstack[pdepth - 1]];
                 const struct op_class *cl = &k->keys[t->key].cls;
                 p->flags |= KF_CHILD | (t->flags & (KF_MAJOR_DESC | KF_REC_DESC));
                 if (cl->major)
@@ -1115,23 +1145,23 @@ static void kt_count(struct counter *c)
     }
 
     /* pass 2: count, phase, attach device time */
-    size_t li = 0;
-    for (size_t i = 0; i <= k->n_ops; i++) {
-        struct kt_op *o = i < k->n_ops ? &k->ops[i] : NULL;
+    size_t li = *lip;
+    for (size_t i = 0; i <= n_ops; i++) {
+        struct kt_op *o = i < n_ops ? &ops[i] : NULL;
         /* launch calls before this op go to the innermost op open at
          * their time (frames that ended before them are left) */
         while (li < k->n_launches &&
-               (!o || k->launches[li].tid < o->tid ||
+               (!o ? k->launches[li].tid == tid : k->launches[li].tid < o->tid ||
                 (k->launches[li].tid == o->tid && k->launches[li].ts < o->ts))) {
             const struct kt_launch *l = &k->launches[li++];
-            while (depth > 0 && (k->ops[stack[depth - 1].op].tid != l->tid ||
-                                 k->ops[stack[depth - 1].op].end < l->ts))
+            while (depth > 0 && (ops[stack[depth - 1].op].tid != l->tid ||
+                                 ops[stack[depth - 1].op].end < l->ts))
                 depth--;
             if (depth > 0)
                 attribute_launch(c, stack, depth, l);
         }
         while (depth > 0) {
-            struct kt_op *t = &k->ops[stack[depth - 1].op];
+            struct kt_op *t = &ops[stack[depth - 1].op];
             if (o && t->tid == o->tid && (o->ts < t->end || o->ts == t->ts))
                 break;
             depth--;
@@ -1179,8 +1209,19 @@ static void kt_count(struct counter *c)
         if (o->ext >= 0 && u64map_get(&k->dev_by_ext, (uint64_t)o->ext, &di))
             attribute(c, &stack[depth - 1], &k->devs[di]);
     }
+    *lip = li;
     free(stack);
     free(pstack);
+}
+
+static void kt_count(struct counter *c)
+{
+    struct kt *k = c->k;
+    size_t li = 0;
+    qsort(k->launches, k->n_launches, sizeof *k->launches, cmp_launch);
+    for (size_t t = 0; t < k->alloc_th; t++)
+        if (k->th[t].n)
+            kt_count_thread(c, (uint16_t)t, k->th[t].ops, k->th[t].n, &li);
 }
 
 /* ------------------------------------------------------------ the profile */
@@ -1358,7 +1399,9 @@ static void kt_free(struct kt *k)
     free(k->key_next);
     u64map_free(&k->keymap);
     u64map_free(&k->threads);
-    free(k->ops);
+    for (size_t i = 0; i < k->alloc_th; i++)
+        free(k->th[i].ops);
+    free(k->th);
     free(k->anns);
     free(k->launches);
     free(k->devs);
