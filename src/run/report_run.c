@@ -305,6 +305,7 @@ static int write_one(const char *dir, const char *name, writer_fn fn, const stru
     return rc;
 }
 
+/* mkdir -p: the report directory and any missing parents. */
 static int ensure_dir(const char *dir, struct diag *d)
 {
     struct stat sbuf;
@@ -313,9 +314,25 @@ static int ensure_dir(const char *dir, struct diag *d)
             return 0;
         return diag_syserr(d, "'%s' exists and is not a directory", dir);
     }
-    if (mkdir(dir, 0777) != 0)
-        return diag_syserr(d, "cannot create directory '%s': %s", dir, strerror(errno));
-    return 0;
+    char *path = xstrdup(dir);
+    int rc = 0;
+    for (char *p = path + 1; ; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            rc = diag_syserr(d, "cannot create directory '%s': %s", path, strerror(errno));
+            break;
+        }
+        *p = c;
+        if (c == '\0')
+            break;
+    }
+    if (rc == 0 && (stat(dir, &sbuf) != 0 || !S_ISDIR(sbuf.st_mode)))
+        rc = diag_syserr(d, "'%s' exists and is not a directory", dir);
+    free(path);
+    return rc;
 }
 
 int report_run(const struct report_run_opts *o, struct diag *d)
