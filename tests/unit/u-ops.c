@@ -1,0 +1,210 @@
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "model/ops.h"
+#include "model/profile.h"
+
+static void test_classify(void **state)
+{
+    (void)state;
+    static const struct { const char *name; enum op_kind kind; int transparent, major; } t[] = {
+        { "aten::addmm", OP_GEMM, 0, 1 },
+        { "aten::mm", OP_GEMM, 0, 1 },
+        { "aten::bmm", OP_GEMM, 0, 1 },
+        { "aten::baddbmm", OP_GEMM, 0, 1 },
+        { "aten::linear", OP_OTHER, 1, 0 },
+        { "aten::matmul", OP_OTHER, 1, 0 },
+        { "aten::conv2d", OP_OTHER, 1, 0 },
+        { "aten::convolution", OP_CONV, 0, 1 },
+        { "aten::cudnn_convolution", OP_CONV, 0, 1 },
+        { "aten::mkldnn_convolution", OP_CONV, 0, 1 },
+        { "aten::convolution_backward", OP_CONV, 0, 1 },
+        { "aten::_scaled_dot_product_flash_attention", OP_ATTENTION, 0, 1 },
+        { "aten::_cudnn_rnn", OP_RNN, 0, 1 },
+        { "aten::lstm", OP_RNN, 0, 1 },
+        { "aten::mkldnn_rnn_layer", OP_RNN, 0, 1 },
+        { "aten::relu", OP_ELEMENTWISE, 0, 0 },
+        { "aten::add_", OP_ELEMENTWISE, 0, 0 },
+        { "aten::sum", OP_REDUCTION, 0, 0 },
+        { "aten::native_layer_norm", OP_NORM, 0, 0 },
+        { "aten::native_batch_norm_backward", OP_NORM, 0, 0 },
+        { "aten::normal_", OP_ELEMENTWISE, 0, 0 },
+        { "aten::embedding", OP_EMBEDDING, 0, 0 },
+        { "aten::_foreach_add_", OP_OPTIMIZER, 0, 0 },
+        { "aten::_fused_adamw_", OP_OPTIMIZER, 0, 0 },
+        { "aten::copy_", OP_MEMCPY, 0, 0 },
+        { "aten::to", OP_MEMCPY, 0, 0 },
+        { "aten::view", OP_OTHER, 0, 0 },
+        { "nccl:all_reduce", OP_COMM, 0, 0 },
+        { "AddmmBackward0", OP_OTHER, 1, 0 },
+        { "autograd::engine::evaluate_function: MmBackward0", OP_OTHER, 1, 0 },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        struct op_class c;
+        ops_classify(t[i].name, &c);
+        if (c.kind != t[i].kind || c.transparent != t[i].transparent || c.major != t[i].major)
+            fail_msg("%s: kind %s transparent %d major %d", t[i].name, op_kind_name(c.kind),
+                     c.transparent, c.major);
+    }
+    struct op_class c;
+    ops_classify("MmBackward0", &c);
+    assert_true(c.backward);
+    assert_int_equal(ops_classify_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL"), OP_COMM);
+    assert_int_equal(ops_classify_kernel("Memcpy HtoD (Pinned -> Device)"), OP_MEMCPY);
+    assert_int_equal(ops_classify_kernel("flash_fwd_kernel"), OP_ATTENTION);
+}
+
+static void fill(struct op *o, const char *name, enum op_kind kind, const char *dims,
+                 const char *types, const char *strides, const char *conc, double *f, double *b)
+{
+    memset(o, 0, sizeof *o);
+    o->name = xstrdup(name);
+    o->kind = kind;
+    struct op_args a = { dims, types, strides, conc };
+    ops_fill(o, &a, f, b);
+}
+
+static void clear(struct op *o)
+{
+    free(o->name);
+    free(o->shapes);
+    free(o->flags);
+}
+
+static void test_gemm(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    /* addmm(bias, mat1 [m,k], mat2 [k,n]); mat2 = W^T has strides [1, k] */
+    fill(&o, "aten::addmm", OP_GEMM, "[[1000], [100, 29532], [29532, 1000], [], []]",
+         "[\"float\", \"float\", \"float\", \"Scalar\", \"Scalar\"]",
+         "[[1], [29532, 1], [1, 29532], [], []]", NULL, &f, &b);
+    assert_int_equal(o.m, 100);
+    assert_int_equal(o.k, 29532);
+    assert_int_equal(o.n, 1000);
+    assert_int_equal(o.batch, 1);
+    assert_int_equal(o.a_t, 'N');
+    assert_int_equal(o.b_t, 'T');
+    assert_int_equal(o.dtype, PREC_FP32);
+    assert_close(f, 2.0 * 100 * 1000 * 29532, 1e-15);
+    assert_close(b, 4.0 * (100.0 * 29532 + 29532.0 * 1000 + 100.0 * 1000), 1e-15);
+    assert_string_equal(o.shapes, "[1000], [100, 29532], [29532, 1000], [], []");
+    clear(&o);
+    /* bmm [b,m,k] x [b,k,n], bf16, no strides: 'N' */
+    fill(&o, "aten::bmm", OP_GEMM, "[[96, 1024, 64], [96, 64, 1024]]",
+         "[\"c10::BFloat16\", \"c10::BFloat16\"]", NULL, NULL, &f, &b);
+    assert_int_equal(o.batch, 96);
+    assert_int_equal(o.m, 1024);
+    assert_int_equal(o.n, 1024);
+    assert_int_equal(o.k, 64);
+    assert_int_equal(o.a_t, 'N');
+    assert_int_equal(o.dtype, PREC_BF16);
+    assert_close(f, 2.0 * 96 * 1024 * 1024 * 64, 1e-15);
+    clear(&o);
+    /* baddbmm(bias, [b,m,k], [b,k,n]) */
+    fill(&o, "aten::baddbmm", OP_GEMM, "[[2, 3, 5], [2, 3, 4], [2, 4, 5], [], []]",
+         "[\"float\", \"float\", \"float\", \"Scalar\", \"Scalar\"]", NULL, NULL, &f, &b);
+    assert_close(f, 2.0 * 2 * 3 * 5 * 4, 1e-15);
+    clear(&o);
+}
+
+static void test_conv(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    /* ResNet stem: 64x3x224x224 * 64x3x7x7, stride 2, pad 3 -> 112x112 */
+    fill(&o, "aten::cudnn_convolution", OP_CONV,
+         "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+         "[\"float\", \"float\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+         NULL, "[\"\", \"\", \"[3, 3]\", \"[2, 2]\", \"[1, 1]\", \"1\", \"False\", \"False\", \"True\"]",
+         &f, &b);
+    assert_int_equal(o.conv.stride_h, 2);
+    assert_int_equal(o.conv.pad_w, 3);
+    assert_int_equal(o.conv.p, 112);
+    assert_int_equal(o.conv.q, 112);
+    assert_close(f, 2.0 * 64 * 64 * 3 * 7 * 7 * 112 * 112, 1e-15);
+    clear(&o);
+    /* 1-D conv (NT3): [20,1,60483] * [128,1,20], stride 1, pad 0 -> 60464 */
+    fill(&o, "aten::mkldnn_convolution", OP_CONV, "[[20, 1, 60483], [128, 1, 20], [128], [], [], [], []]",
+         "[\"float\", \"float\", \"float\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\"]",
+         NULL, "[\"\", \"\", \"\", \"[0]\", \"[1]\", \"[1]\", \"1\"]", &f, &b);
+    assert_int_equal(o.conv.h, 1);
+    assert_int_equal(o.conv.r, 1);
+    assert_int_equal(o.conv.s, 20);
+    assert_int_equal(o.conv.q, 60464);
+    assert_close(f, 2.0 * 20 * 128 * 1 * 20 * 60464, 1e-15);
+    clear(&o);
+    /* backward: grad [N,K,P,Q] first; both gradients: 2x forward; grouped */
+    const char *dims = "[[8, 32, 14, 14], [8, 64, 14, 14], [32, 16, 3, 3], [], [], [], [], [], [], [], []]";
+    const char *conc = "[\"\", \"\", \"\", \"[0]\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"4\", \"[True, True, False]\"]";
+    fill(&o, "aten::convolution_backward", OP_CONV, dims, NULL, NULL, conc, &f, &b);
+    assert_int_equal(o.conv.groups, 4);
+    double fwd = 2.0 * 8 * 32 * (64 / 4) * 3 * 3 * 14 * 14;
+    assert_close(f, 2 * fwd, 1e-15);
+    clear(&o);
+    const char *conc1 = "[\"\", \"\", \"\", \"[0]\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"4\", \"[False, True, False]\"]";
+    fill(&o, "aten::convolution_backward", OP_CONV, dims, NULL, NULL, conc1, &f, &b);
+    assert_close(f, fwd, 1e-15);    /* first layer: weight gradient only */
+    clear(&o);
+}
+
+static void test_elementwise_and_lists(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    fill(&o, "aten::add_", OP_ELEMENTWISE, "[[100, 1000], [100, 1000], []]",
+         "[\"c10::Half\", \"c10::Half\", \"Scalar\"]", NULL, NULL, &f, &b);
+    assert_int_equal(o.dtype, PREC_FP16);
+    assert_close(f, 1e5, 1e-15);
+    assert_close(b, 2.0 * (2e5 + 1e5), 1e-15);   /* read two, write one */
+    clear(&o);
+    /* _foreach over tensor lists: every tensor of every list counts */
+    fill(&o, "aten::_foreach_mul_", OP_OPTIMIZER, "[[[10, 20], [5]], []]",
+         "[\"TensorList\", \"Scalar\"]", NULL, NULL, &f, &b);
+    assert_close(b, 4.0 * (205 + 205), 1e-15);
+    clear(&o);
+    fill(&o, "aten::view", OP_OTHER, "[[10, 20], []]", "[\"float\", \"ScalarList\"]", NULL, NULL, &f, &b);
+    assert_close(b, 0, 0);
+    clear(&o);
+}
+
+static void test_top(void **state)
+{
+    (void)state;
+    struct profile p;
+    profile_init(&p);
+    const double times[] = { 1, 5, 2, 2 };
+    for (int i = 0; i < 4; i++) {
+        struct op *o = profile_add_op(&p);
+        o->name = xstrdup(i == 1 ? "big" : "small");
+        o->time_s = times[i];
+    }
+    ops_sort(&p);
+    assert_string_equal(p.ops[0].name, "big");
+    assert_close(p.total_time_s, 10, 1e-15);
+    ops_select_top(&p, 0.7);                    /* 5 + 2 = 7 covers 70% */
+    assert_int_equal(p.n_ops, 2);
+    assert_int_equal(p.dropped_ops, 2);
+    assert_close(p.dropped_time_s, 3, 1e-15);
+    assert_close(p.coverage, 0.7, 1e-15);
+    assert_close(p.total_time_s, 7, 1e-15);
+    profile_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_elementwise_and_lists),
+        cmocka_unit_test(test_top),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
