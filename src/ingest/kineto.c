@@ -45,14 +45,24 @@ struct intern {
     size_t nslot;
 };
 
+/* Eight bytes at a time: op identities are a few hundred bytes and one is
+ * hashed per cpu_op event. */
 static uint64_t hash_bytes(const void *p, size_t len)
 {
     const unsigned char *s = p;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= s[i];
-        h *= 1099511628211ULL;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
+    while (len >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 29;
+        s += 8;
+        len -= 8;
     }
+    uint64_t w = 0;
+    memcpy(&w, s, len);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 32;
     return h;
 }
 
@@ -650,6 +660,18 @@ static int cb_end_map(void *ctx)
     return 1;
 }
 
+/* Strides (gemm orientation) and concrete inputs (conv geometry) matter
+ * for few ops; skipping them elsewhere saves most of the copying and
+ * hashing.  Kineto writes "name" before "args"; if not, keep everything. */
+static int needs_detail(const struct kt *k)
+{
+    const char *n = k->name.buf;
+    if (!k->name.len)
+        return 1;
+    return strstr(n, "mm") || strstr(n, "conv") || strstr(n, "attention") ||
+           strstr(n, "flash") || strstr(n, "rnn") || strstr(n, "lstm") || strstr(n, "gru");
+}
+
 static int cb_start_array(void *ctx)
 {
     struct kt *k = ctx;
@@ -662,7 +684,8 @@ static int cb_start_array(void *ctx)
             k->cap_comma[lvl] = 0;
         return 1;
     }
-    if (k->in_args && k->depth == k->ev_depth + 1 && k->akey >= AK_DIMS) {
+    if (k->in_args && k->depth == k->ev_depth + 1 && k->akey >= AK_DIMS &&
+        (k->akey < AK_STRIDES || needs_detail(k))) {
         k->cap = k->akey == AK_DIMS ? &k->dims : k->akey == AK_TYPES ? &k->types
                : k->akey == AK_STRIDES ? &k->strides : &k->conc;
         strbuf_reset(k->cap);
@@ -1333,7 +1356,8 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     out->has_device = k->n_device > 0;
     out->format = xstrdup("kineto");
     out->source = xstrdup(k->path);
-    if (k->device_name && *k->device_name)
+    /* CPU runs on a GPU host still list the GPU: name it only if used */
+    if (out->has_device && k->device_name && *k->device_name)
         out->device_name = xstrdup(k->device_name);
     struct strbuf fw = STRBUF_INIT;
     strbuf_addstr(&fw, "PyTorch");
@@ -1375,6 +1399,16 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
         op->time_s = out->has_device ? op->device_time_s : op->host_time_s;
         op->flops = f1 * op->count;
         op->bytes = b1 * op->count;
+    }
+    for (size_t i = 0; i < out->n_ops; i++) {
+        struct op *op = &out->ops[i];
+        if (op->dtype == PREC_UNKNOWN && op->kind == OP_OPTIMIZER) {
+            /* tensor lists record no element type; optimizer state and
+             * master weights are fp32 even under autocast */
+            op->dtype = PREC_FP32;
+            if (!op->flags)
+                op->flags = xstrdup("dtype-assumed");
+        }
     }
     merge_same(out);
     free(c.acc);
