@@ -56,8 +56,16 @@ void gp_quote(struct strbuf *sb, const char *s, size_t max_chars)
             n--;
         cut = 1;
     }
+    size_t i = 0;
+    if (n > 0 && s[0] == '\'') {
+        /* gnuplot reads a literal opening with '' as an empty string and
+         * chokes on what follows, so a leading quote is written as a
+         * double-quoted "'" joined to the rest (no escapes inside) */
+        strbuf_addstr(sb, "\"'\" . ");
+        i = 1;
+    }
     strbuf_addch(sb, '\'');
-    for (size_t i = 0; i < n; i++) {
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '\'')
             strbuf_addstr(sb, "''");

@@ -5,7 +5,8 @@
  * Chart builders write a script body (everything after "set terminal")
  * into a strbuf: numbers go inline as data blocks, and every string that
  * came from a user file goes through gp_quote(), which makes it a
- * single-quoted gnuplot string (no escape or command processing inside)
+ * single-quoted gnuplot string (no escape, macro or backtick processing
+ * inside; a leading quote makes it the expression "'" . '...')
  * with newlines and control characters replaced.  Terminals are set
  * "noenhanced" so that ^ _ @ { } in names are shown, not interpreted. */
 #ifndef FOM_GNUPLOT_H
@@ -27,7 +28,8 @@ int gp_term_from_path(const char *path);
 const char *gp_term_ext(enum gp_term t);   /* "svg", "png" */
 
 /* Append s as a gnuplot single-quoted string literal (with the quotes):
- * ' doubles, newlines/tabs/control bytes become spaces, and overly long
+ * ' doubles (a leading ' becomes "'" . '...', an expression gnuplot
+ * accepts wherever a label goes), newlines/tabs/control bytes become spaces, and overly long
  * labels are cut at max_chars bytes (0 = no limit) on a UTF-8 boundary
  * with "..." appended. */
 void gp_quote(struct strbuf *sb, const char *s, size_t max_chars);

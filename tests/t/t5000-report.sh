@@ -90,6 +90,10 @@ with_file "$D/evil/report.md" expect_out_contains '\`touch /tmp/fom-pwned-t5000\
 with_file "$D/evil/report.md" expect_out_contains 'Q\\n\`x\` \*\*bold\*\* \| pipe \_u\_ &amp; ^\{sup\}\_\{sub\} @ &amp;amp;'
 # the SVG shows the names as text (gnuplot escapes < and &)
 with_file "$D/evil/ratios.svg" expect_out_contains '&lt;script>alert(1)&lt;/script>'
+# a name that opens with a quote (gnuplot would read '' as an empty string)
+# (tick labels are cut at 32 bytes)
+with_file "$D/evil/units-per-day.svg" expect_out_contains "<text>'; system(\"touch /tmp/fom-pwned-...</text>"
+with_file "$D/evil/report.html" expect_out_contains "<td>&#39;; system(&quot;touch /tmp/fom-pwned-t5000&quot;); print &#39;</td>"
 # JSON keeps the names exactly
 if python3 - "$D/evil/report.json" <<'PY'
 import json, sys
