@@ -227,6 +227,7 @@ struct kt_launch {
 /* Device work summed per launching id. */
 struct kt_dev {
     int64_t key, dev_ns, ts;
+    int64_t end;            /* latest end of its kernels */
     uint32_t n;             /* kernels; top bit: attributed already */
     uint32_t name;          /* first kernel's name */
 };
@@ -792,10 +793,15 @@ static void dev_add(struct kt *k, struct u64map *m, int64_t key)
         e->key = key;
         e->dev_ns = 0;
         e->ts = k->ts;
+        e->end = k->ts + k->dur;
         e->n = 0;
         e->name = name;
         u64map_put(m, (uint64_t)key, i);
     }
+    if (k->ts < k->devs[i].ts)
+        k->devs[i].ts = k->ts;
+    if (k->ts + k->dur > k->devs[i].end)
+        k->devs[i].end = k->ts + k->dur;
     k->devs[i].dev_ns += k->dur;
     k->devs[i].n++;
 }
@@ -1055,6 +1061,13 @@ struct frame {
     int counted, covered, in_step, launcher;
     enum op_phase phase;
     int64_t group;          /* acc index the op's device time goes to, -1 none */
+    int64_t call;           /* kt_call its device time goes to, -1 none */
+};
+
+/* One counted op call in a step, for the profile's issue-order replay. */
+struct kt_call {
+    int64_t acc, ts, end;   /* group; host start and end */
+    int64_t dev_ns, dev_ts, dev_end;
 };
 
 struct counter {
@@ -1066,7 +1079,22 @@ struct counter {
     struct ival *steps, *optim;
     size_t n_steps, n_optim;
     int64_t host_busy_ns;
+    struct kt_call *calls;
+    size_t n_calls, alloc_calls;
+    struct ival *busy;      /* top-level ops in steps, every thread */
+    size_t n_busy, alloc_busy;
 };
+
+static int64_t call_new(struct counter *c, int64_t group, const struct kt_op *o)
+{
+    ALLOC_GROW(c->calls, c->n_calls + 1, c->alloc_calls);
+    struct kt_call *x = &c->calls[c->n_calls];
+    memset(x, 0, sizeof *x);
+    x->acc = group;
+    x->ts = o->ts;
+    x->end = o->end;
+    return (int64_t)c->n_calls++;
+}
 
 static size_t acc_get(struct counter *c, uint32_t key, int phase)
 {
@@ -1098,6 +1126,15 @@ static void attribute(struct counter *c, struct frame *f, struct kt_dev *e)
         f->launcher = 1;
         c->acc[f->group].count += 1;
         c->acc[f->group].host_ns += o->end - o->ts;
+        f->call = call_new(c, f->group, o);
+    }
+    if (f->call >= 0) {
+        struct kt_call *x = &c->calls[f->call];
+        if (x->dev_ns == 0 || e->ts < x->dev_ts)
+            x->dev_ts = e->ts;
+        if (x->dev_ns == 0 || e->end > x->dev_end)
+            x->dev_end = e->end;
+        x->dev_ns += e->dev_ns;
     }
     struct kt_acc *a = &c->acc[f->group];
     a->dev_ns += e->dev_ns;
@@ -1198,6 +1235,7 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
         memset(&f, 0, sizeof f);
         f.op = i;
         f.group = -1;
+        f.call = -1;
         f.in_step = c->n_steps == 0 || (p ? p->in_step : in_ivals(c->steps, c->n_steps, o->ts));
         f.phase = p ? p->phase : PHASE_FORWARD;
         if (cl->backward)
@@ -1220,12 +1258,18 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
             if (f.in_step) {
                 c->acc[f.group].count += 1;
                 c->acc[f.group].host_ns += o->end - o->ts;
+                f.call = call_new(c, f.group, o);
             }
         } else if (f.covered) {
             f.group = p->group;
+            f.call = p->call;
         }
-        if (!p && f.in_step)
+        if (!p && f.in_step) {
             c->host_busy_ns += o->end - o->ts;
+            ALLOC_GROW(c->busy, c->n_busy + 1, c->alloc_busy);
+            c->busy[c->n_busy].ts = o->ts;
+            c->busy[c->n_busy++].end = o->end;
+        }
         ALLOC_GROW(stack, depth + 1, alloc);
         stack[depth++] = f;
         uint32_t di;
@@ -1282,11 +1326,23 @@ static void merge_same(struct profile *p)
 {
     if (p->n_ops < 2)
         return;
+    /* calls name their op by id: merged ops pass theirs on */
+    size_t *to = NULL, n_to = 0;
+    if (p->n_calls) {
+        for (size_t i = 0; i < p->n_ops; i++)
+            if (p->ops[i].id >= n_to)
+                n_to = p->ops[i].id + 1;
+        to = xmalloc(n_to * sizeof *to);
+        for (size_t i = 0; i < n_to; i++)
+            to[i] = i;
+    }
     qsort(p->ops, p->n_ops, sizeof *p->ops, cmp_identity);
     size_t w = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
         if (w > 0 && cmp_identity(&p->ops[w - 1], &p->ops[i]) == 0) {
             struct op *d = &p->ops[w - 1], *s = &p->ops[i];
+            if (to)
+                to[s->id] = d->id;
             d->count += s->count;
             d->time_s += s->time_s;
             d->device_time_s += s->device_time_s;
@@ -1302,6 +1358,76 @@ static void merge_same(struct profile *p)
         p->ops[w++] = p->ops[i];
     }
     p->n_ops = w;
+    for (size_t i = 0; to && i < p->n_calls; i++)
+        if (p->calls[i].op_id < n_to)
+            p->calls[i].op_id = to[p->calls[i].op_id];
+    free(to);
+}
+
+static int cmp_call(const void *pa, const void *pb)
+{
+    const struct kt_call *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->end > b->end ? -1 : a->end < b->end;
+}
+
+/* Host busy time (union of top-level ops) from the start of v up to t. */
+static int64_t busy_at(const struct ival *v, const int64_t *cum, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].ts <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return 0;
+    return cum[lo - 1] + (t < v[lo - 1].end ? t : v[lo - 1].end) - v[lo - 1].ts;
+}
+
+/* The calls of every step in issue order.  Host times leave out the
+ * gaps between top-level ops: outside any op the host runs the profiler
+ * and Python's loop, which a run without the profiler mostly does not
+ * pay.  A call's device time is the union of its kernels' span and sum
+ * (the smaller), so kernels on parallel streams count once. */
+static void kt_calls(struct counter *c, struct profile *out)
+{
+    if (!c->n_calls || !c->n_steps)
+        return;
+    qsort(c->busy, c->n_busy, sizeof *c->busy, cmp_ival);
+    size_t nb = 0;
+    for (size_t i = 0; i < c->n_busy; i++) {
+        if (nb && c->busy[i].ts <= c->busy[nb - 1].end) {
+            if (c->busy[i].end > c->busy[nb - 1].end)
+                c->busy[nb - 1].end = c->busy[i].end;
+        } else {
+            c->busy[nb++] = c->busy[i];
+        }
+    }
+    int64_t *cum = xmalloc((nb + 1) * sizeof *cum);
+    cum[0] = 0;
+    for (size_t i = 0; i < nb; i++)
+        cum[i + 1] = cum[i] + c->busy[i].end - c->busy[i].ts;
+    qsort(c->calls, c->n_calls, sizeof *c->calls, cmp_call);
+    for (size_t i = 0; i < c->n_calls; i++) {
+        const struct kt_call *x = &c->calls[i];
+        size_t st = 0;
+        while (st + 1 < c->n_steps && c->steps[st + 1].ts <= x->ts)
+            st++;
+        ALLOC_GROW(out->calls, out->n_calls + 1, out->alloc_calls);
+        struct op_call *y = &out->calls[out->n_calls++];
+        int64_t span = x->dev_end - x->dev_ts;
+        y->op_id = (size_t)x->acc;
+        y->step = (int)st;
+        y->host_start_s = (double)(busy_at(c->busy, cum, nb, x->ts)
+                                   - busy_at(c->busy, cum, nb, c->steps[st].ts)) * 1e-9;
+        y->host_s = (double)(x->end - x->ts) * 1e-9;
+        y->device_s = (double)(span < x->dev_ns ? span : x->dev_ns) * 1e-9;
+    }
+    free(cum);
 }
 
 static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *out)
@@ -1373,6 +1499,7 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
         if (a->count <= 0 && a->dev_ns <= 0)
             continue;
         struct op *op = profile_add_op(out);
+        op->id = i;
         struct op_args args = { NULL, NULL, NULL, NULL };
         if (a->key & KEY_KERNEL) {
             const char *kn = k->strs.str[a->key & ~KEY_KERNEL];
@@ -1410,8 +1537,11 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
                 op->flags = xstrdup("dtype-assumed");
         }
     }
+    kt_calls(&c, out);
     merge_same(out);
     free(c.acc);
+    free(c.calls);
+    free(c.busy);
     free(c.steps);
     free(c.optim);
     u64map_free(&c.accmap);

@@ -64,6 +64,7 @@ void profile_free(struct profile *p)
         free(p->ops[i].flags);
     }
     free(p->ops);
+    free(p->calls);
     free(p->source);
     free(p->format);
     free(p->device_name);

@@ -44,6 +44,19 @@ struct op {
     struct conv_shape conv; /* OP_CONV only */
     char *shapes;           /* input shapes as text, e.g. "[100, 29532], [1000, 29532]" */
     char *flags;            /* notes such as "ambiguous-orientation", or NULL */
+    size_t id;              /* what op_call.op_id refers to (Kineto traces) */
+};
+
+/* One op call in issue order, so that a step can be replayed: the host
+ * issues calls one after the other and the device runs their kernels as
+ * soon as both the launch and the device allow (Kineto traces only). */
+struct op_call {
+    size_t op_id;           /* the op's `id` (ops are sorted and cut after reading) */
+    int step;               /* profiled step, 0-based */
+    double host_start_s;    /* host busy time since the step began (idle gaps left out) */
+    double host_s;          /* host time of the call */
+    double device_s;        /* device busy time of its kernels: the union of their
+                               intervals, so kernels on parallel streams count once */
 };
 
 struct profile {
@@ -63,6 +76,8 @@ struct profile {
     double coverage;        /* fraction of the full pass time the kept ops cover */
     double dropped_time_s;  /* time of ops dropped by --top */
     size_t dropped_ops;
+    struct op_call *calls;  /* every profiled step's calls in issue order, or NULL */
+    size_t n_calls, alloc_calls;
 };
 
 const char *op_kind_name(enum op_kind k);       /* "gemm" ... */
