@@ -1285,7 +1285,8 @@ static void kt_count(struct counter *c)
 {
     struct kt *k = c->k;
     size_t li = 0;
-    qsort(k->launches, k->n_launches, sizeof *k->launches, cmp_launch);
+    if (k->n_launches > 1)
+        qsort(k->launches, k->n_launches, sizeof *k->launches, cmp_launch);
     for (size_t t = 0; t < k->alloc_th; t++)
         if (k->th[t].n)
             kt_count_thread(c, (uint16_t)t, k->th[t].ops, k->th[t].n, &li);

@@ -138,7 +138,7 @@ void ops_classify(const char *name, struct op_class *c)
             c->kind = OP_OPTIMIZER;
         return;
     }
-    c->backward = has(base, "backward") != NULL;
+    c->backward = has(base, "backward");
     if (is_one_of(base, transparent_names)) {
         c->transparent = 1;
     } else if (is_one_of(base, gemm_names)) {
