@@ -5,6 +5,8 @@
 #include "cmd.h"
 #include "core/ctx.h"
 #include "core/xalloc.h"
+#include "report/gnuplot.h"
+#include "report/machine_chart.h"
 #include "run/machine_run.h"
 
 static const char *const machine_usage =
@@ -49,6 +51,7 @@ static const char *const show_usage =
 
 static const char *const compare_usage =
     "usage: fom machine compare BASE.xml OTHER.xml... [--format text|json|csv] [-o FILE]\n"
+    "                           [--chart FILE.svg|png]\n"
     "\n"
     "Machines side by side.  The first is the baseline; every other value is\n"
     "followed by its ratio to the baseline's.  Includes the ridge point of\n"
@@ -56,6 +59,7 @@ static const char *const compare_usage =
     "\n"
     "  --format F  output format: text (default), json or csv\n"
     "  -o FILE     write to FILE (atomically) instead of standard output\n"
+    "  --chart F   also draw peaks and bandwidths as a chart (.svg or .png)\n"
     "  -h, --help  show this help\n";
 
 enum sub { SUB_VALIDATE, SUB_SHOW, SUB_COMPARE };
@@ -63,6 +67,7 @@ enum sub { SUB_VALIDATE, SUB_SHOW, SUB_COMPARE };
 int cmd_machine(int argc, char **argv, struct ctx *ctx)
 {
     struct machine_run_opts o = { FMT_TEXT, NULL };
+    const char *chart = NULL;
     char **files = NULL;
     int n = 0;
     int rc = 0;
@@ -118,6 +123,13 @@ int cmd_machine(int argc, char **argv, struct ctx *ctx)
                 rc = diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv", v);
                 goto out;
             }
+        } else if (strcmp(a, "--chart") == 0 && sub == SUB_COMPARE) {
+            if (i + 1 >= argc) {
+                fputs(usage, stderr);
+                rc = diag_usage(&ctx->diag, "option '%s' needs a value", a);
+                goto out;
+            }
+            chart = argv[++i];
         } else if (strncmp(a, "--format=", 9) == 0) {
             if (out_format_parse(a + 9, &o.format)) {
                 rc = diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv", a + 9);
@@ -135,12 +147,19 @@ int cmd_machine(int argc, char **argv, struct ctx *ctx)
                         sub == SUB_SHOW ? "one" : sub == SUB_COMPARE ? "two or more" : "one or more");
         goto out;
     }
+    if (chart && gp_term_from_path(chart) < 0) {
+        rc = diag_usage(&ctx->diag, "found chart '%s', expected a file name ending in .svg or .png",
+                        chart);
+        goto out;
+    }
     if (sub == SUB_VALIDATE)
         rc = machine_run_validate(files, n, &o, &ctx->diag);
     else if (sub == SUB_SHOW)
         rc = machine_run_show(files[0], &o, &ctx->diag);
     else
         rc = machine_run_compare(files, n, &o, &ctx->diag);
+    if (rc == 0 && chart)
+        rc = machine_compare_chart(files, n, chart, &ctx->diag);
 out:
     free(files);
     return rc;

@@ -168,4 +168,16 @@ expect_err_contains 'gnuplot not found'
 expect_no_file "$D/r.svg"
 FOM=$REAL_FOM
 
+# ---- fom machine compare --chart -----------------------------------------------
+cp "$R/h100.xml" "$T_TMP/second.xml"
+fom_run 0 machine compare "$R/h100.xml" "$T_TMP/second.xml" --chart "$D/cmp.svg"
+with_file "$D/cmp.svg" expect_out_contains 'peak [TFLOP/s] (int8: TOP/s), log scale'
+with_file "$D/cmp.svg" expect_out_contains 'bandwidth [TB/s]'
+with_file "$D/cmp.svg" expect_out_contains '>NVIDIA H100 SXM5 80GB<'
+fom_run 2 machine compare "$R/h100.xml" "$T_TMP/second.xml" --chart "$D/cmp.pdf"
+expect_err_contains "found chart '$D/cmp.pdf', expected a file name ending in .svg or .png"
+if [ -s "$OUT" ]; then not_ok "compare printed before refusing the chart name"; else ok "nothing printed before the usage error"; fi
+fom_run 1 machine compare "$R/h100.xml" "$R/bad-machine.xml" --chart "$D/cmp2.svg"
+expect_no_file "$D/cmp2.svg"
+
 done_testing
