@@ -76,6 +76,8 @@ def cases():
 
 
 def main():
+    # -v: per case, the device and host totals beside the pass time
+    verbose = "-v" in sys.argv[1:] or os.environ.get("VERBOSE")
     if not os.path.isdir(os.path.join(DATA, "traces", "pytorch")):
         print("validate: %s not found; skipping (the measured traces are not in this checkout)" % DATA)
         return 0
@@ -109,6 +111,10 @@ def main():
                         sorted(mt.items(), key=lambda kv: -kv[1]) if v > 0.05 * tot)
         print("%-16s %-30s %-22s %14.3f %14.3f %+8.1f%%  %s; %s" % (
             group, name, aimname, est * 1e3, truth * 1e3, 100 * err, d.get("bound"), top))
+        if verbose:
+            print("%-16s   device %.3f ms, host %.3f ms, sync %.3f ms, profiled step %.3f ms" % (
+                "", d.get("device_time_s", 0) * 1e3, d.get("host_time_s", 0) * 1e3,
+                d.get("sync_s", 0) * 1e3, (d.get("profiled_step_time_s") or 0) * 1e3))
     print()
     print("%-16s %6s %18s %15s %12s  %s" % ("group", "cases", "median |error|", "max |error|",
                                              "target", "verdict"))

@@ -408,15 +408,33 @@ static int lk_flops(const struct kernel_table *t, enum precision p, double flops
 
 /* One table lookup of a whole op per pass.  Returns 0 or -1 (no rows). */
 static int lookup_op(const struct kernel_table *t, const struct op *op, const struct shape *s,
-                     struct lookup *acc)
+                     double bw_bs, struct lookup *acc)
 {
     memset(acc, 0, sizeof *acc);
     if (!t)
         return -1;
     switch (op->kind) {
     case OP_GEMM:
-        if (s->m > 0 && s->n > 0 && s->k > 0)
-            return lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc);
+        if (s->m > 0 && s->n > 0 && s->k > 0) {
+            if (lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc) != 0)
+                return -1;
+            if (acc->method == LOOKUP_EXTRAP) {
+                /* Outside the rows the table measured, the fit of the
+                 * neighbours says little (a skinny k = batch weight
+                 * gradient is not a slower cube).  Such a GEMM runs at
+                 * the measured rate of a GEMM of the same work, unless
+                 * its memory traffic takes longer. */
+                struct lookup cube = { 0, 0, 0, LOOKUP_NONE };
+                if (lk_flops(t, s->prec, s->flops, s->calls * s->nb, &cube) == 0 && cube.time_s > 0) {
+                    double mem = bw_bs > 0 ? s->bytes / bw_bs : 0;
+                    double f = (cube.time_s > mem ? cube.time_s : mem) / acc->time_s;
+                    acc->time_s *= f;
+                    acc->lo_s *= f;
+                    acc->hi_s *= f;
+                }
+            }
+            return 0;
+        }
         return lk_flops(t, s->prec, s->flops, s->calls, acc);
     case OP_RNN:
         /* RNN: its GEMM per time step, nb time steps per call. */
@@ -542,13 +560,13 @@ static void estimate_op(struct est *c, const struct op *op, struct op_estimate *
     }
 
     struct lookup lt, ls;
-    int have_t = lookup_op(c->tt, op, &s, &lt) == 0;
+    int have_t = lookup_op(c->tt, op, &s, machine_mem_bw(c->m), &lt) == 0;
     if (!have_t && c->tt && op->kind != OP_COMM) {
         if (!kernel_table_has(c->tt, table_kind(op->kind), s.prec))
             est_warn(c, "tables of '%s' have no %s rows for %s ops; falling back to the roofline",
                      c->tt->hw ? c->tt->hw : "?", precision_name(s.prec), op_kind_name(op->kind));
     }
-    if (have_t && c->st && src_dev > 0 && lookup_op(c->st, op, &s0, &ls) == 0 && ls.time_s > 0) {
+    if (have_t && c->st && src_dev > 0 && lookup_op(c->st, op, &s0, c->src_m ? machine_mem_bw(c->src_m) : 0, &ls) == 0 && ls.time_s > 0) {
         oe->method = EST_SCALED_TABLE;
         oe->ratio = lt.time_s / ls.time_s;
         set_from_lookup(oe, &lt, src_dev / ls.time_s);
@@ -619,19 +637,114 @@ static const struct kernel_table *pick_target(const struct kernel_set *ks, const
     return t;
 }
 
-/* Host and device run concurrently, but not perfectly: a pass alternates
- * between stretches where the host is behind (small kernels) and stretches
- * where the device is (large ones), so the pass is longer than the larger
- * of the two.  A p-norm of the two totals models that: it tends to the max
- * when one side dominates and adds up to 26% (2^(1/3)) when they are
- * equal.  ESTIMATE_OVERLAP_P is one constant for every model and machine. */
-static double overlap(double dev, double host)
+/* One profiled step replayed on the target: the host issues the calls
+ * in their order, each taking its host time; a call's kernels start when
+ * both the host has launched them (the call's end) and the device is free;
+ * the step ends when the host and the device are both done.  Host-bound
+ * stretches (small kernels) and device-bound ones (large kernels) then
+ * add up as they did in the trace, with no overlap constant.  Ops without
+ * calls (kernels no op claimed) run after the last call.  `which` picks
+ * the device time (0 estimate, 1 low, 2 high).  Returns the mean step
+ * time over the profiled steps, or -1 when the profile has no calls. */
+static double replay(const struct est *c, const struct estimate *out, int which, double *host_end)
 {
-    double hi = dev > host ? dev : host, lo = dev > host ? host : dev;
-    if (!(hi > 0))
-        return 0;
-    double r = lo / hi;
-    return hi * pow(1 + pow(r, ESTIMATE_OVERLAP_P), 1.0 / ESTIMATE_OVERLAP_P);
+    const struct profile *p = c->p;
+    size_t n = p->n_ops, max_id = 0;
+    double total = 0;
+    int steps = 0;
+    if (!p->n_calls || !c->tgt_gpu)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (p->ops[i].id > max_id)
+            max_id = p->ops[i].id;
+    size_t *idx = xmalloc((max_id + 1) * sizeof *idx);
+    double *ncalls = xcalloc(n + 1, sizeof *ncalls);
+    for (size_t i = 0; i <= max_id; i++)
+        idx[i] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        idx[p->ops[i].id] = i;
+    int last_step = -1;
+    for (size_t j = 0; j < p->n_calls; j++) {
+        size_t id = p->calls[j].op_id;
+        if (id <= max_id && idx[id] != SIZE_MAX)
+            ncalls[idx[id]] += 1;
+        if (p->calls[j].step != last_step)
+            steps++;
+        last_step = p->calls[j].step;
+    }
+    double rest = 0;    /* per step: ops that no call issues */
+    for (size_t i = 0; i < out->n_ops; i++) {
+        const struct op_estimate *oe = &out->ops[i];
+        double t = which == 1 ? oe->time_lo_s : which == 2 ? oe->time_hi_s : oe->device_s;
+        if (i >= n || ncalls[i] == 0)
+            rest += t;
+    }
+    double hmax = 0;
+    size_t j = 0;
+    while (j < p->n_calls) {
+        int st = p->calls[j].step;
+        double host = 0, dev = 0;
+        for (; j < p->n_calls && p->calls[j].step == st; j++) {
+            const struct op_call *k = &p->calls[j];
+            size_t id = k->op_id;
+            size_t i = id <= max_id ? idx[id] : SIZE_MAX;
+            double d = 0, kn = 1;
+            if (i != SIZE_MAX) {
+                const struct op_estimate *oe = &out->ops[i];
+                const struct op *op = &p->ops[i];
+                double t = which == 1 ? oe->time_lo_s : which == 2 ? oe->time_hi_s : oe->device_s;
+                /* the call's share of its op, as measured when the
+                 * profile has device times (so that kernels that ran
+                 * on parallel streams keep their overlap) */
+                if (c->src_gpu && op->device_time_s > 0 && k->device_s > 0)
+                    d = t * k->device_s / op->device_time_s;
+                else if (!c->src_gpu || op->device_time_s > 0)
+                    d = t * steps / ncalls[i];
+                kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
+                if (kn < 1)
+                    kn = 1;
+                /* kernel durations from a trace leave out the gap the
+                 * device needs between two kernels, even queued ones;
+                 * table times and the roofline hold a launch already */
+                if (d > 0 && (oe->method == EST_MEASURED || oe->method == EST_SCALED_TABLE
+                              || oe->method == EST_SCALED)) {
+                    double sh = c->src_gpu && op->device_time_s > 0 && k->device_s > 0
+                                ? k->device_s * ncalls[i] / steps / op->device_time_s : 1;
+                    d += kn * c->m->launch_latency_s * (sh < 1 ? sh : 1);
+                }
+            }
+            double begin, launch;
+            if (c->src_gpu) {
+                begin = k->host_start_s;
+                launch = k->host_start_s + k->host_s;
+            } else {
+                /* a CPU trace's host times hold the compute: the
+                 * target pays its own dispatch per call */
+                begin = host;
+                launch = host + c->m->dispatch_s;
+            }
+            if (launch > host)
+                host = launch;
+            if (d > 0) {
+                /* a call's kn kernels are launched one by one over its
+                 * host time: the first can start after 1/kn of it, the
+                 * last not before the call ends */
+                double first = begin + (launch - begin) / kn;
+                dev = (dev > first ? dev : first) + d;
+                if (dev < launch + d / kn)
+                    dev = launch + d / kn;
+            }
+        }
+        dev += rest;
+        total += host > dev ? host : dev;
+        if (host > hmax)
+            hmax = host;
+    }
+    free(idx);
+    free(ncalls);
+    if (host_end)
+        *host_end = hmax;
+    return steps ? total / steps : -1;
 }
 
 int estimate_profile(const struct profile *p, const struct machine *target,
@@ -747,10 +860,17 @@ int estimate_profile(const struct profile *p, const struct machine *target,
     out->device_time_s = dev;
     out->host_time_s = host;
     out->sync_s = c.tgt_gpu ? target->launch_latency_s : 0;
-    if (c.tgt_gpu) {
-        out->pass_time_s = overlap(dev, host) + out->sync_s;
-        out->pass_lo_s = overlap(lo, host) + out->sync_s;
-        out->pass_hi_s = overlap(hi, host) + out->sync_s;
+    double step = c.tgt_gpu ? replay(&c, out, 0, NULL) : -1;
+    if (step >= 0) {
+        out->pass_time_s = step + out->sync_s;
+        out->pass_lo_s = replay(&c, out, 1, NULL) + out->sync_s;
+        out->pass_hi_s = replay(&c, out, 2, NULL) + out->sync_s;
+    } else if (c.tgt_gpu) {
+        /* no call order: the larger of the two, as if they overlapped
+         * perfectly */
+        out->pass_time_s = (dev > host ? dev : host) + out->sync_s;
+        out->pass_lo_s = (lo > host ? lo : host) + out->sync_s;
+        out->pass_hi_s = (hi > host ? hi : host) + out->sync_s;
     } else {
         out->pass_time_s = dev + host;
         out->pass_lo_s = lo + host;

@@ -12,8 +12,10 @@
  *   table-interp   the target's table interpolates (or extrapolates) it
  *   roofline       max(flops / peak, bytes / bandwidth) + launch latency
  *   scaled         measured time times the ratio of source and target peaks
- * Pass time = overlap of device time and host dispatch time (a p-norm,
- * close to the larger of the two) + synchronisation. */
+ * Pass time: the profiled steps replayed in their call order (host
+ * issues calls, the device runs their kernels when launched and free; see
+ * estimate.c: replay()) + synchronisation; without a call order, the
+ * larger of device and host time + synchronisation. */
 #ifndef FOM_ESTIMATE_H
 #define FOM_ESTIMATE_H
 #include <stddef.h>
@@ -24,10 +26,6 @@
 #include "model/profile.h"
 
 struct diag;
-
-/* Exponent of the p-norm that composes host and device time (see
- * estimate.c: overlap()). */
-#define ESTIMATE_OVERLAP_P 3.0
 
 enum est_method {
     EST_TABLE_EXACT,
