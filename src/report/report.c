@@ -425,12 +425,35 @@ static void sec_header(struct doc *d, const struct report *r)
                 break;
             }
             d_text(d, sb, st->problems[p].id);
-            strbuf_addf(sb, " %s%%", fixed(a, sizeof a, share * 100, 1));
+            if (share >= 0.01 || share == 0)
+                strbuf_addf(sb, " %s%%", fixed(a, sizeof a, share * 100, 1));
+            else
+                strbuf_addf(sb, " %.2g%%", share * 100);
         }
         strbuf_addstr(sb, "). The means of ratios count every problem equally: the arithmetic "
                           "mean is pulled up by the largest ratio, the harmonic mean down by the "
                           "smallest. Only the FOM answers how much more work of this mix the "
                           "system completes per day.");
+        /* a problem that owns most of the base case's time drives the FOM */
+        size_t top = 0;
+        double top_share = 0;
+        for (size_t p = 0; p < ev->n_problems; p++) {
+            double share = ev->weights[p] / ev->fom.units_per_day[p * ev->n_systems + base] / tot;
+            if (share > top_share) {
+                top_share = share;
+                top = p;
+            }
+        }
+        if (top_share > 0.5 && ev->n_problems > 1) {
+            strbuf_addstr(sb, " Here ");
+            d_text(d, sb, st->problems[top].id);
+            strbuf_addf(sb, " takes %s%% of the base case's time, so the FOM of ",
+                        fixed(a, sizeof a, top_share * 100, 1));
+            d_text(d, sb, st->systems[o].id);
+            strbuf_addf(sb, " (%s) stays close to its ratio on that problem (%s).",
+                        fixed(a, sizeof a, ev->fom.fom[o], 3),
+                        fixed(b, sizeof b, ev->fom.ratio[top * ev->n_systems + o], 3));
+        }
         d_para(d, sb->buf);
     }
     row_release(&rw);

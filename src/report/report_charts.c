@@ -36,6 +36,19 @@ static void xtics(struct strbuf *sb, const char *const *names, size_t n)
     strbuf_addstr(sb, ") nomirror scale 0\n");
 }
 
+/* Interval whiskers of data block index idx (columns x y lo hi has):
+ * drawn as line segments, since gnuplot's error-bar styles put a marker
+ * on the bar top that reads as a data point. */
+static void whiskers(struct strbuf *sb, size_t idx, double cap)
+{
+    strbuf_addf(sb, ", \\\n  $D index %zu using 1:($5 > 0 ? $3 : NaN):(0):($4 - $3) with vectors "
+                    "nohead lw 1.5 lc rgb '#222222' notitle", idx);
+    for (int col = 3; col <= 4; col++)
+        strbuf_addf(sb, ", \\\n  $D index %zu using ($1 - %g):($5 > 0 ? $%d : NaN):(%g):(0) "
+                        "with vectors nohead lw 1.5 lc rgb '#222222' notitle",
+                    idx, cap, col, 2 * cap);
+}
+
 static void common(struct strbuf *sb)
 {
     strbuf_addstr(sb, "set border 3 lw 1.2\nset tics nomirror\n"
@@ -136,8 +149,7 @@ int chart_ratios(const struct report *r, struct strbuf *sb)
         strbuf_addf(sb, "%s$D index %zu using 1:2 with boxes fs solid 0.8 noborder lc rgb '%s' title ",
                     k ? ", \\\n  " : "", k, c);
         gp_quote(sb, st->systems[s].id, 40);
-        strbuf_addf(sb, ", \\\n  $D index %zu using 1:($5 > 0 ? $2 : NaN):3:4 with yerrorbars "
-                        "pt -1 ps 0 lw 1.5 lc rgb '#222222' notitle", k);
+        whiskers(sb, k, w * 0.2);
         strbuf_addf(sb, ", \\\n  $D index %zu using 1:4:(sprintf('%%.%df', $2)) with labels "
                         "offset 0,0.7 font ',9' notitle", k, logy ? 1 : 2);
         k++;
@@ -203,8 +215,7 @@ int chart_units_per_day(const struct report *r, struct strbuf *sb)
                         "noborder lc rgb '%s' title ",
                     s ? ", \\\n  " : "", s, w * 0.92, sys_colors[s % N_SYS_COLORS]);
         gp_quote(sb, st->systems[s].id, 40);
-        strbuf_addf(sb, ", \\\n  $D index %zu using 1:($5 > 0 ? $2 : NaN):3:4 with yerrorbars "
-                        "pt -1 ps 0 lw 1.5 lc rgb '#222222' notitle", s);
+        whiskers(sb, s, w * 0.2);
     }
     strbuf_addch(sb, '\n');
     /* boxes on a log axis start at the bottom of the range */
@@ -274,7 +285,7 @@ int chart_breakdown(const struct report *r, size_t p, struct strbuf *sb)
     common(sb);
     strbuf_addstr(sb, "set key outside right top vertical\n");
     strbuf_addf(sb, "set yrange [0:%g]\n", ymax > 0 ? ymax * 1.15 : 1);
-    strbuf_addstr(sb, "set ylabel 'time per pass [ms]'\n");
+    strbuf_addstr(sb, "set ylabel 'time per pass [ms]'\nset bmargin 4.5\n");
     strbuf_addf(sb, "set xrange [-0.6:%g]\n", (double)nc - 0.1);
     const char *names[nc];
     for (size_t c = 0; c < nc; c++)
@@ -290,7 +301,8 @@ int chart_breakdown(const struct report *r, size_t p, struct strbuf *sb)
                     idx ? ", \\\n  " : "", idx, kind_colors[kk], op_kind_name((enum op_kind)kk));
         idx++;
     }
-    strbuf_addstr(sb, ", \\\n  $T using 1:2:(sprintf('ops %.3g ms', $2)) with labels offset 0,0.8 "
+    /* the sum of the ops goes under the bar, where no line can cross it */
+    strbuf_addstr(sb, ", \\\n  $T using 1:(0):(sprintf('ops %.3g ms', $2)) with labels offset 0,-2.1 "
                       "font ',9' notitle");
     strbuf_addstr(sb, ", \\\n  $T using ($1-0.36):3:(0.72):(0) with vectors nohead dt 2 lw 1.5 "
                       "lc rgb '#000000' title 'pass time'");

@@ -127,9 +127,19 @@ static int run_estimates(struct report_state *rs, struct diag *d)
             o.n_kernels = kern[0] ? 1 : 0;
             o.precision = w->precision;
             o.batch = w->batch;
-            int rc = estimate_run_inputs(&o, &rs->inputs[i], &rs->est[i], d);
-            if (rc)
-                return rc;
+            /* the evaluation already printed this estimate's warnings;
+             * they are kept in the estimate and shown in the report */
+            struct diag quiet;
+            diag_init(&quiet, NULL);
+            int rc = estimate_run_inputs(&o, &rs->inputs[i], &rs->est[i], &quiet);
+            if (rc) {
+                /* say why, this time out loud */
+                estimate_release(&rs->est[i]);
+                estimate_inputs_release(&rs->inputs[i]);
+                estimate_init(&rs->est[i]);
+                memset(&rs->inputs[i], 0, sizeof rs->inputs[i]);
+                return estimate_run_inputs(&o, &rs->inputs[i], &rs->est[i], d);
+            }
             rs->est_ok[i] = 1;
             fill_cell(&rs->r.cells[i], &rs->est[i], &rs->inputs[i]);
             double h = study_workload_hours(w, rs->est[i].pass_time_s);
