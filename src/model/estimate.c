@@ -69,6 +69,11 @@ struct est {
     size_t n_flat;
     struct estimate *out;
     struct diag *d;
+    /* autocast: casts issued before each forward call of op i, and
+     * their device time per call (see autocast_casts()) */
+    double *cast_n, *cast_dev_s;
+    double cast_one_s;              /* host time of one cast */
+    size_t cast_op;                 /* out->ops entry of the casts, or SIZE_MAX */
 };
 
 static void est_warn(struct est *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -637,6 +642,124 @@ static const struct kernel_table *pick_target(const struct kernel_set *ks, const
     return t;
 }
 
+struct group_count { int n, nonempty; int64_t numel[8]; };
+
+static void count_group(const int64_t *dims, int n, void *arg)
+{
+    struct group_count *g = arg;
+    int64_t e = 1;
+    for (int i = 0; i < n; i++)
+        e *= dims[i];
+    if (g->n < 8)
+        g->numel[g->n] = e;
+    g->n++;
+}
+
+/* Parameters a forward GEMM or convolution call reads: what autocast
+ * casts to the low precision before the call (and whose gradient it casts
+ * back to fp32 in the backward pass).  A GEMM's weight is its k x n
+ * operand, plus a bias of n for addmm; a convolution's weight is
+ * k x c/g x r x s, plus a bias when the call takes a third input.  Batched
+ * GEMMs multiply activations, which autocast already holds in the low
+ * precision. */
+static double param_elems(const struct op *op, int *tensors)
+{
+    *tensors = 0;
+    if (op->phase != PHASE_FORWARD)
+        return 0;
+    if (op->kind == OP_GEMM && op->batch <= 1 && op->n > 0 && op->k > 0) {
+        double e = (double)op->k * (double)op->n;
+        *tensors = 1;
+        if (op->name && strstr(op->name, "addmm")) {
+            e += (double)op->n;
+            *tensors = 2;
+        }
+        return e;
+    }
+    if (op->kind == OP_CONV && op->conv.k > 0 && op->conv.c > 0) {
+        const struct conv_shape *cs = &op->conv;
+        int64_t g = cs->groups > 0 ? cs->groups : 1;
+        double e = (double)cs->k * (double)(cs->c / g) * (double)(cs->r > 0 ? cs->r : 1)
+                   * (double)(cs->s > 0 ? cs->s : 1);
+        struct group_count gc;
+        memset(&gc, 0, sizeof gc);
+        shape_groups(op->shapes, count_group, &gc);
+        *tensors = 1;
+        if (gc.n >= 3 && gc.numel[2] == cs->k) {
+            e += (double)cs->k;
+            *tensors = 2;
+        }
+        return e;
+    }
+    return 0;
+}
+
+/* Retargeting an fp32 profile to bf16/fp16 means running it under
+ * autocast, which adds work an fp32 trace does not show: each forward
+ * GEMM/convolution call casts its fp32 parameters to the low precision,
+ * and the backward pass casts their gradients back.  Each cast is one
+ * dispatch on the host (the target's dispatch cost) and one elementwise
+ * kernel reading and writing the tensor.  The casts become one entry in
+ * the estimate; the replay issues them beside their calls. */
+static void autocast_casts(struct est *c)
+{
+    const struct profile *p = c->p;
+    struct estimate *out = c->out;
+    c->cast_op = SIZE_MAX;
+    if (c->want != PREC_BF16 && c->want != PREC_FP16)
+        return;
+    double n_all = 0, dev_all = 0, bytes_all = 0;
+    int eb = precision_bytes(c->want);
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *op = &p->ops[i];
+        int tensors;
+        if (op_prec(p, op) != PREC_FP32 && op_prec(p, op) != PREC_TF32)
+            continue;
+        double e = param_elems(op, &tensors);
+        if (!(e > 0))
+            continue;
+        if (!c->cast_n) {
+            c->cast_n = xcalloc(p->n_ops, sizeof *c->cast_n);
+            c->cast_dev_s = xcalloc(p->n_ops, sizeof *c->cast_dev_s);
+        }
+        /* forward and backward: e elements each way, 4 + eb bytes per
+         * element, one kernel per tensor */
+        double bytes = 2 * e * (4 + eb);
+        struct lookup lk;
+        double t = 0;
+        memset(&lk, 0, sizeof lk);
+        if (c->tt && lk_stream(c->tt, c->want, bytes, 2 * tensors, &lk) == 0)
+            t = lk.time_s;
+        else if (machine_mem_bw(c->m) > 0)
+            t = bytes / machine_mem_bw(c->m) + 2 * tensors * c->m->launch_latency_s;
+        c->cast_n[i] = 2 * tensors;
+        c->cast_dev_s[i] = t;
+        double calls = op->count > 0 ? op->count : 1;
+        n_all += 2 * tensors * calls;
+        dev_all += t * calls;
+        bytes_all += bytes * calls;
+    }
+    if (!(n_all > 0))
+        return;
+    c->cast_one_s = c->tgt_gpu ? c->m->dispatch_s : 0;
+    struct op_estimate *oe = &out->ops[out->n_ops];
+    c->cast_op = out->n_ops++;
+    oe->name = "(autocast casts)";
+    oe->kind = OP_ELEMENTWISE;
+    oe->phase = PHASE_UNKNOWN;
+    oe->prec = c->want;
+    oe->count = n_all;
+    oe->bytes = bytes_all;
+    oe->device_s = oe->time_lo_s = oe->time_hi_s = dev_all;
+    oe->host_s = n_all * c->cast_one_s;
+    oe->time_s = c->tgt_gpu ? oe->device_s : oe->device_s + oe->host_s;
+    oe->method = c->tt ? EST_TABLE_INTERP : EST_ROOFLINE;
+    oe->bound = c->tgt_gpu && oe->host_s > oe->device_s ? BOUND_HOST : BOUND_MEMORY;
+    oe->ratio = 1;
+    est_warn(c, "autocast to %s: %.0f casts of parameters and their gradients added per pass",
+             precision_name(c->want), n_all);
+}
+
 /* One profiled step replayed on the target: the host issues the calls
  * in their order, each taking its host time; a call's kernels start when
  * both the host has launched them (the call's end) and the device is free;
@@ -676,18 +799,40 @@ static double replay(const struct est *c, const struct estimate *out, int which,
     for (size_t i = 0; i < out->n_ops; i++) {
         const struct op_estimate *oe = &out->ops[i];
         double t = which == 1 ? oe->time_lo_s : which == 2 ? oe->time_hi_s : oe->device_s;
-        if (i >= n || ncalls[i] == 0)
+        if ((i >= n || ncalls[i] == 0) && i != c->cast_op)
             rest += t;
     }
     double hmax = 0;
     size_t j = 0;
     while (j < p->n_calls) {
         int st = p->calls[j].step;
-        double host = 0, dev = 0;
+        double host = 0, dev = 0, shift = 0, back_n = 0, back_dev = 0;
         for (; j < p->n_calls && p->calls[j].step == st; j++) {
             const struct op_call *k = &p->calls[j];
             size_t id = k->op_id;
             size_t i = id <= max_id ? idx[id] : SIZE_MAX;
+            /* autocast casts: a forward call's parameters before it;
+             * the gradients' casts back once the backward pass is over */
+            int opt = i != SIZE_MAX && p->ops[i].phase == PHASE_OPTIMIZER;
+            if (back_n > 0 && opt) {
+                host = (host > k->host_start_s + shift ? host : k->host_start_s + shift)
+                       + back_n * c->cast_one_s;
+                dev = (dev > host ? dev : host) + back_dev;
+                shift = host - k->host_start_s;
+                back_n = back_dev = 0;
+            }
+            if (i != SIZE_MAX && c->cast_n && c->cast_n[i] > 0) {
+                double half = c->cast_n[i] / 2;
+                double begin0 = c->src_gpu ? k->host_start_s + shift : host;
+                if (begin0 < host)
+                    begin0 = host;
+                host = begin0 + half * c->cast_one_s;
+                dev = (dev > host ? dev : host) + c->cast_dev_s[i] / 2;
+                if (c->src_gpu)
+                    shift = host - k->host_start_s;
+                back_n += half;
+                back_dev += c->cast_dev_s[i] / 2;
+            }
             double d = 0, kn = 1;
             if (i != SIZE_MAX) {
                 const struct op_estimate *oe = &out->ops[i];
@@ -715,8 +860,8 @@ static double replay(const struct est *c, const struct estimate *out, int which,
             }
             double begin, launch;
             if (c->src_gpu) {
-                begin = k->host_start_s;
-                launch = k->host_start_s + k->host_s;
+                begin = k->host_start_s + shift;
+                launch = begin + k->host_s;
             } else {
                 /* a CPU trace's host times hold the compute: the
                  * target pays its own dispatch per call */
@@ -734,6 +879,10 @@ static double replay(const struct est *c, const struct estimate *out, int which,
                 if (dev < launch + d / kn)
                     dev = launch + d / kn;
             }
+        }
+        if (back_n > 0) {
+            host += back_n * c->cast_one_s;
+            dev = (dev > host ? dev : host) + back_dev;
         }
         dev += rest;
         total += host > dev ? host : dev;
@@ -814,7 +963,7 @@ int estimate_profile(const struct profile *p, const struct machine *target,
         goto out;
     }
 
-    out->ops = xcalloc(p->n_ops + 1, sizeof *out->ops);
+    out->ops = xcalloc(p->n_ops + 2, sizeof *out->ops);
     double host = 0, dev = 0, lo = 0, hi = 0, src_dev = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
         struct op_estimate *oe = &out->ops[out->n_ops++];
@@ -854,6 +1003,16 @@ int estimate_profile(const struct profile *p, const struct machine *target,
     }
     if (c.src_gpu && p->host_time_s > 0)
         host = p->host_time_s;
+    autocast_casts(&c);
+    if (c.cast_op != SIZE_MAX) {
+        const struct op_estimate *oe = &out->ops[c.cast_op];
+        dev += oe->device_s;
+        lo += oe->device_s;
+        hi += oe->device_s;
+        host += oe->host_s;
+        out->method_time_s[oe->method] += oe->device_s;
+        out->bound_time_s[oe->bound] += oe->time_s;
+    }
     if (!c.src_gpu && c.tgt_gpu && !(target->dispatch_s > 0))
         est_warn(&c, "machine '%s' gives no dispatch cost; host time is taken as zero",
                  out->machine ? out->machine : "?");
@@ -886,5 +1045,7 @@ int estimate_profile(const struct profile *p, const struct machine *target,
         out->bound = b;
     }
 out:
+    free(c.cast_n);
+    free(c.cast_dev_s);
     return rc;
 }
