@@ -1056,13 +1056,33 @@ static int in_ivals(const struct ival *v, size_t n, int64_t t)
     return lo > 0 && t <= v[lo - 1].end;
 }
 
+/* Index of the last interval starting at or before t (0 if none). */
+static size_t step_index(const struct ival *v, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].ts <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 ? lo - 1 : 0;
+}
+
 struct frame {
     size_t op;
     int counted, covered, in_step, launcher;
     enum op_phase phase;
     int64_t group;          /* acc index the op's device time goes to, -1 none */
     int64_t call;           /* kt_call its device time goes to, -1 none */
+    int replay;             /* in one of the first KT_REPLAY_STEPS steps */
 };
+
+/* Calls are kept for replay from the first steps only: they are a record
+ * per op call, and a long trace (hundreds of steps) must still be read in
+ * bounded memory; a few steps are what a replay needs. */
+#define KT_REPLAY_STEPS 8
 
 /* One counted op call in a step, for the profile's issue-order replay. */
 struct kt_call {
@@ -1126,7 +1146,8 @@ static void attribute(struct counter *c, struct frame *f, struct kt_dev *e)
         f->launcher = 1;
         c->acc[f->group].count += 1;
         c->acc[f->group].host_ns += o->end - o->ts;
-        f->call = call_new(c, f->group, o);
+        if (f->replay)
+            f->call = call_new(c, f->group, o);
     }
     if (f->call >= 0) {
         struct kt_call *x = &c->calls[f->call];
@@ -1237,6 +1258,8 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
         f.group = -1;
         f.call = -1;
         f.in_step = c->n_steps == 0 || (p ? p->in_step : in_ivals(c->steps, c->n_steps, o->ts));
+        f.replay = p ? p->replay
+                     : f.in_step && step_index(c->steps, c->n_steps, o->ts) < KT_REPLAY_STEPS;
         f.phase = p ? p->phase : PHASE_FORWARD;
         if (cl->backward)
             f.phase = PHASE_BACKWARD;
@@ -1258,14 +1281,16 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
             if (f.in_step) {
                 c->acc[f.group].count += 1;
                 c->acc[f.group].host_ns += o->end - o->ts;
-                f.call = call_new(c, f.group, o);
+                if (f.replay)
+                    f.call = call_new(c, f.group, o);
             }
         } else if (f.covered) {
             f.group = p->group;
             f.call = p->call;
         }
-        if (!p && f.in_step) {
+        if (!p && f.in_step)
             c->host_busy_ns += o->end - o->ts;
+        if (!p && f.replay) {
             ALLOC_GROW(c->busy, c->n_busy + 1, c->alloc_busy);
             c->busy[c->n_busy].ts = o->ts;
             c->busy[c->n_busy++].end = o->end;
