@@ -292,7 +292,8 @@ static double leave_one_out(struct kernel_table *t, enum kernel_kind kind, enum 
  * neighbours along one axis; cuBLAS changes tile and kernel across such
  * steps, which moves the rate by 10-20%.  A median under 15% means the
  * interpolator is usually within one such step change; the p90 is only
- * reported, as it is set by the kernel switches nobody can interpolate. */
+ * reported, as it is set by the kernel switches nobody can interpolate.
+ * Measured: medians 3.7-9.0%, p90 16-26% (the TAP comments). */
 #define LOO_MEDIAN_BOUND 0.15
 
 static void test_loo_gemm(void **state)
@@ -329,10 +330,11 @@ static void test_loo_conv(void **state)
         for (int i = 0; i < 2; i++) {
             double p90;
             double med = leave_one_out(t, KERNEL_CONV, precs[i], labels[f], &p90);
-            /* Conv rows are fewer (102 per precision) and span algorithms
-             * (implicit GEMM, FFT, Winograd) with different rates; the
-             * bound is looser for that reason. */
-            assert_true(med < 0.30);
+            /* Conv rows are fewer (102 per precision, 98 shapes) and
+             * cuDNN switches algorithms (implicit GEMM, FFT, Winograd)
+             * between neighbouring shapes, so the bound is looser: 20%
+             * (measured 6-12%). */
+            assert_true(med < 0.20);
         }
         kernel_set_free(&set);
     }
