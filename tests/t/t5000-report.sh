@@ -154,6 +154,11 @@ fom_run 0 roofline --machine "$R/h100.xml" --profile "$R/p3b1_h200_fp32_b10.json
 with_file "$D/roofp.svg" expect_out_contains '20 of 37 ops of p3b1_h200_fp32_b10.json.gz at their measured rate on NVIDIA H200'
 with_file "$D/roofp.svg" expect_out_contains '>gemm<'
 expect_err_contains 'the trace was measured on NVIDIA H200, not on NVIDIA H100 SXM5 80GB'
+# with kernel tables the ops sit at their rates estimated for this machine
+fom_run 0 roofline --machine "$R/h100.xml" --profile "$R/p3b1_h200_fp32_b10.json.gz" --kernels estimators/h100 -o "$D/roofe.svg"
+with_file "$D/roofe.svg" expect_out_contains 'p3b1_h200_fp32_b10.json.gz at their estimated rate on this machine'
+fom_run 2 roofline --machine "$R/h100.xml" --kernels estimators/h100 -o "$D/roofk.svg"
+expect_err_contains 'error: --kernels needs --profile'
 fom_run 2 roofline --machine "$R/h100.xml" -o "$D/roof.pdf"
 expect_err_contains "found output '$D/roof.pdf', expected a file name ending in .svg or .png"
 expect_no_file "$D/roof.pdf"
