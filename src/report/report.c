@@ -7,6 +7,7 @@
 
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "model/fom.h"
 #include "model/rollup.h"
 #include "report/json.h"
 
@@ -135,6 +136,49 @@ int report_ratio_interval(const struct report *r, size_t p, size_t s, double *lo
     *lo = b_lo / s_hi * nodes;
     *hi = b_hi / s_lo * nodes;
     return isfinite(*lo) && isfinite(*hi) ? 0 : -1;
+}
+
+/* The FOM of system s at the two extremes the cells' intervals allow:
+ * H_s falls as s's hours grow and H_base falls as the base's hours grow,
+ * so the smallest FOM takes s at its longest hours and the base at its
+ * shortest, and the largest the other way round. */
+int report_fom_range(const struct report *r, size_t s, double *lo, double *hi)
+{
+    const struct study_eval *ev = r->ev;
+    size_t ns = ev->n_systems, np = ev->n_problems, b = r->st->baseline;
+    int any = 0, rc = -1;
+    if (s == b || !r->cells)
+        return -1;
+    for (size_t i = 0; i < ns * np; i++)
+        if (r->cells[i].estimated && isfinite(r->cells[i].pass_lo_s))
+            any = 1;
+    if (!any)
+        return -1;
+    double *h = xmalloc(ns * np * sizeof *h);
+    double out[2];
+    for (int k = 0; k < 2; k++) {
+        memcpy(h, ev->hours, ns * np * sizeof *h);
+        for (size_t p = 0; p < np; p++) {
+            double l, u;
+            if (report_hours_interval(r, p, s, &l, &u) == 0)
+                h[p * ns + s] = k == 0 ? u : l;
+            if (report_hours_interval(r, p, b, &l, &u) == 0)
+                h[p * ns + b] = k == 0 ? l : u;
+        }
+        struct fom_input in = { ns, np, b, ev->nodes, h, ev->weights };
+        struct fom_result res;
+        memset(&res, 0, sizeof res);
+        int bad = fom_compute(&in, &res);
+        out[k] = bad ? NAN : res.fom[s];
+        fom_result_release(&res);
+    }
+    free(h);
+    if (isfinite(out[0]) && isfinite(out[1])) {
+        *lo = out[0];
+        *hi = out[1];
+        rc = 0;
+    }
+    return rc;
 }
 
 /* ---- a tiny document model: one walk, two syntaxes ---------------------- */
@@ -590,9 +634,9 @@ static void sec_uncertainty(struct doc *d, const struct report *r)
                         "(at least 6 repeats are needed for 95%%).",
                     (int)lround(ev->ci_level * 100), ev->resamples, ev->seed);
     else
-        strbuf_addstr(sb, "FOM confidence interval: CI unavailable. Every time was measured "
-                          "once, so there is no spread to build an interval from, and none is "
-                          "invented.");
+        strbuf_addstr(sb, "FOM confidence interval: CI unavailable. No problem has repeated "
+                          "measured times on a system, so there is no sample to build an "
+                          "interval from, and none is invented.");
     d_para(d, sb->buf);
     if (spreads) {
         strbuf_reset(sb);
@@ -600,6 +644,18 @@ static void sec_uncertainty(struct doc *d, const struct report *r)
                         "of repeated kernel timings), shown as the interval of the pass time "
                         "and, with the other cell of the ratio, as the ratio interval.",
                     spreads, spreads == 1 ? "" : "s");
+        for (size_t s = 0; s < ev->n_systems; s++) {
+            double lo, hi;
+            char a[64], b[64];
+            if (report_fom_range(r, s, &lo, &hi))
+                continue;
+            strbuf_addstr(sb, " FOM of ");
+            d_text(d, sb, r->st->systems[s].id);
+            strbuf_addf(sb, " with every cell at the end of its interval that favours one "
+                            "side: %s .. %s (a bound, not a confidence interval: the spreads "
+                            "have no stated coverage and are not independent).",
+                        fixed(a, sizeof a, lo, 3), fixed(b, sizeof b, hi, 3));
+        }
         d_para(d, sb->buf);
     } else if (any_estimated(r)) {
         d_para(d, "Estimated cells: CI unavailable (the kernel tables used hold no spread for "
@@ -1061,6 +1117,20 @@ void report_write_json(FILE *fp, const struct report *r, const char *fom_json)
         json_obj_end(&j);
     }
     json_obj_end(&j);
+    json_obj_end(&j);
+
+    json_key(&j, "fom_spread_range");
+    json_obj_begin(&j);
+    for (size_t s = 0; s < ev->n_systems; s++) {
+        double lo, hi;
+        if (report_fom_range(r, s, &lo, &hi))
+            continue;
+        json_key(&j, st->systems[s].id);
+        json_obj_begin(&j);
+        json_knum(&j, "lo", lo);
+        json_knum(&j, "hi", hi);
+        json_obj_end(&j);
+    }
     json_obj_end(&j);
 
     json_key(&j, "breakdowns");

@@ -95,6 +95,10 @@ struct report {
  * estimate's spread): the widest ratio the two intervals allow, so it is
  * conservative.  Returns 0 and sets lo/hi, or -1 when unavailable. */
 int report_ratio_interval(const struct report *r, size_t p, size_t s, double *lo, double *hi);
+/* FOM of system s with every cell at the end of its interval that lowers
+ * (lo) or raises (hi) it; a bound, not a confidence interval.  -1 when no
+ * estimated cell carries a spread. */
+int report_fom_range(const struct report *r, size_t s, double *lo, double *hi);
 /* Hours per unit interval of one cell, or -1. */
 int report_hours_interval(const struct report *r, size_t p, size_t s, double *lo, double *hi);
 

@@ -195,6 +195,13 @@ static void test_ratio_interval(void **state)
     assert_int_equal(report_ratio_interval(&f.r, 0, 1, &lo, &hi), 0);
     assert_close(lo, 1.5625, 1e-15);
     assert_close(hi, 3.125, 1e-15);
+    /* one problem: the FOM is the ratio, so its range is the ratio's */
+    assert_int_equal(report_fom_range(&f.r, 1, &lo, &hi), 0);
+    assert_close(lo, 1.5625, 1e-12);
+    assert_close(hi, 3.125, 1e-12);
+    assert_int_equal(report_fom_range(&f.r, 0, &lo, &hi), -1);
+    cells[1].pass_lo_s = cells[1].pass_hi_s = NAN;
+    assert_int_equal(report_fom_range(&f.r, 1, &lo, &hi), -1);
 }
 
 static char *render(void (*fn)(FILE *, const struct report *), const struct report *r)
