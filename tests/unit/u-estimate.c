@@ -405,6 +405,72 @@ static void test_names(void **state)
     assert_string_equal(est_method_name(EST_METHOD_COUNT), "unknown");
 }
 
+static void call(struct profile *p, size_t id, double start_s, double host_s, double dev_s)
+{
+    ALLOC_GROW(p->calls, p->n_calls + 1, p->alloc_calls);
+    struct op_call *c = &p->calls[p->n_calls++];
+    memset(c, 0, sizeof *c);
+    c->op_id = id;
+    c->host_start_s = start_s;
+    c->host_s = host_s;
+    c->device_s = dev_s;
+}
+
+/* The replay: calls in order, kernels when launched and the device is
+ * free, a 5 us device gap after each measured kernel. */
+static void test_replay(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.steps = 1;
+    p.device_name = xstrdup("Test GPU");
+    struct op *a = add(&p, "aten::mm", OP_GEMM, 1);
+    a->id = 7;
+    a->device_time_s = 100e-6;
+    a->host_time_s = 10e-6;
+    a->kernels = 1;
+    struct op *b = add(&p, "aten::relu", OP_ELEMENTWISE, 2);
+    b->id = 3;
+    b->device_time_s = 10e-6;
+    b->host_time_s = 40e-6;
+    b->kernels = 2;
+    /* relu (host 0..20 us), mm (20..30 us), relu (30..50 us) */
+    call(&p, 3, 0, 20e-6, 5e-6);
+    call(&p, 7, 20e-6, 10e-6, 100e-6);
+    call(&p, 3, 30e-6, 20e-6, 5e-6);
+
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    /* relu 1 launched at 20 us, runs 5 + 5 us gap -> 30; mm launched at
+     * 30 us, 100 + 5 -> 135; relu 2 launched at 50 us waits -> 145;
+     * host done at 50 us; + 5 us sync = 150 us (the totals alone, max(110,
+     * 50) + 5, would say 115 us) */
+    assert_close(e.pass_time_s, 150e-6, 1e-9);
+    /* a host-bound order: the mm first, then the host is slow */
+    p.calls[0].op_id = 7;
+    p.calls[0].host_s = 10e-6;
+    p.calls[0].device_s = 100e-6;
+    p.calls[1].op_id = 3;
+    p.calls[1].host_start_s = 10e-6;
+    p.calls[1].host_s = 200e-6;
+    p.calls[1].device_s = 5e-6;
+    p.calls[2].host_start_s = 210e-6;
+    /* mm launched at 10 us -> 115; relu launched at 210 -> 220; relu at
+     * 230 -> 240; + 5 us sync = 245 us */
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.pass_time_s, 245e-6, 1e-9);
+    estimate_release(&e);
+    profile_free(&p);
+    fclose(fp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_scaled_table),
         cmocka_unit_test(test_scaled_last_resort),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
