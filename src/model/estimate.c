@@ -628,39 +628,6 @@ static double host_of(struct est *c, const struct op *op)
 
 /* ----------------------------------------------------------- the pass */
 
-/* In a training step kernels run back to back from a queue, so a row's
- * mean of back-to-back calls is the time one call adds to the device
- * (launch gap included), where its per-call event time also holds the
- * event and launch overhead of an isolated call.  The copy shares the
- * rows' strings; back_to_back_free releases only what it allocated. */
-static void back_to_back(const struct kernel_table *t, struct kernel_table *out)
-{
-    memset(out, 0, sizeof *out);
-    if (!t)
-        return;
-    *out = *t;
-    out->index = NULL;
-    out->rows = xmalloc((t->n_rows ? t->n_rows : 1) * sizeof *out->rows);
-    out->alloc_rows = t->n_rows;
-    for (size_t i = 0; i < t->n_rows; i++) {
-        struct kernel_row *r = &out->rows[i];
-        *r = t->rows[i];
-        if (r->kind != KERNEL_CONV && r->time_loop_s > 0 && r->time_s[0] > 0) {
-            double f = r->time_loop_s / r->time_s[0];
-            r->time_s[0] = r->time_loop_s;
-            r->time_lo_s *= f;
-            r->time_hi_s *= f;
-        }
-    }
-}
-
-static void back_to_back_free(struct kernel_table *t)
-{
-    kernel_table_reindex(t);
-    free(t->rows);
-    memset(t, 0, sizeof *t);
-}
-
 static const struct kernel_table *pick_target(const struct kernel_set *ks, const struct machine *m)
 {
     if (!ks || ks->n == 0)
@@ -935,11 +902,8 @@ int estimate_profile(const struct profile *p, const struct machine *target,
 {
     struct estimate_opts defo;
     struct est c;
-    struct kernel_table bt_t, bt_s;
     int rc = FOM_OK;
 
-    memset(&bt_t, 0, sizeof bt_t);
-    memset(&bt_s, 0, sizeof bt_s);
     if (!o) {
         estimate_opts_init(&defo);
         o = &defo;
@@ -966,13 +930,6 @@ int estimate_profile(const struct profile *p, const struct machine *target,
                  target->device_name ? target->device_name : target->id ? target->id : "?");
     if (!c.tt)
         c.st = NULL;    /* scaled-table needs both ends */
-    if (c.tt) {
-        back_to_back(c.tt, &bt_t);
-        if (c.st && c.st != c.tt)
-            back_to_back(c.st, &bt_s);
-        c.st = c.st == c.tt ? &bt_t : c.st ? &bt_s : NULL;
-        c.tt = &bt_t;
-    }
 
     out->machine = target->id ? target->id : target->name;
     out->target_hw = c.tt ? c.tt->hw : NULL;
@@ -1088,8 +1045,6 @@ int estimate_profile(const struct profile *p, const struct machine *target,
         out->bound = b;
     }
 out:
-    back_to_back_free(&bt_t);
-    back_to_back_free(&bt_s);
     free(c.cast_n);
     free(c.cast_dev_s);
     return rc;
