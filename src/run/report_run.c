@@ -119,14 +119,8 @@ static int run_estimates(struct report_state *rs, struct diag *d)
                 continue;
             const struct study_workload *w = &st->problems[p].workload;
             struct estimate_run_opts o;
-            estimate_run_opts_init(&o);
-            const char *kern[1] = { st->systems[s].kernels };
-            o.profile = w->profile;
-            o.machine = st->systems[s].machine;
-            o.kernels = kern;
-            o.n_kernels = kern[0] ? 1 : 0;
-            o.precision = w->precision;
-            o.batch = w->batch;
+            const char **kern = xcalloc(ns, sizeof *kern);
+            study_estimate_opts(st, p, s, &o, kern);
             /* the evaluation already printed this estimate's warnings;
              * they are kept in the estimate and shown in the report */
             struct diag quiet;
@@ -138,8 +132,11 @@ static int run_estimates(struct report_state *rs, struct diag *d)
                 estimate_inputs_release(&rs->inputs[i]);
                 estimate_init(&rs->est[i]);
                 memset(&rs->inputs[i], 0, sizeof rs->inputs[i]);
-                return estimate_run_inputs(&o, &rs->inputs[i], &rs->est[i], d);
+                rc = estimate_run_inputs(&o, &rs->inputs[i], &rs->est[i], d);
+                free(kern);
+                return rc;
             }
+            free(kern);
             rs->est_ok[i] = 1;
             fill_cell(&rs->r.cells[i], &rs->est[i], &rs->inputs[i]);
             double h = study_workload_hours(w, rs->est[i].pass_time_s);

@@ -7,6 +7,7 @@
 #include "core/diag.h"
 #include "core/xalloc.h"
 #include "model/rollup.h"
+#include "run/estimate_run.h"
 
 double study_workload_hours(const struct study_workload *w, double pass_s)
 {
@@ -22,19 +23,69 @@ double study_time_hours(const struct study_problem *p, const struct study_time *
 }
 
 /* ---- estimated problems ------------------------------------------------
- * A problem with a <workload> but no measured time on a system is to be
- * estimated from the profile on that system's machine and kernel tables.
- * Once the estimator exists this becomes: load the profile (ingest_read),
- * the machine and the kernels of st->systems[s], estimate the pass time
- * pass_s, and return study_workload_hours(&prob->workload, pass_s). */
+ * A problem with a <workload> but no measured time on a system is estimated
+ * from the profile on that system's machine and kernel tables: one pass
+ * time, rolled up pass -> epoch -> run. */
+void study_estimate_opts(const struct study *st, size_t p, size_t s,
+                         struct estimate_run_opts *o, const char **kern)
+{
+    const struct study_workload *w = &st->problems[p].workload;
+    estimate_run_opts_init(o);
+    /* The system's own tables first, then every other table of the study:
+     * the tables of the machine the profile was measured on let the
+     * estimator scale measured times (scaled-table) instead of starting
+     * from scratch, and do so alike for every system. */
+    size_t n = 0;
+    if (st->systems[s].kernels)
+        kern[n++] = st->systems[s].kernels;
+    for (size_t j = 0; j < st->n_systems; j++) {
+        const char *k = st->systems[j].kernels;
+        int seen = !k;
+        for (size_t i = 0; i < n && !seen; i++)
+            seen = strcmp(kern[i], k) == 0;
+        if (!seen)
+            kern[n++] = k;
+    }
+    o->profile = w->profile;
+    o->machine = st->systems[s].machine;
+    o->kernels = kern;
+    o->n_kernels = n;
+    o->precision = w->precision;
+    /* The workload's batch is the batch the profile was taken at and the
+     * one the unit of work runs at: no rescaling. */
+    o->profile_batch = w->batch;
+}
+
 static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
                                    double *hours, struct diag *d)
 {
     const struct study_problem *prob = &st->problems[p];
+    const struct study_system *sys = &st->systems[s];
     *hours = NAN;
-    return diag_error_at(d, st->path, prob->workload.line ? prob->workload.line : prob->line, 0,
-                         "problem '%s' has no measured time for system '%s' and estimation "
-                         "is not available", prob->id, st->systems[s].id);
+    if (!prob->workload.present)
+        return diag_error_at(d, st->path, prob->line, 0,
+                             "problem '%s' has no time for system '%s', expected a <time "
+                             "system=\"%s\"> or a <workload> to estimate it from",
+                             prob->id, sys->id, sys->id);
+    if (!sys->machine)
+        return diag_error_at(d, st->path, sys->line, 0,
+                             "system '%s' has no machine file, expected machine=\"FILE.xml\" "
+                             "to estimate problem '%s' on it", sys->id, prob->id);
+    struct estimate_run_opts o;
+    const char **kern = xcalloc(st->n_systems, sizeof *kern);
+    study_estimate_opts(st, p, s, &o, kern);
+    double pass_s = NAN;
+    int rc = estimate_pass_time(&o, &pass_s, d);
+    free(kern);
+    if (rc)
+        return rc;
+    *hours = study_workload_hours(&prob->workload, pass_s);
+    if (!isfinite(*hours) || *hours <= 0)
+        return diag_error_at(d, st->path, prob->workload.line, 0,
+                             "problem '%s' on system '%s': estimated pass time %g s gives no "
+                             "finite positive time per unit, expected a positive pass time",
+                             prob->id, sys->id, pass_s);
+    return 0;
 }
 
 /* Hours of every measured time of problem p on system s (caller frees). */

@@ -12,6 +12,7 @@
 #include "model/study.h"
 
 struct diag;
+struct estimate_run_opts;
 
 #define STUDY_CI_LEVEL 0.95
 
@@ -42,5 +43,11 @@ double study_workload_hours(const struct study_workload *w, double pass_s);
 /* Hours of one measured time as a whole unit of work (per-epoch times are
  * multiplied by the problem's epochs). */
 double study_time_hours(const struct study_problem *p, const struct study_time *t);
+
+/* The estimate options of problem p on system s (workload profile, the
+ * system's machine, its kernels and the study's other kernel tables).  kern
+ * is storage for st->n_systems paths and must outlive o. */
+void study_estimate_opts(const struct study *st, size_t p, size_t s,
+                         struct estimate_run_opts *o, const char **kern);
 
 #endif

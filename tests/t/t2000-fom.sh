@@ -152,7 +152,7 @@ expect_err_contains "$S/dup-system.xml:4: error: found a second system 'a'"
 fom_run 1 fom $S/epoch-no-epochs.xml
 expect_err_contains "$S/epoch-no-epochs.xml:5: error: found a per-epoch time in problem 'P1' without epochs"
 fom_run 1 fom $S/estimate.xml
-expect_err_contains "$S/estimate.xml:6: error: problem 'P1' has no measured time for system 'b' and estimation is not available"
+expect_err_contains "$S/estimate.xml:4: error: system 'b' has no machine file, expected machine=\"FILE.xml\" to estimate problem 'P1' on it"
 if [ ! -s "$OUT" ]; then ok "nothing on stdout after an error"; else not_ok "stdout written after an error"; fi
 # an error leaves an existing -o file untouched
 echo keep >"$T_TMP/keep.txt"
