@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/diag.h"
@@ -24,6 +25,17 @@ int outfile_open(struct outfile *o, const char *path, struct diag *d)
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int rc = diag_syserr(d, "cannot create '%s': %s", path, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    /* mkstemp creates 0600; outputs are ordinary files that should get the
+     * same mode as any file the user creates (0666 less the umask). */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+        int rc = diag_syserr(d, "cannot set the mode of '%s': %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
         free(tmp);
         return rc;
     }

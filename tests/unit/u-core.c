@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/diag.h"
@@ -145,7 +146,13 @@ static void test_outfile_atomic(void **state)
     snprintf(path, sizeof path, "%s/out.txt", dir);
     struct diag d;
     diag_init(&d, NULL);
+    mode_t mask = umask(022);
     assert_int_equal(write_file_atomic(path, "old\n", 4, &d), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    /* the mode a plain fopen would give, not mkstemp's 0600 */
+    assert_int_equal(st.st_mode & 0777, 0644);
+    umask(mask);
     /* An aborted write leaves the previous content in place. */
     struct outfile o;
     assert_int_equal(outfile_open(&o, path, &d), 0);
