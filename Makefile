@@ -70,8 +70,13 @@ check:
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  FOM="$(CURDIR)/build/san/fom" UNIT_DIR="build/san/tests" sh tests/run.sh
 
+# The main job: the seed's CANDLE FOM table, then the seed report and the
+# H100 vs H200 real-data report (estimated from shipped traces) in reports/out/.
 demo: fom
 	./fom fom reports/candle-seed.xml
+	./fom report reports/candle-seed.xml -o reports/out/candle-seed
+	./fom report reports/h100-vs-h200.xml -o reports/out/h100-vs-h200
+	@echo "reports written: reports/out/candle-seed/report.html reports/out/h100-vs-h200/report.html"
 
 install: fom
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
