@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/csv.h"
 #include "report/json.h"
 
 static double ms(double s)
@@ -161,30 +162,13 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
 
 /* ------------------------------------------------------------------- csv */
 
-static void csv_str(FILE *fp, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, fp);
-        return;
-    }
-    fputc('"', fp);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', fp);
-        fputc(*s, fp);
-    }
-    fputc('"', fp);
-}
-
 static void render_csv(FILE *fp, const struct estimate *e)
 {
     fputs("name,kind,phase,precision,method,bound,count,measured_ms,time_ms,device_ms,host_ms,"
           "time_lo_ms,time_hi_ms,flops,bytes,ratio\n", fp);
     for (size_t i = 0; i < e->n_ops; i++) {
         const struct op_estimate *o = &e->ops[i];
-        csv_str(fp, o->name);
+        csv_field(fp, o->name);
         fprintf(fp, ",%s,%s,%s,%s,%s,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.17g,%.17g,%.9g\n",
                 op_kind_name(o->kind), op_phase_name(o->phase), prec_or(o->prec, ""),
                 est_method_name(o->method), est_bound_name(o->bound), o->count, ms(o->src_time_s),

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "report/csv.h"
 #include "report/json.h"
 
 /* The first system that is not the baseline: the contract's "ratio" and
@@ -269,23 +270,6 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
     json_obj_end(&j);
     json_finish(&j);
 }
-
-/* RFC 4180 quoting for ids that hold commas or quotes. */
-static void csv_str(FILE *fp, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, fp);
-        return;
-    }
-    fputc('"', fp);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', fp);
-        fputc(*s, fp);
-    }
-    fputc('"', fp);
-}
-
 static void csv_num(FILE *fp, double v)
 {
     if (isfinite(v))
@@ -306,7 +290,7 @@ static void render_csv(FILE *fp, const struct study *st, const struct study_eval
           "units_per_day [1/day],", fp);
     struct strbuf h = STRBUF_INIT;
     strbuf_addf(&h, "ratio_to_%s [x]", bid);
-    csv_str(fp, strbuf_str(&h));
+    csv_field(fp, strbuf_str(&h));
     strbuf_release(&h);
     fputs(",fom_ci_lo [x],fom_ci_hi [x],mean_of_ratios_arithmetic [x],"
           "mean_of_ratios_harmonic [x]\n", fp);
@@ -314,9 +298,9 @@ static void render_csv(FILE *fp, const struct study *st, const struct study_eval
         for (size_t s = 0; s < ns; s++) {
             size_t i = p * ns + s;
             fputs("problem,", fp);
-            csv_str(fp, st->problems[p].id);
+            csv_field(fp, st->problems[p].id);
             fputc(',', fp);
-            csv_str(fp, st->systems[s].id);
+            csv_field(fp, st->systems[s].id);
             fprintf(fp, ",%lld", (long long)st->systems[s].nodes);
             csv_num(fp, ev->weights[p]);
             fprintf(fp, ",%zu", ev->repeats[i]);
@@ -328,7 +312,7 @@ static void render_csv(FILE *fp, const struct study *st, const struct study_eval
     }
     for (size_t s = 0; s < ns; s++) {
         fputs("system,,", fp);
-        csv_str(fp, st->systems[s].id);
+        csv_field(fp, st->systems[s].id);
         fprintf(fp, ",%lld,,,", (long long)st->systems[s].nodes);
         csv_num(fp, r->harmonic_rate[s]);
         csv_num(fp, r->fom[s]);

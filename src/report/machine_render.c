@@ -6,6 +6,7 @@
 
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "report/csv.h"
 #include "report/json.h"
 
 /* ---- a small aligned table ------------------------------------------- */
@@ -214,23 +215,6 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
     r = row_add(rs, "price", "price per node", "USD", "USD", 1);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].price_usd;
-}
-
-static void csv_field(FILE *fp, const char *s)
-{
-    if (!s)
-        s = "";
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', fp);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', fp);
-            fputc(*s, fp);
-        }
-        fputc('"', fp);
-    } else {
-        fputs(s, fp);
-    }
 }
 
 /* ---- show ------------------------------------------------------------ */

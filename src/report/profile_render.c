@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "report/csv.h"
 #include "report/json.h"
 
 static const char *or_dash(const char *s)
@@ -153,23 +154,6 @@ void profile_render_json(FILE *fp, const struct profile *p)
     json_arr_end(&j);
     json_obj_end(&j);
     json_finish(&j);
-}
-
-static void csv_field(FILE *fp, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, fp);
-        return;
-    }
-    fputc('"', fp);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', fp);
-        fputc(*s, fp);
-    }
-    fputc('"', fp);
 }
 
 void profile_render_csv(FILE *fp, const struct profile *p)
