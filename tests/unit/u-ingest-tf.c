@@ -10,64 +10,7 @@
 #include "ingest/ingest.h"
 #include "model/profile.h"
 
-struct run {
-    struct profile p;
-    struct diag d;
-    char *msg;          /* everything the reader said */
-    size_t msg_len;
-    FILE *mf;
-    int rc;
-    char path[64];
-};
-
-static const char *data_path(const char *rel, char *buf, size_t n)
-{
-    const char *dir = getenv("TESTS_DIR");
-    snprintf(buf, n, "%s/data/%s", dir ? dir : "tests", rel);
-    return buf;
-}
-
-static void write_file(struct run *r, const char *text)
-{
-    strcpy(r->path, "/tmp/u-ingest-tf-XXXXXX");
-    int fd = mkstemp(r->path);
-    assert_true(fd >= 0);
-    FILE *fp = fdopen(fd, "w");
-    fputs(text, fp);
-    fclose(fp);
-}
-
-typedef int reader_fn(const char *, const struct ingest_opts *, struct profile *, struct diag *);
-
-static void run_on(struct run *r, reader_fn *fn, const char *path, int64_t batch)
-{
-    struct ingest_opts o = { TRACE_AUTO, batch, 1.0 };
-    profile_init(&r->p);
-    r->mf = open_memstream(&r->msg, &r->msg_len);
-    diag_init(&r->d, r->mf);
-    r->rc = fn(path, &o, &r->p, &r->d);
-    fflush(r->mf);
-}
-
-static void run_text(struct run *r, reader_fn *fn, const char *text, int64_t batch)
-{
-    write_file(r, text);
-    run_on(r, fn, r->path, batch);
-}
-
-static void run_done(struct run *r)
-{
-    fclose(r->mf);
-    free(r->msg);
-    profile_free(&r->p);
-    if (r->path[0])
-        unlink(r->path);
-}
-
-static int has_flag(const struct op *op, const char *f)
-{
-    return op->flags && strstr(op->flags, f) != NULL;
-}
+#include "reader_run.h"
 
 /* The seed's "P1B3 Matrix Sizes and Times for One Pass on x86" with batch
  * 100.  Reference by hand, first orientation of NN, NT, TN, TT whose inner
