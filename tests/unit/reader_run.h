@@ -75,8 +75,8 @@ static inline int has_flag(const struct op *op, const char *f)
 
 /* The reader fails on text with FOM_EDATA and says where (the temporary
  * file's name followed by where_suffix, e.g. ":3:") and what (msg_part). */
-static inline expect_error(reader_fn *fn, const char *text, const char *where_suffix,
-                         const char *msg_part)
+static inline void expect_error(reader_fn *fn, const char *text, const char *where_suffix,
+                                       const char *msg_part)
 {
     struct run r = { 0 };
     run_text(&r, fn, text, 0);
