@@ -247,19 +247,6 @@ static void test_docs_examples(void **state)
     run_done(&r);
 }
 
-static void expect_error(reader_fn *fn, const char *text, const char *where_suffix,
-                         const char *msg_part)
-{
-    struct run r = { 0 };
-    run_text(&r, fn, text, 0);
-    assert_int_equal(r.rc, FOM_EDATA);
-    char want[256];
-    snprintf(want, sizeof want, "%s%s", r.path, where_suffix);
-    if (!strstr(r.msg, want) || !strstr(r.msg, msg_part))
-        fail_msg("message '%s' lacks '%s' / '%s'", r.msg, want, msg_part);
-    run_done(&r);
-}
-
 static void test_tfprof_bad(void **state)
 {
     (void)state;
