@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "core/ctx.h"
+#include "core/progress.h"
 #include "core/outfile.h"
 #include "ingest/ingest.h"
 #include "report/profile_render.h"
@@ -41,7 +42,8 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 
 int cmd_ingest(int argc, char **argv, struct ctx *ctx)
 {
-    struct ingest_opts o = { TRACE_AUTO, 0, 1.0 };
+    struct ingest_opts o = { TRACE_AUTO, 0, 1.0, NULL };
+    struct progress prog;
     enum out_format fmt = FMT_TEXT;
     const char *trace = NULL, *outpath = NULL, *v;
     struct profile p;
@@ -94,6 +96,8 @@ int cmd_ingest(int argc, char **argv, struct ctx *ctx)
         return diag_usage(&ctx->diag, "no trace given");
     }
     profile_init(&p);
+    progress_init(&prog, ctx->progress ? stderr : NULL, trace);
+    o.progress = &prog;
     rc = ingest_read(trace, &o, &p, &ctx->diag);
     if (rc)
         goto out;

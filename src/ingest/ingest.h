@@ -10,6 +10,7 @@
 #include "model/profile.h"
 
 struct diag;
+struct progress;
 
 enum trace_format {
     TRACE_AUTO,
@@ -24,6 +25,7 @@ struct ingest_opts {
     enum trace_format format;
     int64_t batch;      /* --batch N: resolves -1 dims (tfprof); 0 = not given */
     double top;         /* --top FRACTION in (0,1]; 1 keeps everything */
+    struct progress *progress;  /* long reads report here; NULL: silent */
 };
 
 const char *trace_format_name(enum trace_format f);

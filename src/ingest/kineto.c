@@ -25,12 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
 #include "core/diag.h"
+#include "core/progress.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "ingest/ingest.h"
@@ -249,6 +251,8 @@ enum arg_key { AK_NONE, AK_EXT, AK_CORR, AK_DIMS, AK_TYPES, AK_STRIDES, AK_CONC 
 #define CAP_MAX 32
 
 struct kt {
+    struct progress *progress;  /* NULL: silent */
+    uint64_t file_b;            /* size of the file on disk, for progress */
     const char *path;
     struct diag *d;
     /* parse state */
@@ -964,6 +968,9 @@ static int kt_parse(struct kt *k)
             goto out;
         }
         fed += (uint64_t)n;
+        if (k->progress)
+            /* the compressed position against the file size: the only total known in advance */
+            progress_bytes(k->progress, (uint64_t)gzoffset(f), k->file_b);
     }
     {
         int zerr;
@@ -1608,6 +1615,11 @@ int kineto_read(const char *path, const struct ingest_opts *o, struct profile *o
     memset(&k, 0, sizeof k);
     k.path = path;
     k.d = d;
+    k.progress = o ? o->progress : NULL;
+    {
+        struct stat sb;
+        k.file_b = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    }
     strbuf_init(&k.name);
     strbuf_init(&k.dims);
     strbuf_init(&k.types);
@@ -1621,6 +1633,7 @@ int kineto_read(const char *path, const struct ingest_opts *o, struct profile *o
     u64map_init(&k.dev_by_ext);
     u64map_init(&k.dev_by_corr);
     int rc = kt_parse(&k);
+    progress_end(k.progress);
     if (rc)
         goto out;
     if (k.n_ops == 0 && k.n_device == 0) {

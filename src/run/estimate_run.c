@@ -19,7 +19,7 @@ void estimate_run_opts_init(struct estimate_run_opts *o)
 int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inputs *in,
                          struct diag *d)
 {
-    struct ingest_opts io = { TRACE_AUTO, o->profile_batch, 1.0 };
+    struct ingest_opts io = { TRACE_AUTO, o->profile_batch, 1.0, NULL };
     int rc;
 
     memset(in, 0, sizeof *in);

@@ -135,7 +135,7 @@ int roofline_run(const struct roofline_run_opts *o, struct diag *d)
             goto out;
         have_machine = 1;
         if (o->profile) {
-            struct ingest_opts io = { TRACE_AUTO, 0, 1.0 };
+            struct ingest_opts io = { TRACE_AUTO, 0, 1.0, NULL };
             rc = ingest_read(o->profile, &io, &prof, d);
             if (rc)
                 goto out;

@@ -45,7 +45,7 @@ static inline void write_file(struct run *r, const char *text)
 
 static inline void run_on(struct run *r, reader_fn *fn, const char *path, int64_t batch)
 {
-    struct ingest_opts o = { TRACE_AUTO, batch, 1.0 };
+    struct ingest_opts o = { TRACE_AUTO, batch, 1.0, NULL };
     profile_init(&r->p);
     r->mf = open_memstream(&r->msg, &r->msg_len);
     diag_init(&r->d, r->mf);

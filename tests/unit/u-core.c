@@ -9,6 +9,7 @@
 
 #include "core/diag.h"
 #include "core/outfile.h"
+#include "core/progress.h"
 #include "core/strbuf.h"
 #include "core/units.h"
 #include "model/precision.h"
@@ -186,6 +187,32 @@ static void test_diag_format(void **state)
     free(buf);
 }
 
+static void test_progress(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct progress p;
+    progress_init(&p, fp, "t.json.gz");
+    progress_bytes(&p, 10, 100);    /* too early: short work shows nothing */
+    fflush(fp);
+    assert_int_equal(len, 0);
+    usleep(600 * 1000);
+    progress_bytes(&p, 50000000, 100000000);
+    fflush(fp);
+    assert_non_null(strstr(buf, "\rfom: t.json.gz: 50% (50 of 100 MB"));
+    progress_end(&p);
+    fflush(fp);
+    assert_non_null(strstr(buf, "\r\033[K"));
+    fclose(fp);
+    free(buf);
+    /* a silent progress (not a terminal) writes nothing and does not crash */
+    progress_init(&p, NULL, "x");
+    progress_bytes(&p, 1, 2);
+    progress_end(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_json_writer),
         cmocka_unit_test(test_outfile_atomic),
         cmocka_unit_test(test_diag_format),
+        cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,7 +71,7 @@ static void test_old_linkage(void **state)
     char *path = write_tmp(old_trace, sizeof old_trace - 1);
     struct profile p;
     struct diag d;
-    struct ingest_opts o = { TRACE_AUTO, 0, 1.0 };
+    struct ingest_opts o = { TRACE_AUTO, 0, 1.0, NULL };
     diag_init(&d, stderr);
     profile_init(&p);
     assert_int_equal(ingest_read(path, &o, &p, &d), 0);
@@ -132,7 +132,7 @@ static void test_new_linkage(void **state)
     char *path = write_tmp(new_trace, sizeof new_trace - 1);
     struct profile p;
     struct diag d;
-    struct ingest_opts o = { TRACE_KINETO, 0, 1.0 };
+    struct ingest_opts o = { TRACE_KINETO, 0, 1.0, NULL };
     diag_init(&d, stderr);
     profile_init(&p);
     assert_int_equal(ingest_read(path, &o, &p, &d), 0);
@@ -159,7 +159,7 @@ static int read_err(const char *text, size_t len, enum trace_format f, char **ms
     char *path = write_tmp(text, len);
     struct profile p;
     struct diag d;
-    struct ingest_opts o = { f, 0, 1.0 };
+    struct ingest_opts o = { f, 0, 1.0, NULL };
     size_t mlen = 0;
     FILE *fp = open_memstream(msg, &mlen);
     diag_init(&d, fp);
