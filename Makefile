@@ -82,6 +82,7 @@ install: fom
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
 	cp fom $(DESTDIR)$(BINDIR)/fom
 	cp -R machines estimators reports profiles $(DESTDIR)$(DATADIR)/
+	rm -rf $(DESTDIR)$(DATADIR)/reports/out
 
 clean:
 	rm -rf build fom
