@@ -60,10 +60,44 @@ void json_obj_end(struct json *j) { close_(j, '}'); }
 void json_arr_begin(struct json *j) { open(j, '['); }
 void json_arr_end(struct json *j) { close_(j, ']'); }
 
+/* Length of the well-formed UTF-8 sequence starting at p (RFC 3629: no
+ * overlongs, no surrogates, nothing above U+10FFFF), or 0. */
+static int utf8_seq_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    int n;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c < 0xc2 || c > 0xf4)
+        return 0;
+    n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
 void json_write_string(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x80) {
+            /* Names come from traces that may hold any bytes; JSON must be
+             * UTF-8, so a byte that starts no valid sequence becomes U+FFFD. */
+            int n = utf8_seq_len(p);
+            if (n) {
+                fwrite(p, 1, (size_t)n, fp);
+                p += n - 1;
+            } else {
+                fputs("\ufffd", fp);
+            }
+            continue;
+        }
         switch (*p) {
         case '"': fputs("\\\"", fp); break;
         case '\\': fputs("\\\\", fp); break;
