@@ -256,8 +256,8 @@ static const char *parse_tensor(const char *s, struct targ *t)
     while (*s && *s != ']') {
         char *end;
         long long v = strtoll(s, &end, 10);
-        if (end == s)
-            return NULL;
+        if (end == s || v < 0)
+            return NULL;    /* a negative size is a corrupt record, not a shape */
         if (t->ndim < MAX_DIMS)
             t->d[t->ndim] = v;
         t->ndim++;
@@ -446,6 +446,21 @@ static void conv_pair(char **conc, int nconc, int idx, int64_t *h, int64_t *w, i
     }
 }
 
+/* Output size (in + 2 pad - dil (r - 1) - 1) / stride + 1 of a conv; the
+ * sizes come from a trace, so arithmetic that would overflow int64 makes
+ * the shape unknown (-1) rather than undefined. */
+static int conv_out_dim(int64_t in, int64_t pad, int64_t dil, int64_t r, int64_t stride,
+                        int64_t *out)
+{
+    int64_t span, t;
+    if (__builtin_mul_overflow(dil, r - 1, &span) || __builtin_mul_overflow(pad, 2, &t) ||
+        __builtin_add_overflow(in, t, &t) || __builtin_sub_overflow(t, span, &t) ||
+        __builtin_sub_overflow(t, 1, &t))
+        return -1;
+    *out = t / stride + 1;
+    return 0;
+}
+
 static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, int nconc,
                       double *flops1, double *bytes1, int esz)
 {
@@ -483,8 +498,9 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
     }
     if (c->stride_h <= 0 || c->stride_w <= 0)
         return;
-    c->p = (c->h + 2 * c->pad_h - c->dil_h * (c->r - 1) - 1) / c->stride_h + 1;
-    c->q = (c->w + 2 * c->pad_w - c->dil_w * (c->s - 1) - 1) / c->stride_w + 1;
+    if (conv_out_dim(c->h, c->pad_h, c->dil_h, c->r, c->stride_h, &c->p) < 0 ||
+        conv_out_dim(c->w, c->pad_w, c->dil_w, c->s, c->stride_w, &c->q) < 0)
+        return;
     if (cs->grad_out >= 0 && cs->grad_out < na && a[cs->grad_out].present &&
         a[cs->grad_out].ndim == in->ndim) {
         /* the gradient's shape is the forward output's: trust it */
