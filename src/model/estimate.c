@@ -532,6 +532,77 @@ static void set_from_lookup(struct op_estimate *oe, const struct lookup *lk, dou
     oe->lookup = lookup_method_name(lk->method);
 }
 
+/* Work of an op at a shape: flops for matrix ops, bytes for the others
+ * (either when the other is absent). */
+static double work_of(const struct op *op, const struct shape *s)
+{
+    double a = is_matrix_kind(op->kind) ? s->flops : s->bytes;
+    double b = is_matrix_kind(op->kind) ? s->bytes : s->flops;
+    return a > 0 ? a : b;
+}
+
+/* Time of a measured kernel whose work grows by f: its fixed part (the
+ * device's per-kernel cost, the machine's `launch` per kernel, never more
+ * than the time itself) stays, the rest moves f times the bytes or flops.
+ * Above that fixed part a kernel is running its work, so the rest scales
+ * with it at the rate the kernel achieved. */
+static double linear_above_fixed(const struct est *c, double time_s, double kernels, double f)
+{
+    double fixed = kernels * c->m->launch_latency_s;
+    if (fixed > time_s)
+        fixed = time_s;
+    return fixed + (time_s - fixed) * f;
+}
+
+/* scaled-table: the measured time moves to the target's kernels by the
+ * ratio of the two tables at the profiled shape (device and precision
+ * change the kernel, not the work), then to the target's batch:
+ *  - memory-bound ops (elementwise, norm, reduction...): linearly in their
+ *    bytes above the fixed part.  The bandwidth table's small rows hold
+ *    ~18 us of harness overhead per call, far above such a kernel's own
+ *    fixed cost, so a ratio of its rows says ~1x where the work grew 4x;
+ *    and a kernel much slower than the table's copies (batch norm) is
+ *    paced by its own work, not by the table's;
+ *  - GEMM/conv outside the rows the table measured (ResNet's batch 256
+ *    convolutions against rows of batch 4..32): linearly, at the rate the
+ *    kernel achieved, as the table's extrapolation says nothing there;
+ *  - GEMM/conv within the rows: by the target table's ratio between the two shapes, kept
+ *    between "takes no less time" and "runs no slower per flop" (the
+ *    linear bound): a larger problem never lowers the achieved rate, and
+ *    an interpolated ratio outside these bounds is interpolation noise.
+ * Returns -1 when a table lacks the shape (the caller falls back). */
+static int scaled_table(struct est *c, const struct op *op, const struct shape *s0,
+                        const struct shape *s, const struct lookup *lt, double src_dev,
+                        struct op_estimate *oe)
+{
+    struct lookup ls, lp;
+    struct shape sp = *s0;
+    struct est nobatch = *c;
+    nobatch.b_new = 0;
+    retarget(&nobatch, op, &sp);
+    double src_bw = c->src_m ? machine_mem_bw(c->src_m) : 0;
+    if (lookup_op(c->st, op, s0, src_bw, &ls) != 0 || !(ls.time_s > 0))
+        return -1;
+    if (lookup_op(c->tt, op, &sp, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0))
+        return -1;
+    double t1 = src_dev * lp.time_s / ls.time_s;
+    double w0 = work_of(op, &sp), w1 = work_of(op, s);
+    double t = t1 * lt->time_s / lp.time_s;
+    if (w0 > 0 && w1 > 0 && w1 != w0) {
+        double lin = linear_above_fixed(c, t1, s->kernels, w1 / w0);
+        if (!is_matrix_kind(op->kind) || lt->method == LOOKUP_EXTRAP) {
+            t = lin;
+        } else {
+            double lo = t1 < lin ? t1 : lin, hi = t1 < lin ? lin : t1;
+            t = t < lo ? lo : t > hi ? hi : t;
+        }
+    }
+    oe->method = EST_SCALED_TABLE;
+    oe->ratio = t / src_dev;
+    set_from_lookup(oe, lt, t / lt->time_s);
+    return 0;
+}
+
 static void estimate_op(struct est *c, const struct op *op, struct op_estimate *oe)
 {
     struct shape s0, s;
@@ -564,19 +635,16 @@ static void estimate_op(struct est *c, const struct op *op, struct op_estimate *
         goto out;
     }
 
-    struct lookup lt, ls;
+    struct lookup lt;
     int have_t = lookup_op(c->tt, op, &s, machine_mem_bw(c->m), &lt) == 0;
     if (!have_t && c->tt && op->kind != OP_COMM) {
         if (!kernel_table_has(c->tt, table_kind(op->kind), s.prec))
             est_warn(c, "tables of '%s' have no %s rows for %s ops; falling back to the roofline",
                      c->tt->hw ? c->tt->hw : "?", precision_name(s.prec), op_kind_name(op->kind));
     }
-    if (have_t && c->st && src_dev > 0 && lookup_op(c->st, op, &s0, c->src_m ? machine_mem_bw(c->src_m) : 0, &ls) == 0 && ls.time_s > 0) {
-        oe->method = EST_SCALED_TABLE;
-        oe->ratio = lt.time_s / ls.time_s;
-        set_from_lookup(oe, &lt, src_dev / ls.time_s);
+    if (have_t && c->st && src_dev > 0
+        && scaled_table(c, op, &s0, &s, &lt, src_dev, oe) == 0)
         goto out;
-    }
     if (have_t) {
         oe->method = lt.method == LOOKUP_EXACT ? EST_TABLE_EXACT : EST_TABLE_INTERP;
         set_from_lookup(oe, &lt, 1);
@@ -953,7 +1021,9 @@ int estimate_profile(const struct profile *p, const struct machine *target,
             est_warn(&c, "tables of '%s' have no %s gemm rows", c.tt->hw ? c.tt->hw : "?",
                      precision_name(c.want));
     }
-    if (c.st)
+    /* A profile estimated on its own device scales by its own table only
+     * where the batch or precision changes: nothing to warn about. */
+    if (c.st && c.st != c.tt)
         est_warn(&c, "scaled-table: measured times on '%s' are scaled by the ratio of the "
                  "'%s' and '%s' table entries", c.st->hw, c.tt->hw, c.st->hw);
     if (!c.tt && machine_mem_bw(target) <= 0 && target->peak_flops[PREC_FP32][EXEC_VECTOR] <= 0

@@ -85,6 +85,7 @@ struct kgroup {
     double min_time_s;
     double max_rate;
     double box_lo[3], box_hi[3];
+    int64_t n_lo, n_hi;     /* conv rows: range of their batch n */
 };
 
 /* Stream curve of one precision. */
@@ -599,6 +600,12 @@ static const struct kgroup *conv_group(const struct kernel_table *t, enum precis
         /* The spread columns describe the forward pass only. */
         int fwd = pass == CONV_FWD;
         group_add(g, m, n, k, r->time_s[pass], fwd ? r->time_lo_s : 0, fwd ? r->time_hi_s : 0);
+        if (r->time_s[pass] > 0) {
+            if (!g->n_hi || r->n_ < g->n_lo)
+                g->n_lo = r->n_;
+            if (r->n_ > g->n_hi)
+                g->n_hi = r->n_;
+        }
     }
     group_finish(g);
     return g;
@@ -811,7 +818,16 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
     double gm = (double)cs->n * (double)pp * (double)qq;
     double gn = (double)cs->k;
     double gk = (double)cs->c * (double)cs->r * (double)cs->s;
-    return group_estimate(conv_group(t, p, pass), gm, gn, gk, out);
+    const struct kgroup *g = conv_group(t, p, pass);
+    if (group_estimate(g, gm, gn, gk, out) != 0)
+        return -1;
+    /* The implicit-GEMM box hides the batch: N*P*Q of a large batch at a
+     * small image lies among the rows of small batches at large images,
+     * yet no row ran that batch.  A batch outside the rows' range is an
+     * extrapolation. */
+    if (cs->n < g->n_lo || cs->n > g->n_hi)
+        out->method = LOOKUP_EXTRAP;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -363,6 +363,109 @@ static void test_scaled_table(void **state)
     fclose(fp);
 }
 
+/* --batch on the profiled device (its own table, no warning): memory-bound
+ * ops grow linearly above their fixed part, GEMMs by the table's ratio kept
+ * within [measured, linear], convolutions beyond the table's batches
+ * linearly.  Launch 5 us per kernel. */
+static void test_scaled_table_batch(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    struct kernel_table *t = kernel_set_get(&ks, "Test GPU");
+    gemm_row(t, PREC_FP32, 100, 512, 512, 10e-6);
+    gemm_row(t, PREC_FP32, 400, 512, 512, 25e-6);
+    gemm_row(t, PREC_FP32, 100, 256, 512, 5e-6);
+    gemm_row(t, PREC_FP32, 400, 256, 512, 40e-6);
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = KERNEL_ELTWISE;
+    r->prec = PREC_FP32;
+    r->elements = 1e6;
+    r->bytes = 8e6;
+    r->time_s[0] = 20e-6;
+    r = kernel_table_add(t);
+    r->kind = KERNEL_CONV;
+    r->prec = PREC_FP32;
+    r->n_ = 8, r->c = 16, r->h = r->w = 32, r->kf = 16, r->r = r->s = 3;
+    r->pad_h = r->pad_w = 1, r->stride_h = r->stride_w = 1;
+    r->time_s[CONV_FWD] = 30e-6;
+    /* batch 16 at 256 x 256: implicit-GEMM rows 16 x 256 x 256 = 1048576
+     * enclose the query's 400 x 32 x 32 = 409600, its batch still does not */
+    r = kernel_table_add(t);
+    r->kind = KERNEL_CONV;
+    r->prec = PREC_FP32;
+    r->n_ = 16, r->c = 16, r->h = r->w = 256, r->kf = 16, r->r = r->s = 3;
+    r->pad_h = r->pad_w = 1, r->stride_h = r->stride_w = 1;
+    r->time_s[CONV_FWD] = 500e-6;
+
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.device_name = xstrdup("Test GPU");
+    p.batch = 100;
+    struct op *a = add(&p, "aten::add", OP_ELEMENTWISE, 2);
+    a->shapes = xstrdup("[100, 1000], [100, 1000]");
+    a->bytes = 2.4e6;
+    a->kernels = 2;
+    a->device_time_s = 60e-6;
+    struct op *b = add(&p, "aten::relu", OP_ELEMENTWISE, 2);
+    b->shapes = xstrdup("[100, 10]");
+    b->bytes = 16e3;
+    b->kernels = 2;
+    b->device_time_s = 6e-6;
+    struct op *g = add(&p, "aten::mm", OP_GEMM, 1);
+    g->m = 100, g->n = 512, g->k = 512, g->a_t = g->b_t = 'N';
+    g->flops = 2.0 * 100 * 512 * 512;
+    g->device_time_s = 12e-6;
+    struct op *h = add(&p, "aten::mm", OP_GEMM, 1);
+    h->m = 100, h->n = 256, h->k = 512, h->a_t = h->b_t = 'N';
+    h->flops = 2.0 * 100 * 256 * 512;
+    h->device_time_s = 10e-6;
+    struct op *c = add(&p, "aten::cudnn_convolution", OP_CONV, 1);
+    c->conv = (struct conv_shape){ .n = 100, .c = 16, .h = 32, .w = 32, .k = 16, .r = 3, .s = 3,
+                                   .stride_h = 1, .stride_w = 1, .pad_h = 1, .pad_w = 1,
+                                   .p = 32, .q = 32, .groups = 1 };
+    c->flops = 2.0 * 100 * 16 * 32 * 32 * 16 * 9;
+    c->device_time_s = 105e-6;
+
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.batch = 400;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    assert_false(warned(&e, "scaled-table"));
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(e.ops[i].method, EST_SCALED_TABLE);
+    /* add: 4x the bytes; fixed 2 x 5 = 10 us, 10 + 50 x 4 = 210 us */
+    assert_close(e.ops[0].device_s, 210e-6, 1e-12);
+    assert_close(e.ops[0].ratio, 3.5, 1e-12);
+    /* relu: 6 us, below its fixed 10 us: nothing scales */
+    assert_close(e.ops[1].device_s, 6e-6, 1e-12);
+    /* mm: table 25 / 10 = 2.5 x 12 = 30 us, within [12, 5 + 7 x 4 = 33] */
+    assert_close(e.ops[2].device_s, 30e-6, 1e-12);
+    /* mm: table 40 / 5 = 8 x 10 = 80 us, above linear 5 + 5 x 4 = 25 us */
+    assert_close(e.ops[3].device_s, 25e-6, 1e-12);
+    /* conv: the table ran batch 8 only: 5 + 100 x 4 = 405 us */
+    assert_close(e.ops[4].device_s, 405e-6, 1e-12);
+    struct kernel_estimate ke;
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, &c->conv, CONV_FWD, &ke), 0);
+    assert_int_equal(ke.method, LOOKUP_EXTRAP);
+    struct conv_shape in = c->conv;
+    in.n = 8;
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, &in, CONV_FWD, &ke), 0);
+    assert_int_equal(ke.method, LOOKUP_EXACT);
+    assert_close(ke.time_s, 30e-6, 1e-15);
+    estimate_release(&e);
+    profile_free(&p);
+    kernel_set_free(&ks);
+    fclose(fp);
+}
+
 static void test_scaled_last_resort(void **state)
 {
     (void)state;
@@ -480,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_precision_fallback_warns),
         cmocka_unit_test(test_batch_rescale),
         cmocka_unit_test(test_scaled_table),
+        cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_scaled_last_resort),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_replay),
