@@ -21,6 +21,7 @@
  * ones: kernel correlation -> launch call nested in time inside the op),
  * then up to the counted op that covers it. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "ingest/ingest.h"
+#include "ingest/textio.h"
 #include "model/ops.h"
 
 /* ------------------------------------------------------------- interning */
@@ -305,6 +307,7 @@ struct kt {
     char *device_name;
     char *version;
     int too_many_threads;
+    int64_t n_neg_dur;      /* events with a negative duration, counted as 0 */
 };
 
 /* ------------------------------------------------------------ small parse */
@@ -352,7 +355,8 @@ static int parse_us_ns(const char *s, size_t len, int64_t *out)
         tmp[len] = '\0';
         char *end;
         double v = strtod(tmp, &end);
-        if (*end)
+        /* the bound of the digit path above, so ts + dur cannot overflow */
+        if (*end || !(fabs(v) <= (double)(INT64_MAX / 10000)))
             return -1;
         *out = (int64_t)(v * 1000.0 + (v >= 0 ? 0.5 : -0.5));
         return 0;
@@ -816,8 +820,10 @@ static int kt_event(struct kt *k)
     k->n_events++;
     if (k->ph != 'X' || k->cat == CAT_NONE || !k->has_ts)
         return 1;
-    if (k->dur < 0)
+    if (k->dur < 0) {
+        k->n_neg_dur++;
         k->dur = 0;
+    }
     switch (k->cat) {
     case CAT_CPU_OP: {
         /* one hash lookup per op: name and arguments as one string */
@@ -954,6 +960,9 @@ static int kt_parse(struct kt *k)
         }
         if (n == 0)
             break;
+        rc = textio_gz_check_ratio(f, k->path, k->d);
+        if (rc)
+            goto out;
         yajl_status st = yajl_parse(h, buf, (size_t)n);
         if (st != yajl_status_ok) {
             uint64_t at = fed + yajl_get_bytes_consumed(h);
@@ -1000,6 +1009,9 @@ static int kt_parse(struct kt *k)
                            "found JSON without a traceEvents array, expected a Kineto trace");
         goto out;
     }
+    if (k->n_neg_dur)
+        diag_warn_at(k->d, k->path, 0, 0, "found %lld events with a negative duration, "
+                     "counted as 0 s (expected durations >= 0)", (long long)k->n_neg_dur);
     if (k->too_many_threads) {
         rc = diag_error_at(k->d, k->path, 0, 0,
                            "found more than 65535 threads, expected fewer");

@@ -34,10 +34,27 @@ void textio_close(struct textio *t)
     strbuf_release(&t->cur);
 }
 
+int textio_gz_check_ratio(gzFile gz, const char *path, struct diag *d)
+{
+    if (gzdirect(gz))
+        return FOM_OK;
+    z_off_t out = gztell(gz), in = gzoffset(gz);
+    if (out < 0 || in <= 0 || (unsigned long long)out <= TEXTIO_GZ_BOMB_MIN ||
+        out / TEXTIO_GZ_BOMB_RATIO <= in)
+        return FOM_OK;
+    return diag_error_at(d, path, 0, 0,
+                         "found gzip data expanding %lld times (%lld MB from %lld kB), "
+                         "expected at most %d times (a gzip bomb?)",
+                         (long long)(out / in), (long long)(out >> 20), (long long)(in >> 10),
+                         TEXTIO_GZ_BOMB_RATIO);
+}
+
 long textio_gzread(gzFile gz, const char *path, void *buf, unsigned n,
                    struct diag *d, int *status)
 {
     int got = gzread(gz, buf, n);
+    if (got > 0 && (*status = textio_gz_check_ratio(gz, path, d)) != FOM_OK)
+        return -1;
     if (got >= 0) {
         /* zlib reports a gzip stream cut short only through gzerror
          * after the data it could decode. */

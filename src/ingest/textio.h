@@ -43,6 +43,19 @@ void textio_close(struct textio *t);
 long textio_gzread(gzFile gz, const char *path, void *buf, unsigned n,
                    struct diag *d, int *status);
 
+/* Gzip bombs: real traces compress 5 to 30 times, the deflate format at
+ * most about 1032 times.  Once more than TEXTIO_GZ_BOMB_MIN bytes came out
+ * of a gzip stream, data expanding over TEXTIO_GZ_BOMB_RATIO times its
+ * compressed size is refused, so a small .gz cannot keep a reader busy
+ * for minutes on gigabytes of padding. */
+#define TEXTIO_GZ_BOMB_RATIO 200
+#define TEXTIO_GZ_BOMB_MIN (64ull << 20)
+
+/* Returns 0, or FOM_EDATA with a message when gz (read so far) looks like
+ * a gzip bomb by the rule above.  textio_gzread and textio_next check it
+ * themselves. */
+int textio_gz_check_ratio(gzFile gz, const char *path, struct diag *d);
+
 /* "path: byte N" for messages about JSON input, where a line number means
  * little.  Caller frees. */
 char *textio_byte_where(const char *path, unsigned long long byte);
