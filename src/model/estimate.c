@@ -532,6 +532,29 @@ static void set_from_lookup(struct op_estimate *oe, const struct lookup *lk, dou
     oe->lookup = lookup_method_name(lk->method);
 }
 
+/* PyTorch ops that only make a new view of a tensor (aliases sharing its
+ * storage): they launch no kernel on a GPU.  A CPU profile charges them
+ * host time, which on a GPU target is dispatch, not device time.  A view
+ * that must copy (reshape of a strided tensor) records the copy as an op
+ * of its own. */
+static int is_view_op(const char *name)
+{
+    static const char *const views[] = {
+        "view", "_unsafe_view", "view_as", "reshape", "t", "transpose", "permute", "expand",
+        "expand_as", "as_strided", "slice", "select", "narrow", "split", "split_with_sizes",
+        "chunk", "unbind", "unsqueeze", "squeeze", "flatten", "unflatten", "detach", "detach_",
+        "alias", "broadcast_tensors", "numpy_T", "lift_fresh",
+    };
+    if (!name)
+        return 0;
+    if (strncmp(name, "aten::", 6) == 0)
+        name += 6;
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+        if (strcmp(name, views[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Work of an op at a shape: flops for matrix ops, bytes for the others
  * (either when the other is absent). */
 static double work_of(const struct op *op, const struct shape *s)
@@ -635,6 +658,12 @@ static void estimate_op(struct est *c, const struct op *op, struct op_estimate *
         goto out;
     }
 
+    if (!c->src_gpu && c->tgt_gpu && is_view_op(op->name)) {
+        /* a view: its host time is dispatch (host_of), its device time nil */
+        oe->method = EST_ROOFLINE;
+        oe->device_s = 0;
+        goto out;
+    }
     struct lookup lt;
     int have_t = lookup_op(c->tt, op, &s, machine_mem_bw(c->m), &lt) == 0;
     if (!have_t && c->tt && op->kind != OP_COMM) {

@@ -466,6 +466,34 @@ static void test_scaled_table_batch(void **state)
     fclose(fp);
 }
 
+/* A CPU profile on a GPU target: a view launches nothing (device 0) but
+ * is still dispatched (20 us); a real op keeps its table time. */
+static void test_cpu_view_ops(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    struct op *v = add(&p, "aten::t", OP_OTHER, 3);
+    v->time_s = 60e-6;              /* CPU time of 3 calls */
+    struct op *w = add(&p, "aten::transposed_conv_like", OP_OTHER, 1);
+    w->time_s = 40e-6;              /* not a view: keeps its time (scaled) */
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.ops[0].device_s, 0, 0);
+    assert_close(e.ops[0].host_s, 60e-6, 1e-15);
+    assert_close(e.ops[1].device_s, 40e-6, 1e-15);
+    /* no call order: max(device 40, host 4 x 20 = 80 us) + 5 us sync */
+    assert_close(e.pass_time_s, 85e-6, 1e-12);
+    estimate_release(&e);
+    profile_free(&p);
+    fclose(fp);
+}
+
 static void test_scaled_last_resort(void **state)
 {
     (void)state;
@@ -584,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_batch_rescale),
         cmocka_unit_test(test_scaled_table),
         cmocka_unit_test(test_scaled_table_batch),
+        cmocka_unit_test(test_cpu_view_ops),
         cmocka_unit_test(test_scaled_last_resort),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_replay),
