@@ -699,7 +699,10 @@ static void estimate_op(struct est *c, const struct op *op, struct op_estimate *
         }
         if (a > 0 && b > 0)
             oe->ratio = a / b;
-    } else if (!c->same_device) {
+    } else if (!c->same_device && base > s.kernels * c->m->launch_latency_s) {
+        /* A kernel within its fixed per-kernel part (a fill of a few
+         * elements) is latency-bound and keeps its time on any device;
+         * only longer ones lose something here. */
         est_warn(c, "%s ops without flops, bytes or table rows keep their measured time "
                  "(no source machine to scale by)", op_kind_name(op->kind));
     }

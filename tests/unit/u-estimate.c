@@ -494,6 +494,37 @@ static void test_cpu_view_ops(void **state)
     fclose(fp);
 }
 
+/* Without bytes, tables or a source machine a measured op keeps its time;
+ * that loses something (a warning) only above its fixed per-kernel part:
+ * 1 kernel x 5 us launch. */
+static void test_keep_measured_warning(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Target GPU");
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.device_name = xstrdup("Source GPU");
+    struct op *o = add(&p, "aten::fill_", OP_ELEMENTWISE, 1);
+    o->kernels = 1;
+    o->device_time_s = 2e-6;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.ops[0].device_s, 2e-6, 1e-15);
+    assert_false(warned(&e, "keep their measured time"));
+    o->device_time_s = 40e-6;
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.ops[0].device_s, 40e-6, 1e-15);
+    assert_true(warned(&e, "keep their measured time"));
+    estimate_release(&e);
+    profile_free(&p);
+    fclose(fp);
+}
+
 static void test_scaled_last_resort(void **state)
 {
     (void)state;
@@ -613,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_scaled_table),
         cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_cpu_view_ops),
+        cmocka_unit_test(test_keep_measured_warning),
         cmocka_unit_test(test_scaled_last_resort),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_replay),
