@@ -41,7 +41,7 @@ echo "previous" >"$T_TMP/prev.json"
 : >"$T_TMP/empty.json"
 hostile_run 1 ingest "$T_TMP/empty.json" --format-out json -o "$T_TMP/prev.json"
 if [ "$(cat "$T_TMP/prev.json")" = previous ]; then ok "output kept after a bad input"; else not_ok "output replaced after a bad input"; fi
-ls "$T_TMP" | grep -v '^\(prev.json\|empty.json\|ro\|adir\|notadir\|stdout\|stderr\)$' >"$T_TMP/left" || true
+ls "$T_TMP" | grep -v '^\(prev.json\|empty.json\|ro\|adir\|notadir\|stdout\|stderr\|left\)$' >"$T_TMP/left" || true
 if [ -s "$T_TMP/left" ]; then not_ok "temporary files left: $(tr '\n' ' ' <"$T_TMP/left")"; else ok "no temporary file left behind"; fi
 
 # report -o into a path below a file
