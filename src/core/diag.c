@@ -1,5 +1,12 @@
 #include "core/diag.h"
 
+#include "core/strbuf.h"
+
+/* Longest message shown whole: a message quoting a value from a hostile
+ * file (a megabyte-long attribute) keeps its head and its tail, where
+ * "expected ..." is, and loses the middle. */
+#define DIAG_MSG_MAX 2048
+
 void diag_init(struct diag *d, FILE *out)
 {
     d->out = out;
@@ -27,7 +34,17 @@ int diag_vmsg(struct diag *d, int status, const char *level, const char *file,
         fputs(": ", d->out);
     }
     fprintf(d->out, "%s: ", level);
-    vfprintf(d->out, fmt, ap);
+    struct strbuf msg = STRBUF_INIT;
+    strbuf_vaddf(&msg, fmt, ap);
+    if (msg.len > DIAG_MSG_MAX) {
+        size_t keep = DIAG_MSG_MAX / 2;
+        fwrite(msg.buf, 1, keep, d->out);
+        fprintf(d->out, "[... %zu bytes ...]", msg.len - 2 * keep);
+        fputs(msg.buf + msg.len - keep, d->out);
+    } else {
+        fputs(strbuf_str(&msg), d->out);
+    }
+    strbuf_release(&msg);
     fputc('\n', d->out);
     return status;
 }
