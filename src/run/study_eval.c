@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/diag.h"
+#include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/rollup.h"
 #include "run/estimate_run.h"
@@ -56,8 +57,46 @@ void study_estimate_opts(const struct study *st, size_t p, size_t s,
     o->profile_batch = w->batch;
 }
 
+/* Run one estimate, passing on to d only the messages this study's
+ * evaluation has not printed yet: the same machine pair gives the same
+ * warning for every problem, and repeating it buries the ones that differ.
+ * seen holds the printed lines, one per line. */
+static int estimate_once(const struct estimate_run_opts *o, double *pass_s,
+                         struct strbuf *seen, struct diag *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = d->out ? open_memstream(&buf, &len) : NULL;
+    struct diag cap;
+    diag_init(&cap, mf);
+    cap.no_warn = d->no_warn;
+    int rc = estimate_pass_time(o, pass_s, &cap);
+    d->errors += cap.errors;
+    d->warnings += cap.warnings;
+    if (!mf)
+        return rc;
+    fclose(mf);
+    for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        struct strbuf key = STRBUF_INIT;
+        strbuf_addch(&key, '\n');
+        strbuf_add(&key, line, n);
+        strbuf_addch(&key, '\n');
+        if (!strstr(strbuf_str(seen), key.buf)) {
+            fprintf(d->out, "%.*s\n", (int)n, line);
+            if (!seen->len)
+                strbuf_addch(seen, '\n');
+            strbuf_add(seen, key.buf + 1, key.len - 1);
+        }
+        strbuf_release(&key);
+    }
+    free(buf);
+    return rc;
+}
+
 static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
-                                   double *hours, struct diag *d)
+                                   double *hours, struct strbuf *seen, struct diag *d)
 {
     const struct study_problem *prob = &st->problems[p];
     const struct study_system *sys = &st->systems[s];
@@ -75,7 +114,7 @@ static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
     const char **kern = xcalloc(st->n_systems, sizeof *kern);
     study_estimate_opts(st, p, s, &o, kern);
     double pass_s = NAN;
-    int rc = estimate_pass_time(&o, &pass_s, d);
+    int rc = estimate_once(&o, &pass_s, seen, d);
     free(kern);
     if (rc)
         return rc;
@@ -158,6 +197,7 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
 {
     size_t ns = st->n_systems, np = st->n_problems;
     int rc = FOM_OK;
+    struct strbuf seen = STRBUF_INIT;   /* estimator messages already printed */
     memset(ev, 0, sizeof *ev);
     ev->n_systems = ns;
     ev->n_problems = np;
@@ -187,7 +227,7 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
                     ev->has_repeats = 1;
             } else {
                 stats_median_ci(h, 0, ev->ci_level, &ev->hours_ci[i]);
-                int e = estimate_hours_per_unit(st, p, s, &ev->hours[i], d);
+                int e = estimate_hours_per_unit(st, p, s, &ev->hours[i], &seen, d);
                 if (e)
                     rc = e;
             }
@@ -207,6 +247,7 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
     if (ev->has_repeats)
         bootstrap_fom(st, ev);
 out:
+    strbuf_release(&seen);
     return rc;
 }
 
