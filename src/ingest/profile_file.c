@@ -1,12 +1,18 @@
 /* Read back a profile that `fom ingest --format-out json|csv` wrote, so a
  * saved profile is accepted wherever a trace is.
  *
- * JSON: {"format":..., "steps":..., ..., "ops":[{"name":..., "conv":{...}}...]}
+ * JSON: {"format":..., "steps":..., ..., "ops":[{"name":..., "conv":{...}, "id":N}...],
+ *        "calls":[[op_id, step, host_start_s, host_s, device_s]...]}
  *       keys in any order, unknown keys (and their values, however nested)
  *       skipped, null read as "absent".
  * CSV:  "# key: value" comment lines for the profile fields, one header
  *       line (names may carry " [unit]"), one RFC-4180 row per op; quoted
- *       fields may hold commas, quotes and newlines.
+ *       fields may hold commas, quotes and newlines.  The calls are comment
+ *       lines "# call: op_id,step,host_start_s,host_s,device_s" anywhere.
+ * The calls (Kineto traces) let the estimator replay a step; they name
+ * ops by id, so when there are calls the op ids must be distinct and each
+ * call's id must be one of them.  A call without an op id is the call of
+ * an op that --top dropped.
  * The figures in the file are already per pass; they are kept as they are.
  * "format" stays the format of the original trace. */
 #include "ingest/ingest.h"
@@ -14,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
@@ -26,6 +33,8 @@
 
 #define MAX_STR (1u << 16)
 #define MAX_OPS (1u << 22)
+#define MAX_OP_ID (1u << 24)
+#define MAX_CALLS (1u << 24)
 
 /* ------------------------------------------------------------------ */
 /* field setters shared by both syntaxes.  val == NULL means null/empty.
@@ -61,6 +70,17 @@ static int whole(const char *val, int64_t *out, const char **expected)
         return -1;
     }
     *out = (int64_t)v;
+    return 0;
+}
+
+static int op_id(const char *val, size_t *out, const char **expected)
+{
+    int64_t v;
+    if (whole(val, &v, expected) < 0 || v >= (int64_t)MAX_OP_ID) {
+        *expected = "an op id (a whole number below 16777216)";
+        return -1;
+    }
+    *out = (size_t)v;
     return 0;
 }
 
@@ -126,6 +146,8 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
         }
         return 0;
     }
+    if (strcmp(key, "id") == 0)
+        return op_id(val, &op->id, expected);
     if (strcmp(key, "shapes") == 0) {
         str(val, &op->shapes);
         return 0;
@@ -161,6 +183,149 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
 struct seen {
     int total, has_device;
 };
+
+/* ------------------------------------------------------------------ */
+/* calls */
+
+/* No op in the file: the call of an op --top dropped (until check_ids). */
+#define DROPPED_OP SIZE_MAX
+
+static const char *const call_fields[] = { "op_id", "step", "host_start_s", "host_s", "device_s" };
+#define CALL_FIELDS 5
+
+static int call_set(struct op_call *c, int field, const char *val, const char **expected)
+{
+    if (field == 0) {
+        if (!val || !*val) {
+            c->op_id = DROPPED_OP;
+            return 0;
+        }
+        if (op_id(val, &c->op_id, expected) < 0) {
+            *expected = "an op id (a whole number below 16777216) or none";
+            return -1;
+        }
+        return 0;
+    }
+    if (field == 1) {
+        int64_t v;
+        if (whole(val, &v, expected) < 0 || v > 1000000000) {
+            *expected = "a step number (a whole number >= 0)";
+            return -1;
+        }
+        c->step = (int)v;
+        return 0;
+    }
+    double *dst[] = { &c->host_start_s, &c->host_s, &c->device_s };
+    return num(val, dst[field - 2], expected);
+}
+
+/* Where each op and call began in the file (line, or byte for JSON), for
+ * the messages of check_ids. */
+struct where {
+    int bytes;
+    unsigned long long *op, *call;
+    size_t alloc_op, alloc_call;
+};
+
+static void where_op(struct where *w, size_t i, unsigned long long at)
+{
+    ALLOC_GROW(w->op, i + 1, w->alloc_op);
+    w->op[i] = at;
+}
+
+static void where_free(struct where *w)
+{
+    free(w->op);
+    free(w->call);
+}
+
+static struct op_call *add_call(struct profile *p, struct where *w, unsigned long long at)
+{
+    ALLOC_GROW(p->calls, p->n_calls + 1, p->alloc_calls);
+    ALLOC_GROW(w->call, p->n_calls + 1, w->alloc_call);
+    w->call[p->n_calls] = at;
+    struct op_call *c = &p->calls[p->n_calls++];
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+static int byte_error(struct diag *d, const char *path, unsigned long long at, const char *msg)
+{
+    char *where = textio_byte_where(path, at);
+    int rc = diag_error_at(d, where, 0, 0, "%s", msg);
+    free(where);
+    return rc;
+}
+
+static int where_error(struct diag *d, const char *path, const struct where *w,
+                       unsigned long long at, const char *msg)
+{
+    if (w->bytes)
+        return byte_error(d, path, at, msg);
+    return diag_error_at(d, path, (long)at, 0, "%s", msg);
+}
+
+struct id_at {
+    size_t id, i;
+};
+
+static int cmp_id_at(const void *pa, const void *pb)
+{
+    const struct id_at *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The estimator looks ops up by the calls' ids: every id a call names
+ * must be one op's.  Calls of dropped ops get an id above every op's. */
+static int check_ids(struct profile *p, const struct where *w, const char *path, struct diag *d)
+{
+    if (!p->n_calls)
+        return FOM_OK;
+    int rc = FOM_OK;
+    struct strbuf sb = STRBUF_INIT;
+    struct id_at *ids = xmalloc((p->n_ops + 1) * sizeof *ids);
+    for (size_t i = 0; i < p->n_ops; i++) {
+        ids[i].id = p->ops[i].id;
+        ids[i].i = i;
+    }
+    qsort(ids, p->n_ops, sizeof *ids, cmp_id_at);
+    for (size_t i = 1; i < p->n_ops; i++)
+        if (ids[i].id == ids[i - 1].id) {
+            strbuf_addf(&sb, "found op id %zu a second time, expected a distinct id per op "
+                        "(the calls name ops by id)", ids[i].id);
+            rc = where_error(d, path, w, w->op[ids[i].i], sb.buf);
+            goto out;
+        }
+    size_t none = p->n_ops ? ids[p->n_ops - 1].id + 1 : 0;
+    for (size_t j = 0; j < p->n_calls; j++) {
+        struct op_call *c = &p->calls[j];
+        if (c->op_id == DROPPED_OP) {
+            c->op_id = none;
+            continue;
+        }
+        struct id_at key = { c->op_id, 0 };
+        size_t lo = 0, hi = p->n_ops;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (ids[mid].id < key.id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == p->n_ops || ids[lo].id != key.id) {
+            strbuf_addf(&sb, "found a call of op id %zu, expected the id of an op in the file "
+                        "(or none for an op dropped by --top)", c->op_id);
+            rc = where_error(d, path, w, w->call[j], sb.buf);
+            goto out;
+        }
+    }
+out:
+    free(ids);
+    strbuf_release(&sb);
+    return rc;
+}
 
 static int prof_set(struct profile *p, struct seen *seen, const char *key, const char *val,
                     const char **expected)
@@ -270,7 +435,13 @@ struct pj {
     int in_ops;             /* the ops array is open */
     int in_op;              /* an op object is open */
     int in_conv;
+    int in_calls;           /* the calls array is open */
+    int in_call;            /* one call's array is open */
+    int call_field;         /* numbers read of that call */
     struct op *op;
+    yajl_handle h;
+    const unsigned long long *base;
+    struct where w;
     char key[64];
     int key_cut;
     char *err;              /* message when a callback stopped the parse */
@@ -289,11 +460,43 @@ static int pj_fail(struct pj *j, const char *key, const char *val, const char *e
     return 0;
 }
 
+static int pj_failf(struct pj *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int pj_failf(struct pj *j, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    free(j->err);
+    j->err = strbuf_detach(&sb);
+    return 0;
+}
+
+static unsigned long long pj_at(const struct pj *j)
+{
+    return *j->base + yajl_get_bytes_consumed(j->h);
+}
+
 static int pj_value(struct pj *j, const char *val)
 {
     const char *expected = "";
     if (j->skip)
         return 1;
+    if (j->in_call && j->depth == 3) {
+        if (j->call_field >= CALL_FIELDS)
+            return pj_failf(j, "found %.60s after a call's 5 numbers, expected ']' "
+                            "([op_id, step, host_start_s, host_s, device_s])", val ? val : "null");
+        int f = j->call_field++;
+        if (call_set(&j->p->calls[j->p->n_calls - 1], f, val, &expected) < 0)
+            return pj_failf(j, "found %.60s as a call's %s, expected %s", val ? val : "null",
+                            call_fields[f], expected);
+        return 1;
+    }
+    if (j->in_calls && j->depth == 2)
+        return pj_failf(j, "found %.60s inside \"calls\", expected [op_id, step, host_start_s, "
+                        "host_s, device_s] arrays", val ? val : "null");
     if (j->key_cut)
         return 1;   /* no known key is that long */
     if (j->in_conv && j->depth == 4) {
@@ -372,12 +575,31 @@ static int pj_open(struct pj *j, int is_map)
         j->saw_ops = 1;
         return 1;
     }
+    if (j->depth == 2 && !is_map && strcmp(j->key, "calls") == 0 && !j->key_cut) {
+        j->in_calls = 1;
+        return 1;
+    }
+    if (j->depth == 3 && j->in_calls) {
+        if (is_map)
+            return pj_failf(j, "found an object inside \"calls\", expected [op_id, step, "
+                            "host_start_s, host_s, device_s] arrays");
+        if (j->p->n_calls >= MAX_CALLS)
+            return pj_failf(j, "found too many calls, expected at most %u", MAX_CALLS);
+        add_call(j->p, &j->w, pj_at(j));
+        j->in_call = 1;
+        j->call_field = 0;
+        return 1;
+    }
+    if (j->depth == 4 && j->in_call)
+        return pj_failf(j, "found %s inside a call, expected numbers",
+                        is_map ? "an object" : "an array");
     if (j->depth == 3 && j->in_ops && is_map) {
         if (j->p->n_ops >= MAX_OPS) {
             free(j->err);
             j->err = xstrdup("found too many ops, expected at most 4194304");
             return 0;
         }
+        where_op(&j->w, j->p->n_ops, pj_at(j));
         j->op = profile_add_op(j->p);
         j->in_op = 1;
         return 1;
@@ -402,7 +624,14 @@ static int pj_close(struct pj *j)
         j->depth--;
         return 1;
     }
-    if (j->in_conv && j->depth == 4)
+    if (j->in_call && j->depth == 3) {
+        j->in_call = 0;
+        if (j->call_field != CALL_FIELDS)
+            return pj_failf(j, "found a call of %d numbers, expected 5: [op_id, step, "
+                            "host_start_s, host_s, device_s]", j->call_field);
+    } else if (j->in_calls && j->depth == 2)
+        j->in_calls = 0;
+    else if (j->in_conv && j->depth == 4)
         j->in_conv = 0;
     else if (j->in_op && j->depth == 3) {
         j->in_op = 0;
@@ -426,14 +655,6 @@ static const yajl_callbacks pj_callbacks = {
     pj_start_map, pj_key, pj_end, pj_start_array, pj_end,
 };
 
-static int byte_error(struct diag *d, const char *path, unsigned long long at, const char *msg)
-{
-    char *where = textio_byte_where(path, at);
-    int rc = diag_error_at(d, where, 0, 0, "%s", msg);
-    free(where);
-    return rc;
-}
-
 static int read_json(const char *path, gzFile gz, struct profile *out, struct diag *d)
 {
     struct pj j;
@@ -442,6 +663,9 @@ static int read_json(const char *path, gzFile gz, struct profile *out, struct di
     yajl_handle h = yajl_alloc(&pj_callbacks, NULL, &j);
     unsigned char *buf = xmalloc(65536);
     unsigned long long base = 0;
+    j.h = h;
+    j.base = &base;
+    j.w.bytes = 1;
     int rc = FOM_OK, status = 0;
     long got;
     while ((got = textio_gzread(gz, path, buf, 65536, d, &status)) > 0) {
@@ -479,7 +703,9 @@ static int read_json(const char *path, gzFile gz, struct profile *out, struct di
         goto out;
     }
     finish(out, &j.seen, path, "profile-json");
+    rc = check_ids(out, &j.w, path, d);
 out:
+    where_free(&j.w);
     free(j.err);
     free(buf);
     yajl_free(h);
@@ -574,11 +800,50 @@ static int csv_record(struct textio *t, struct strbuf *rec, char **fields, struc
     return n;
 }
 
+/* "# call: op_id,step,host_start_s,host_s,device_s" (op_id empty: dropped) */
+static int csv_call(struct textio *t, struct profile *p, struct where *w, struct diag *d)
+{
+    if (p->n_calls >= MAX_CALLS)
+        return diag_error_at(d, t->path, t->line, 0, "found too many calls, expected at most %u",
+                             MAX_CALLS);
+    struct op_call *c = add_call(p, w, (unsigned long long)t->line);
+    const char *s = t->cur.buf + 7;
+    for (int f = 0; f < CALL_FIELDS; f++) {
+        size_t len = strcspn(s, ",");
+        const char *v = textio_trim(s, &len);
+        char *val = xstrndup(v, len);
+        const char *expected = "";
+        int r = call_set(c, f, val, &expected);
+        if (r < 0) {
+            r = diag_error_at(d, t->path, t->line, 0, "found '%.40s' as a call's %s, expected %s",
+                              val, call_fields[f], expected);
+            free(val);
+            return r;
+        }
+        free(val);
+        s += strcspn(s, ",");
+        if (f == CALL_FIELDS - 1)
+            break;
+        if (*s != ',')
+            return diag_error_at(d, t->path, t->line, 0,
+                                 "found %d numbers in a call, expected 5: "
+                                 "op_id,step,host_start_s,host_s,device_s", f + 1);
+        s++;
+    }
+    if (*s)
+        return diag_error_at(d, t->path, t->line, 0,
+                             "found more than 5 numbers in a call, expected 5: "
+                             "op_id,step,host_start_s,host_s,device_s");
+    return FOM_OK;
+}
+
 static int read_csv(const char *path, struct profile *out, struct diag *d)
 {
     struct textio t;
     struct seen seen;
+    struct where w;
     memset(&seen, 0, sizeof seen);
+    memset(&w, 0, sizeof w);
     int rc = textio_open(&t, path, d);
     if (rc)
         return rc;
@@ -590,6 +855,11 @@ static int read_csv(const char *path, struct profile *out, struct diag *d)
         long line = t.line;
         if (t.cur.len == 0)
             continue;
+        if (strncmp(t.cur.buf, "# call:", 7) == 0) {
+            if ((rc = csv_call(&t, out, &w, d)) != FOM_OK)
+                goto out;
+            continue;
+        }
         if (t.cur.buf[0] == '#') {
             if (n_cols >= 0)
                 continue;   /* comments after the header: ignored */
@@ -604,7 +874,9 @@ static int read_csv(const char *path, struct profile *out, struct diag *d)
             const char *k = textio_trim(s, &kl), *v = textio_trim(colon + 1, &vl);
             char *key = xstrndup(k, kl), *val = xstrndup(v, vl);
             const char *expected = "";
-            int r = prof_set(out, &seen, key, strcmp(val, "null") == 0 ? NULL : val, &expected);
+            /* the writer puts '-' for an absent device or framework */
+            int none = strcmp(val, "null") == 0 || strcmp(val, "-") == 0;
+            int r = prof_set(out, &seen, key, none ? NULL : val, &expected);
             if (r < 0)
                 rc = diag_error_at(d, path, line, 0, "found '%.40s' for '%s', expected %s", val,
                                    key, expected);
@@ -650,6 +922,7 @@ static int read_csv(const char *path, struct profile *out, struct diag *d)
                                MAX_OPS);
             goto out;
         }
+        where_op(&w, out->n_ops, (unsigned long long)line);
         struct op *op = profile_add_op(out);
         for (int i = 0; i < n_fields; i++) {
             const char *expected = "";
@@ -678,7 +951,9 @@ static int read_csv(const char *path, struct profile *out, struct diag *d)
         goto out;
     }
     finish(out, &seen, path, "profile-csv");
+    rc = check_ids(out, &w, path, d);
 out:
+    where_free(&w);
     for (int i = 0; i < n_fields; i++)
         free(fields[i]);
     for (int i = 0; i < n_cols; i++)

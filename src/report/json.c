@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 
 void json_init(struct json *j, FILE *fp, int pretty)
 {
@@ -142,6 +143,44 @@ void json_num(struct json *j, double v)
         fputs("0", j->fp);
     else
         fprintf(j->fp, "%.15g", v);
+}
+
+const char *num_fmt_exact(char *buf, size_t n, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, n, "null");
+        return buf;
+    }
+    if (v == 0) {
+        snprintf(buf, n, "0");
+        return buf;
+    }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, n, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+void json_num_exact(struct json *j, double v)
+{
+    char buf[32];
+    sep(j);
+    fputs(num_fmt_exact(buf, sizeof buf, v), j->fp);
+}
+
+void json_num_row(struct json *j, const double *v, size_t n)
+{
+    char buf[32];
+    sep(j);
+    fputc('[', j->fp);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', j->fp);
+        fputs(num_fmt_exact(buf, sizeof buf, v[i]), j->fp);
+    }
+    fputc(']', j->fp);
 }
 
 void json_int(struct json *j, int64_t v)

@@ -3,6 +3,7 @@
  * has no NaN), which is what a consumer should see for "not available". */
 #ifndef FOM_JSON_H
 #define FOM_JSON_H
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +25,12 @@ void json_arr_end(struct json *j);
 void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s);   /* NULL -> null */
 void json_num(struct json *j, double v);         /* non-finite -> null */
+/* Like json_num but with as many digits as strtod needs to give v back
+ * bit for bit (data that is read back in, such as saved profiles). */
+void json_num_exact(struct json *j, double v);
+/* A compact array of numbers on one line, [1,0.25,null], written exact;
+ * for long lists of small records where one number per line is noise. */
+void json_num_row(struct json *j, const double *v, size_t n);
 void json_int(struct json *j, int64_t v);
 void json_bool(struct json *j, int v);
 void json_null(struct json *j);
@@ -33,6 +40,10 @@ void json_knum(struct json *j, const char *key, double v);
 void json_kint(struct json *j, const char *key, int64_t v);
 /* Ends the document with a newline. */
 void json_finish(struct json *j);
+
+/* The shortest %.Ng (N = 15..17) of v that reads back as v; buf of 32
+ * bytes is enough.  Non-finite v gives "null". */
+const char *num_fmt_exact(char *buf, size_t n, double v);
 
 /* Write s as a JSON string literal (with quotes) to fp. */
 void json_write_string(FILE *fp, const char *s);

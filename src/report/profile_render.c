@@ -1,8 +1,11 @@
 #include "report/profile_render.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "report/csv.h"
 #include "report/json.h"
 
@@ -31,6 +34,35 @@ static void cut(const char *s, char *buf, size_t n)
     }
     memcpy(buf, s, n - 4);
     memcpy(buf + n - 4, "...", 4);
+}
+
+static int cmp_size(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The kept ops' ids, sorted, so that calls of ops --top dropped can be
+ * told apart: those are written with no op id (null, empty), since the
+ * file holds no op their id could name. */
+static size_t *kept_ids(const struct profile *p)
+{
+    size_t *ids = xmalloc((p->n_ops + 1) * sizeof *ids);
+    for (size_t i = 0; i < p->n_ops; i++)
+        ids[i] = p->ops[i].id;
+    qsort(ids, p->n_ops, sizeof *ids, cmp_size);
+    return ids;
+}
+
+/* A call as the five numbers the file holds; op id NAN when dropped. */
+static void call_row(const struct profile *p, const size_t *ids, const struct op_call *c,
+                     double row[5])
+{
+    row[0] = bsearch(&c->op_id, ids, p->n_ops, sizeof *ids, cmp_size) ? (double)c->op_id : NAN;
+    row[1] = c->step;
+    row[2] = c->host_start_s;
+    row[3] = c->host_s;
+    row[4] = c->device_s;
 }
 
 void profile_render_text(FILE *fp, const struct profile *p)
@@ -149,9 +181,23 @@ void profile_render_json(FILE *fp, const struct profile *p)
             json_kint(&j, "q", c->q);
             json_obj_end(&j);
         }
+        json_kint(&j, "id", (int64_t)o->id);
         json_obj_end(&j);
     }
     json_arr_end(&j);
+    if (p->n_calls) {
+        /* [op_id, step, host_start_s, host_s, device_s], one per line */
+        size_t *ids = kept_ids(p);
+        json_key(&j, "calls");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < p->n_calls; i++) {
+            double row[5];
+            call_row(p, ids, &p->calls[i], row);
+            json_num_row(&j, row, 5);
+        }
+        json_arr_end(&j);
+        free(ids);
+    }
     json_obj_end(&j);
     json_finish(&j);
 }
@@ -171,10 +217,12 @@ void profile_render_csv(FILE *fp, const struct profile *p)
     fprintf(fp, "# step_time_s: %.9g\n", p->step_time_s);
     fprintf(fp, "# host_time_s: %.9g\n", p->host_time_s);
     fprintf(fp, "# coverage: %.9g\n", p->coverage);
+    fprintf(fp, "# dropped_time_s: %.9g\n", p->dropped_time_s);
+    fprintf(fp, "# dropped_ops: %zu\n", p->dropped_ops);
     fputs("name,kind,phase,dtype,count,time_s [s],device_time_s [s],host_time_s [s],kernels,"
           "flops [FLOP],bytes [B],m,n,k,batch,a_t,b_t,shapes,flags,"
           "conv_n,conv_c,conv_h,conv_w,conv_k,conv_r,conv_s,stride_h,stride_w,pad_h,pad_w,"
-          "dil_h,dil_w,groups\n", fp);
+          "dil_h,dil_w,groups,id\n", fp);
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *o = &p->ops[i];
         char at[2], bt[2];
@@ -199,8 +247,24 @@ void profile_render_csv(FILE *fp, const struct profile *p)
         } else {
             fputs(",,,,,,,,,,,,,,", fp);
         }
+        fprintf(fp, ",%zu\n", o->id);
+    }
+    /* the calls after the table: "# call: op_id,step,host_start_s,host_s,device_s" */
+    size_t *ids = p->n_calls ? kept_ids(p) : NULL;
+    for (size_t i = 0; i < p->n_calls; i++) {
+        double row[5];
+        char buf[32];
+        call_row(p, ids, &p->calls[i], row);
+        fputs("# call: ", fp);
+        if (!isnan(row[0]))
+            fputs(num_fmt_exact(buf, sizeof buf, row[0]), fp);
+        for (int k = 1; k < 5; k++) {
+            fputc(',', fp);
+            fputs(num_fmt_exact(buf, sizeof buf, row[k]), fp);
+        }
         fputc('\n', fp);
     }
+    free(ids);
 }
 
 void profile_render(FILE *fp, const struct profile *p, enum out_format f)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/diag.h"
+#include "core/xalloc.h"
 #include "ingest/ingest.h"
 #include "model/profile.h"
 #include "report/profile_render.h"
@@ -68,6 +69,29 @@ static void build(struct profile *p)
     e->count = 0.5;
     e->time_s = 0.0000925;
     e->host_time_s = 0.0000925;
+    g->id = 7;
+    c->id = 3;
+    e->id = 12;
+    /* Times that need all 17 digits, a subnormal, and a call of an op
+     * that --top dropped (id 40 names none of the ops). */
+    const struct op_call calls[] = {
+        { 7, 0, 0, 3.1109e-05, 0.000357437 },
+        { 3, 0, 4.9327000000000004e-05, 0.1 + 0.2, 1.0 / 3.0 },
+        { 40, 0, 0.00013153900000000002, 2.0 / 7.0, 0 },
+        { 12, 1, 1e-300, 5e-324, 1.7976931348623157e308 },
+        { 7, 1, 0.0012305780000000002, 1.7075e-05, 9.772800000000001e-05 },
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        ALLOC_GROW(p->calls, p->n_calls + 1, p->alloc_calls);
+        p->calls[p->n_calls++] = calls[i];
+    }
+}
+
+/* Bit for bit: the estimator replays these times. */
+static void same_double(double a, double b)
+{
+    if (memcmp(&a, &b, sizeof a) != 0)
+        fail_msg("%.17g read back as %.17g", a, b);
 }
 
 static void same_str(const char *a, const char *b)
@@ -91,6 +115,8 @@ static void compare(const struct profile *a, const struct profile *b)
     assert_close(b->step_time_s, a->step_time_s, 1e-9);
     assert_close(b->host_time_s, a->host_time_s, 1e-9);
     assert_close(b->coverage, a->coverage, 1e-9);
+    assert_close(b->dropped_time_s, a->dropped_time_s, 1e-9);
+    assert_int_equal(a->dropped_ops, b->dropped_ops);
     assert_int_equal(a->n_ops, b->n_ops);
     for (size_t i = 0; i < a->n_ops; i++) {
         const struct op *x = &a->ops[i], *y = &b->ops[i];
@@ -114,6 +140,17 @@ static void compare(const struct profile *a, const struct profile *b)
         assert_memory_equal(&x->conv, &y->conv, sizeof x->conv);
         same_str(x->shapes, y->shapes);
         same_str(x->flags, y->flags);
+        assert_int_equal(x->id, y->id);
+    }
+    assert_int_equal(a->n_calls, b->n_calls);
+    for (size_t i = 0; i < a->n_calls; i++) {
+        const struct op_call *x = &a->calls[i], *y = &b->calls[i];
+        /* the dropped op's call: an id above every op's (12) */
+        assert_int_equal(y->op_id, x->op_id == 40 ? 13 : x->op_id);
+        assert_int_equal(x->step, y->step);
+        same_double(x->host_start_s, y->host_start_s);
+        same_double(x->host_s, y->host_s);
+        same_double(x->device_s, y->device_s);
     }
 }
 
@@ -203,6 +240,88 @@ static void test_csv_by_hand(void **state)
     run_done(&r);
 }
 
+/* Calls before the ops, a dropped op's call (null), csv calls before and
+ * after the header; old files without ids or calls still read. */
+static void test_calls_by_hand(void **state)
+{
+    (void)state;
+    struct run r = { 0 };
+    run_text(&r, profile_file_read,
+             "{\"calls\":[[5,0,0.5,0.25,0.125],[null,1,0,1e-3,0]],"
+             "\"ops\":[{\"name\":\"a\",\"id\":5},{\"name\":\"b\",\"id\":2}]}", 0);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.p.n_ops, 2);
+    assert_int_equal(r.p.ops[0].id, 5);
+    assert_int_equal(r.p.ops[1].id, 2);
+    assert_int_equal(r.p.n_calls, 2);
+    assert_int_equal(r.p.calls[0].op_id, 5);
+    assert_int_equal(r.p.calls[0].step, 0);
+    assert_close(r.p.calls[0].host_start_s, 0.5, 0);
+    assert_close(r.p.calls[0].host_s, 0.25, 0);
+    assert_close(r.p.calls[0].device_s, 0.125, 0);
+    assert_int_equal(r.p.calls[1].op_id, 6);
+    assert_int_equal(r.p.calls[1].step, 1);
+    assert_close(r.p.calls[1].host_s, 1e-3, 0);
+    run_done(&r);
+
+    run_text(&r, profile_file_read,
+             "# call: 1, 0, 0, 2.5e-6, 1e-6\n"
+             "name,id\n"
+             "a,1\n"
+             "# call: ,0,1,2,3\n", 0);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.p.n_calls, 2);
+    assert_int_equal(r.p.calls[0].op_id, 1);
+    assert_close(r.p.calls[0].host_s, 2.5e-6, 0);
+    assert_close(r.p.calls[0].device_s, 1e-6, 0);
+    assert_int_equal(r.p.calls[1].op_id, 2);
+    assert_close(r.p.calls[1].device_s, 3, 0);
+    run_done(&r);
+
+    run_text(&r, profile_file_read, "name,kind\na,gemm\nb,gemm\n", 0);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(r.p.n_calls, 0);
+    assert_null(r.p.calls);
+    run_done(&r);
+}
+
+static void test_bad_calls(void **state)
+{
+    (void)state;
+    expect_error(profile_file_read, "{\"ops\":[{\"name\":\"a\",\"id\":1}],\"calls\":[[2,0,0,0,0]]}",
+                 ": byte 39: error: found a call of op id 2, expected the id of an op", "--top");
+    expect_error(profile_file_read,
+                 "{\"calls\":[[1,0,0,0,0],[2,0,0,0,0]],\"ops\":[{\"name\":\"a\",\"id\":1}]}",
+                 ": byte 23: error: found a call of op id 2", "");
+    expect_error(profile_file_read,
+                 "{\"ops\":[{\"name\":\"a\",\"id\":1},{\"name\":\"b\",\"id\":1}],\"calls\":[[1,0,0,0,0]]}",
+                 ": byte 29: error: found op id 1 a second time", "distinct");
+    expect_error(profile_file_read, "{\"ops\":[],\"calls\":[[1,0,0,0]]}",
+                 ": byte 28: error: found a call of 4 numbers, expected 5", "");
+    expect_error(profile_file_read, "{\"ops\":[],\"calls\":[[1,-1,0,0,0]]}",
+                 ": byte 24: error: found -1 as a call's step", "");
+    expect_error(profile_file_read, "{\"ops\":[],\"calls\":[{}]}",
+                 ": byte 20: error: found an object inside \"calls\"", "");
+    expect_error(profile_file_read, "{\"ops\":[],\"calls\":[[1,0,0,0,0,0]]}",
+                 ": byte 31: error: found 0 after a call's 5 numbers", "");
+    expect_error(profile_file_read, "{\"ops\":[],\"calls\":[3]}",
+                 ": byte 20: error: found 3 inside \"calls\"", "");
+    expect_error(profile_file_read, "name,id\na,1\n# call: 2,0,0,0,0\n",
+                 ":3: error: found a call of op id 2, expected the id of an op", "");
+    expect_error(profile_file_read, "name,id\na,1\nb,1\n# call: 1,0,0,0,0\n",
+                 ":3: error: found op id 1 a second time", "");
+    expect_error(profile_file_read, "name,id\na,1\n# call: 1,0,0,0\n",
+                 ":3: error: found 4 numbers in a call, expected 5", "");
+    expect_error(profile_file_read, "name,id\na,1\n# call: 1,0,0,0,0,0\n",
+                 ":3: error: found more than 5 numbers in a call", "");
+    expect_error(profile_file_read, "name,id\na,1\n# call: x,0,0,0,0\n",
+                 ":3: error: found 'x' as a call's op_id", "op id");
+    expect_error(profile_file_read, "name,id\na,1\n# call: 1,0,nan,0,0\n",
+                 ":3: error: found 'nan' as a call's host_start_s", "finite");
+    expect_error(profile_file_read, "name,id\na,16777216\n",
+                 ":2: error: found '16777216' in column 'id'", "below 16777216");
+}
+
 static void test_bad(void **state)
 {
     (void)state;
@@ -235,6 +354,8 @@ int main(void)
         cmocka_unit_test(test_round_trip_csv),
         cmocka_unit_test(test_json_by_hand),
         cmocka_unit_test(test_csv_by_hand),
+        cmocka_unit_test(test_calls_by_hand),
+        cmocka_unit_test(test_bad_calls),
         cmocka_unit_test(test_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
