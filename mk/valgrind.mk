@@ -1,0 +1,11 @@
+# `make valgrind-test`: the command-line tests (tests/t/*.sh) with every
+# fom run under valgrind memcheck (tests/valgrind-fom.sh; errors and
+# definite leaks exit 99).  Unit tests are left to the sanitizer build of
+# `make check`.  Under valgrind the hostile tests allow 300 s per run
+# (HOSTILE_TIMEOUT) and skip the benchmark-sized input (FOM_SKIP_BIG=1:
+# the million-event trace of t6001).
+valgrind-test: fom
+	@FOM="$(CURDIR)/tests/valgrind-fom.sh" UNIT_DIR=/nonexistent \
+	  HOSTILE_TIMEOUT=300 FOM_SKIP_BIG=1 FOM_UNDER_VALGRIND=1 sh tests/run.sh
+
+.PHONY: valgrind-test
