@@ -509,15 +509,16 @@ static void roof_of(struct est *c, const struct machine *m, const struct op *op,
     r->latency_s = s->kernels * m->launch_latency_s;
 }
 
-/* Whichever explains most of the time.  Time beyond what the roofline
- * explains is launch and scheduling overhead: latency. */
-static enum est_bound bound_of(const struct roof *r, double time_s)
+/* The roofline term that limits the op: compute or memory, whichever is
+ * larger, unless even the larger one is below the op's launch cost, in
+ * which case no hardware rate matters and the op is latency-bound.  A
+ * kernel that runs far below its roofline (a badly shaped GEMM) is still
+ * compute- or memory-bound: it would speed up with more of that resource,
+ * not with cheaper launches. */
+static enum est_bound bound_of(const struct roof *r)
 {
     double cm = r->compute_s > r->memory_s ? r->compute_s : r->memory_s;
-    double lat = r->latency_s;
-    if (time_s - cm > lat)
-        lat = time_s - cm;
-    if (lat >= cm)
+    if (cm <= r->latency_s)
         return BOUND_LATENCY;
     return r->compute_s >= r->memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
 }
@@ -710,7 +711,7 @@ static void estimate_op(struct est *c, const struct op *op, struct op_estimate *
         oe->ratio *= (s.flops + s.bytes) / (s0.flops + s0.bytes);
     oe->device_s = oe->time_lo_s = oe->time_hi_s = base * oe->ratio;
 out:
-    oe->bound = bound_of(&r, oe->device_s);
+    oe->bound = bound_of(&r);
     if (!(oe->flops > 0) && !(oe->bytes > 0) && oe->device_s > 0 && oe->method != EST_MEASURED
         && oe->method != EST_SCALED_TABLE)
         oe->bound = BOUND_LATENCY;

@@ -116,6 +116,59 @@ static void test_exact_hit(void **state)
     fclose(fp);
 }
 
+/* Bound follows the roofline terms, not how far the time is above them:
+ * a 1024^3 GEMM measured at 1 ms runs at a fifth of its 214.7 us compute
+ * roofline (2 x 1024^3 FLOP at 10 TFLOP/s) and is still compute-bound;
+ * a 16^3 GEMM (8192 FLOP: 0.8 ns; 3 x 16 x 16 x 4 B = 3 KiB: 3 ns at
+ * 1 TB/s) is under its 5 us launch and is latency-bound. */
+static void test_bound_rule(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    m.dispatch_s = 1e-6;    /* below both kernels: neither op is host-bound */
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    ALLOC_GROW(ks.tables, 1, ks.alloc);
+    ks.n = 1;
+    kernel_table_init(&ks.tables[0]);
+    ks.tables[0].hw = xstrdup("Test GPU");
+    gemm_row(&ks.tables[0], PREC_FP32, 1024, 1024, 1024, 1e-3);
+    gemm_row(&ks.tables[0], PREC_FP32, 16, 16, 16, 6e-6);
+
+    struct profile p;
+    profile_init(&p);
+    struct op *o = add(&p, "aten::mm", OP_GEMM, 1);
+    o->m = o->n = o->k = 1024;
+    o->a_t = o->b_t = 'N';
+    o->flops = 2.0 * 1024 * 1024 * 1024;
+    o->bytes = 3.0 * 1024 * 1024 * 4;
+    o->time_s = 0.5;
+    o = add(&p, "aten::mm", OP_GEMM, 1);
+    o->m = o->n = o->k = 16;
+    o->a_t = o->b_t = 'N';
+    o->flops = 2.0 * 16 * 16 * 16;
+    o->bytes = 3.0 * 16 * 16 * 4;
+    o->time_s = 0.001;
+
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, NULL, &e, &d), 0);
+    for (size_t i = 0; i < e.n_ops; i++) {
+        assert_int_equal(e.ops[i].method, EST_TABLE_EXACT);
+        if (e.ops[i].flops > 1e9)
+            assert_int_equal(e.ops[i].bound, BOUND_COMPUTE);
+        else
+            assert_int_equal(e.ops[i].bound, BOUND_LATENCY);
+    }
+    estimate_release(&e);
+    profile_free(&p);
+    kernel_set_free(&ks);
+    fclose(fp);
+}
+
 static void test_roofline_bounds(void **state)
 {
     (void)state;
@@ -638,6 +691,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_hit),
         cmocka_unit_test(test_roofline_bounds),
+        cmocka_unit_test(test_bound_rule),
         cmocka_unit_test(test_host_bound_same_device),
         cmocka_unit_test(test_precision_fallback_warns),
         cmocka_unit_test(test_batch_rescale),
