@@ -5,7 +5,9 @@
 # (HOSTILE_TIMEOUT) and skip the benchmark-sized input (FOM_SKIP_BIG=1:
 # the million-event trace of t6001).
 valgrind-test: fom
-	@FOM="$(CURDIR)/tests/valgrind-fom.sh" UNIT_DIR=/nonexistent \
+	@mkdir -p build/valgrind && cp fom build/valgrind/fom
+	@FOM="$(CURDIR)/tests/valgrind-fom.sh" FOM_VALGRIND_BIN="$(CURDIR)/build/valgrind/fom" \
+	  UNIT_DIR=/nonexistent \
 	  HOSTILE_TIMEOUT=300 FOM_SKIP_BIG=1 FOM_UNDER_VALGRIND=1 sh tests/run.sh
 
 .PHONY: valgrind-test
