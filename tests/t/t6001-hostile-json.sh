@@ -76,7 +76,7 @@ for f in bomb.json.gz bomb.txt.gz; do
     expect_err_contains "$T_TMP/$f: error: found gzip data expanding"
     expect_err_contains "expected at most 200 times (a gzip bomb?)"
     took=$(( $(date +%s) - start ))
-    if [ $took -le 10 ]; then ok "$f refused in $took s"; else not_ok "$f took $took s"; fi
+    if [ $took -le "${HOSTILE_FAST_S:-10}" ]; then ok "$f refused in $took s"; else not_ok "$f took $took s"; fi
 done
 hostile_run 1 ingest "$T_TMP/bomb.txt.gz" --format tfprof
 expect_err_contains "a gzip bomb?"
