@@ -2,8 +2,9 @@
 # fom run under valgrind memcheck (tests/valgrind-fom.sh; errors and
 # definite leaks exit 99).  Unit tests are left to the sanitizer build of
 # `make check`.  Under valgrind the hostile tests allow 300 s per run
-# (HOSTILE_TIMEOUT; 120 s instead of 10 for the gzip bombs, HOSTILE_FAST_S) and skip the benchmark-sized input (FOM_SKIP_BIG=1:
-# the million-event trace of t6001).
+# (HOSTILE_TIMEOUT) and 120 s instead of 10 to refuse a gzip bomb
+# (HOSTILE_FAST_S), and skip the benchmark-sized input (FOM_SKIP_BIG=1:
+# the million-event trace of t6001).  About 8 minutes on 2 shared cores.
 valgrind-test: fom
 	@mkdir -p build/valgrind && cp fom build/valgrind/fom
 	@FOM="$(CURDIR)/tests/valgrind-fom.sh" FOM_VALGRIND_BIN="$(CURDIR)/build/valgrind/fom" \
