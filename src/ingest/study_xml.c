@@ -83,13 +83,20 @@ static const char study_xsd[] =
     "      A problem to estimate from a profile of one training pass: the pass\n"
     "      time is rolled up to an epoch (x ceil(samples-per-epoch / batch)\n"
     "      minibatches) and to a run (x epochs).  precision: fp32, tf32, bf16,\n"
-    "      fp16 (optional).\n"
+    "      fp16 (optional).  devices-per-run: devices one run trains on,\n"
+    "      data-parallel (1 when absent); a node of the system runs\n"
+    "      floor(devices per node / devices-per-run) runs side by side, and a\n"
+    "      run wider than one device splits the batch over its devices and adds\n"
+    "      a ring all-reduce of the gradients (parameters x 4 bytes) over the\n"
+    "      machine's intra-node link each pass, so it needs parameters.\n"
     "    </xs:documentation></xs:annotation>\n"
     "    <xs:attribute name=\"profile\" type=\"xs:string\" use=\"required\"/>\n"
     "    <xs:attribute name=\"batch\" type=\"xs:positiveInteger\" use=\"required\"/>\n"
     "    <xs:attribute name=\"samples-per-epoch\" type=\"xs:positiveInteger\" use=\"required\"/>\n"
     "    <xs:attribute name=\"epochs\" type=\"xs:double\" use=\"required\"/>\n"
     "    <xs:attribute name=\"precision\" type=\"xs:string\"/>\n"
+    "    <xs:attribute name=\"devices-per-run\" type=\"xs:positiveInteger\"/>\n"
+    "    <xs:attribute name=\"parameters\" type=\"xs:positiveInteger\"/>\n"
     "  </xs:complexType>\n"
     "\n"
     "  <xs:complexType name=\"timeType\">\n"
@@ -441,6 +448,7 @@ static void load_workload(xmlNodePtr n, struct study *s, struct study_problem *p
     char *profile = attr(n, "profile"), *batch = attr(n, "batch");
     char *spe = attr(n, "samples-per-epoch"), *epochs = attr(n, "epochs");
     char *prec = attr(n, "precision");
+    char *dpr = attr(n, "devices-per-run"), *params = attr(n, "parameters");
     w->present = 1;
     w->line = line;
     w->profile = resolve_path(s->path, profile);
@@ -457,10 +465,23 @@ static void load_workload(xmlNodePtr n, struct study *s, struct study_problem *p
             sem_error(st, line, "found precision='%s', expected fp32, tf32, bf16 or fp16", prec);
     }
     free(profile);
-    free(batch);
     free(spe);
+    w->devices_per_run = 1;
+    if (dpr && (parse_int64(dpr, &w->devices_per_run) || w->devices_per_run <= 0))
+        sem_error(st, line, "found devices-per-run='%s', expected a positive integer", dpr);
+    if (params && (parse_int64(params, &w->parameters) || w->parameters <= 0))
+        sem_error(st, line, "found parameters='%s', expected a positive integer", params);
+    if (w->devices_per_run > 1 && !params)
+        sem_error(st, line, "found devices-per-run='%s' without parameters, expected "
+                  "parameters=\"N\" (the gradients to all-reduce each pass)", dpr);
+    if (w->devices_per_run > 1 && w->batch > 0 && w->batch % w->devices_per_run)
+        sem_error(st, line, "found batch='%s' over devices-per-run='%s', expected a batch "
+                  "that splits evenly over the devices", batch, dpr);
     free(epochs);
     free(prec);
+    free(dpr);
+    free(params);
+    free(batch);
 }
 
 static void load_time(xmlNodePtr n, struct study *s, struct study_problem *p,

@@ -49,3 +49,15 @@ double rollup_hours(double run_s)
         return NAN;
     return run_s / 3600.0;
 }
+
+double rollup_allreduce_s(double bytes, int64_t devices, double bw_bs, double latency_s)
+{
+    if (devices < 1 || !(bytes >= 0) || !(latency_s >= 0) || !isfinite(bytes))
+        return NAN;
+    if (devices == 1)
+        return 0;
+    if (!(bw_bs > 0) || !isfinite(bw_bs))
+        return NAN;
+    double d = (double)devices;
+    return 2.0 * (d - 1.0) / d * bytes / bw_bs + 2.0 * (d - 1.0) * latency_s;
+}

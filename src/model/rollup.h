@@ -27,4 +27,10 @@ double rollup_units_per_day(double run_s, double nodes);
 /* Hours per unit of work, the figure the seed's table uses. */
 double rollup_hours(double run_s);
 
+/* Time of a ring all-reduce of `bytes` over `devices` devices joined by
+ * links of bw_bs bytes/s per direction and latency_s per message:
+ * 2 (d - 1) / d x bytes / bw + 2 (d - 1) x latency (each of the 2 (d - 1)
+ * steps sends 1/d of the data).  0 for one device; NaN for invalid input. */
+double rollup_allreduce_s(double bytes, int64_t devices, double bw_bs, double latency_s);
+
 #endif

@@ -31,6 +31,9 @@ struct study_workload {
     int64_t samples_per_epoch;
     double epochs;          /* epochs per unit of work */
     enum precision precision;   /* PREC_UNKNOWN when not given */
+    int64_t devices_per_run;    /* data-parallel width of one run, 1 when not given */
+    int64_t parameters;         /* trained parameters, 0 when not given (needed
+                                   for the gradient all-reduce when devices_per_run > 1) */
     long line;
 };
 

@@ -96,6 +96,12 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
         }
     }
 
+    /* Estimated runs that share a node: say how hours/unit was made. */
+    for (size_t i = 0; i < np * ns; i++)
+        if (ev->runs_per_node[i] != 1)
+            fprintf(fp, "  %s on %s: %s runs side by side per node; hours/unit = one run's "
+                        "time / %s\n", st->problems[i / ns].id, st->systems[i % ns].id,
+                    num(a, sizeof a, ev->runs_per_node[i]), num(b, sizeof b, ev->runs_per_node[i]));
     fprintf(fp, "\n%-10s %10s %26s %14s %18s %16s %16s\n", "system", "nodes",
             "harmonic rate [units/day]", "FOM [x]", "FOM CI [x]",
             "mean ratio [x]", "harm. ratio [x]");
@@ -242,6 +248,11 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
         json_obj_begin(&j);
         for (size_t s = 0; s < ns; s++)
             json_knum(&j, st->systems[s].id, ev->hours[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "runs_per_node");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_knum(&j, st->systems[s].id, ev->runs_per_node[p * ns + s]);
         json_obj_end(&j);
         json_key(&j, "repeats");
         json_obj_begin(&j);

@@ -139,7 +139,11 @@ static int run_estimates(struct report_state *rs, struct diag *d)
             free(kern);
             rs->est_ok[i] = 1;
             fill_cell(&rs->r.cells[i], &rs->est[i], &rs->inputs[i]);
-            double h = study_workload_hours(w, rs->est[i].pass_time_s);
+            struct run_layout lay;
+            rc = study_layout(st, p, s, &rs->inputs[i].machine, &lay, d);
+            if (rc)
+                return rc;
+            double h = study_cell_hours(w, &lay, rs->est[i].pass_time_s);
             if (isfinite(rs->ev.hours[i]) &&
                 fabs(h - rs->ev.hours[i]) > 1e-9 * fabs(rs->ev.hours[i]))
                 diag_warn(d, "problem '%s' on '%s': the report's estimate gives %.6g h per "

@@ -8,6 +8,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/rollup.h"
+#include "ingest/machine_xml.h"
 #include "run/estimate_run.h"
 
 double study_workload_hours(const struct study_workload *w, double pass_s)
@@ -53,8 +54,49 @@ void study_estimate_opts(const struct study *st, size_t p, size_t s,
     o->n_kernels = n;
     o->precision = w->precision;
     /* The workload's batch is the batch the profile was taken at and the
-     * one the unit of work runs at: no rescaling. */
+     * one the unit of work runs at; a data-parallel run gives each device
+     * its share of it. */
     o->profile_batch = w->batch;
+    if (w->devices_per_run > 1)
+        o->batch = w->batch / w->devices_per_run;
+}
+
+int study_layout(const struct study *st, size_t p, size_t s, const struct machine *m,
+                 struct run_layout *out, struct diag *d)
+{
+    const struct study_workload *w = &st->problems[p].workload;
+    int64_t per_node = m->devices_per_node > 0 ? m->devices_per_node : 1;
+    out->devices_per_run = w->devices_per_run > 0 ? w->devices_per_run : 1;
+    out->runs_per_node = 1;
+    out->allreduce_s = 0;
+    if (out->devices_per_run > per_node)
+        return diag_error_at(d, st->path, w->line, 0,
+                             "found devices-per-run=%lld for problem '%s' but a node of system "
+                             "'%s' has %lld devices, expected at most %lld (runs across nodes "
+                             "are not modelled)", (long long)out->devices_per_run,
+                             st->problems[p].id, st->systems[s].id, (long long)per_node,
+                             (long long)per_node);
+    out->runs_per_node = per_node / out->devices_per_run;
+    /* Gradients are all-reduced in fp32 (mixed precision keeps fp32 master
+     * weights), once per pass, after the backward pass: no overlap with it
+     * is assumed, which makes this an upper bound for frameworks that
+     * overlap buckets with backward. */
+    out->allreduce_s = rollup_allreduce_s(4.0 * (double)w->parameters, out->devices_per_run,
+                                          m->intra.bw_bs, m->intra.latency_s);
+    if (!isfinite(out->allreduce_s))
+        return diag_error_at(d, st->path, st->systems[s].line, 0,
+                             "system '%s' has no intra-node link bandwidth in '%s', expected a "
+                             "<link scope=\"intra-node\"> to all-reduce the gradients of problem "
+                             "'%s' over %lld devices", st->systems[s].id,
+                             m->path ? m->path : "its machine file", st->problems[p].id,
+                             (long long)out->devices_per_run);
+    return 0;
+}
+
+double study_cell_hours(const struct study_workload *w, const struct run_layout *l,
+                        double pass_s)
+{
+    return study_workload_hours(w, pass_s + l->allreduce_s) / (double)l->runs_per_node;
 }
 
 /* Run one estimate, passing on to d only the messages this study's
@@ -96,7 +138,8 @@ static int estimate_once(const struct estimate_run_opts *o, double *pass_s,
 }
 
 static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
-                                   double *hours, struct strbuf *seen, struct diag *d)
+                                   double *hours, double *runs, struct strbuf *seen,
+                                   struct diag *d)
 {
     const struct study_problem *prob = &st->problems[p];
     const struct study_system *sys = &st->systems[s];
@@ -110,15 +153,25 @@ static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
         return diag_error_at(d, st->path, sys->line, 0,
                              "system '%s' has no machine file, expected machine=\"FILE.xml\" "
                              "to estimate problem '%s' on it", sys->id, prob->id);
+    struct machine m;
+    memset(&m, 0, sizeof m);
+    struct run_layout lay;
+    int rc = machine_load(sys->machine, &m, d);
+    if (rc == 0)
+        rc = study_layout(st, p, s, &m, &lay, d);
+    machine_free(&m);
+    if (rc)
+        return rc;
     struct estimate_run_opts o;
     const char **kern = xcalloc(st->n_systems, sizeof *kern);
     study_estimate_opts(st, p, s, &o, kern);
     double pass_s = NAN;
-    int rc = estimate_once(&o, &pass_s, seen, d);
+    rc = estimate_once(&o, &pass_s, seen, d);
     free(kern);
     if (rc)
         return rc;
-    *hours = study_workload_hours(&prob->workload, pass_s);
+    *runs = (double)lay.runs_per_node;
+    *hours = study_cell_hours(&prob->workload, &lay, pass_s);
     if (!isfinite(*hours) || *hours <= 0)
         return diag_error_at(d, st->path, prob->workload.line, 0,
                              "problem '%s' on system '%s': estimated pass time %g s gives no "
@@ -206,6 +259,9 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
     ev->nodes = xcalloc(ns + 1, sizeof *ev->nodes);
     ev->weights = xcalloc(np + 1, sizeof *ev->weights);
     ev->hours = xcalloc(np * ns + 1, sizeof *ev->hours);
+    ev->runs_per_node = xcalloc(np * ns + 1, sizeof *ev->runs_per_node);
+    for (size_t i = 0; i < np * ns; i++)
+        ev->runs_per_node[i] = 1;
     ev->repeats = xcalloc(np * ns + 1, sizeof *ev->repeats);
     ev->hours_ci = xcalloc(np * ns + 1, sizeof *ev->hours_ci);
     ev->fom_lo = xcalloc(ns + 1, sizeof *ev->fom_lo);
@@ -227,7 +283,8 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
                     ev->has_repeats = 1;
             } else {
                 stats_median_ci(h, 0, ev->ci_level, &ev->hours_ci[i]);
-                int e = estimate_hours_per_unit(st, p, s, &ev->hours[i], &seen, d);
+                int e = estimate_hours_per_unit(st, p, s, &ev->hours[i], &ev->runs_per_node[i],
+                                                &seen, d);
                 if (e)
                     rc = e;
             }
@@ -256,6 +313,7 @@ void study_eval_release(struct study_eval *ev)
     free(ev->nodes);
     free(ev->weights);
     free(ev->hours);
+    free(ev->runs_per_node);
     free(ev->repeats);
     free(ev->hours_ci);
     free(ev->fom_lo);

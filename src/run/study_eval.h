@@ -7,12 +7,15 @@
 #define FOM_STUDY_EVAL_H
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "model/fom.h"
 #include "model/stats.h"
 #include "model/study.h"
 
 struct diag;
 struct estimate_run_opts;
+struct machine;
 
 #define STUDY_CI_LEVEL 0.95
 
@@ -20,7 +23,11 @@ struct study_eval {
     size_t n_systems, n_problems;
     double *nodes;              /* [s] */
     double *weights;            /* [p], 1 when not given */
-    double *hours;              /* [p * n_systems + s], median hours per unit */
+    double *hours;              /* [p * n_systems + s], hours per unit of work for
+                                   one node: the median measured time, or an
+                                   estimated run's time / runs_per_node */
+    double *runs_per_node;      /* [p * n_systems + s], runs a node trains side by
+                                   side (estimated cells; 1 for measured ones) */
     size_t *repeats;            /* [p * n_systems + s], measured times used */
     struct median_ci *hours_ci; /* [p * n_systems + s], CI of that median */
     struct fom_result fom;
@@ -43,6 +50,22 @@ double study_workload_hours(const struct study_workload *w, double pass_s);
 /* Hours of one measured time as a whole unit of work (per-epoch times are
  * multiplied by the problem's epochs). */
 double study_time_hours(const struct study_problem *p, const struct study_time *t);
+
+/* How one run of problem p sits on a node of system s (machine m): the
+ * devices it trains on (data parallel), how many such runs a node holds,
+ * and the gradient all-reduce each pass costs.  FOM_EDATA when the run
+ * does not fit a node or needs a link the machine file does not give. */
+struct run_layout {
+    int64_t devices_per_run;
+    int64_t runs_per_node;
+    double allreduce_s;         /* per pass, 0 for one device */
+};
+int study_layout(const struct study *st, size_t p, size_t s, const struct machine *m,
+                 struct run_layout *out, struct diag *d);
+/* Hours per unit of work for one node: a run of pass_s passes (plus the
+ * all-reduce) rolled up, divided by the runs a node holds. */
+double study_cell_hours(const struct study_workload *w, const struct run_layout *l,
+                        double pass_s);
 
 /* The estimate options of problem p on system s (workload profile, the
  * system's machine, its kernels and the study's other kernel tables).  kern

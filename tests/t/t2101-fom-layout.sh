@@ -1,0 +1,56 @@
+#!/bin/sh
+# Runs on multi-device nodes: independent runs side by side, and
+# data-parallel runs with a gradient all-reduce, checked by hand against
+# fom estimate's pass times.
+. "$TESTS_DIR/t/lib.sh"
+
+L=tests/data/layout
+E=tests/data/estimate
+est() { # pass time [s] of the small profile on the test GPU, extra args
+    "$FOM" estimate --profile $E/small.profile.json --machine $E/testgpu.xml \
+        --kernels $E/tables --format json "$@" 2>/dev/null |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["pass_time_s"])'
+}
+full=$(est)
+half=$(est --batch 50 --profile-batch 100)
+
+fom_run 0 fom $L/study.xml --format json
+# single: one device per run, 10 passes x 3 epochs; four such runs share a node.
+expect_json_num '[p for p in d["problems"] if p["id"]=="single"][0]["hours_per_unit"]["four"]' \
+    "$(python3 -c "print($full * 10 * 3 / 3600 / 4)")" 1e-9
+expect_json_num '[p for p in d["problems"] if p["id"]=="single"][0]["hours_per_unit"]["one"]' \
+    "$(python3 -c "print($full * 10 * 3 / 3600)")" 1e-9
+expect_json_num '[p for p in d["problems"] if p["id"]=="single"][0]["runs_per_node"]["four"]' 4 0
+expect_json_num '[p for p in d["problems"] if p["id"]=="single"][0]["ratio"]' 4 1e-12
+# dp2: each device takes 50 of the 100 samples; the ring all-reduce of
+# 25e6 fp32 gradients over 2 devices sends 2 x 1/2 x 1e8 B at 100 GB/s = 1 ms
+# plus 2 x 10 us of latency = 1.02 ms per pass; two runs share a node.
+expect_json_num '[p for p in d["problems"] if p["id"]=="dp2"][0]["hours_per_unit"]["four"]' \
+    "$(python3 -c "print(($half + 1.02e-3) * 10 * 3 / 3600 / 2)")" 1e-9
+expect_json_num '[p for p in d["problems"] if p["id"]=="dp2"][0]["runs_per_node"]["four"]' 2 0
+expect_json_num '[p for p in d["problems"] if p["id"]=="dp2"][0]["units_per_day"]["four"]' \
+    "$(python3 -c "print(24 / (($half + 1.02e-3) * 10 * 3 / 3600 / 2) * 2)")" 1e-9
+
+fom_run 0 fom $L/study.xml
+expect_out_contains "single on four: 4 runs side by side per node; hours/unit = one run's time / 4"
+
+# A run wider than a node, a data-parallel run without parameters, an
+# uneven split and a machine without the link to all-reduce over.
+sed 's|devices-per-run="2"|devices-per-run="5"|' $L/study.xml >"$T_TMP/wide.xml"
+sed -i "s|\.\./estimate/|$ROOT/$E/|g; s|testgpu4.xml|$ROOT/$L/testgpu4.xml|" "$T_TMP/wide.xml"
+fom_run 1 fom "$T_TMP/wide.xml"
+expect_err_contains "$T_TMP/wide.xml:13: error: found devices-per-run=5 for problem 'dp2' but a node of system 'four' has 4 devices, expected at most 4"
+
+sed 's| parameters="25000000"||' "$T_TMP/wide.xml" | sed 's|devices-per-run="5"|devices-per-run="2"|' >"$T_TMP/noparams.xml"
+fom_run 1 fom "$T_TMP/noparams.xml"
+expect_err_contains "$T_TMP/noparams.xml:13: error: found devices-per-run='2' without parameters, expected parameters=\"N\""
+
+sed 's|devices-per-run="5"|devices-per-run="3"|' "$T_TMP/wide.xml" >"$T_TMP/uneven.xml"
+fom_run 1 fom "$T_TMP/uneven.xml"
+expect_err_contains "$T_TMP/uneven.xml:13: error: found batch='100' over devices-per-run='3', expected a batch that splits evenly over the devices"
+
+sed 's|devices-per-run="5"|devices-per-run="2"|; s|testgpu4.xml|testgpu4-nolink.xml|' "$T_TMP/wide.xml" >"$T_TMP/nolink.xml"
+fom_run 1 fom "$T_TMP/nolink.xml"
+expect_err_contains "$T_TMP/nolink.xml:6: error: system 'four' has no intra-node link bandwidth"
+
+done_testing
