@@ -64,11 +64,13 @@ units: $(UNIT_BIN)
 test: fom units
 	@FOM="$(CURDIR)/fom" UNIT_DIR="$(BUILD)/tests" sh tests/run.sh
 
-# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then
+# the command-line tests with fom under valgrind memcheck (mk/valgrind.mk).
 check:
 	$(MAKE) BUILD=build/san OPT="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build/san/fom units
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  FOM="$(CURDIR)/build/san/fom" UNIT_DIR="build/san/tests" sh tests/run.sh
+	$(MAKE) valgrind-test
 
 # The main job: the seed's CANDLE FOM table, then the seed report and the
 # H100 vs H200 real-data report (estimated from shipped traces) in reports/out/.

@@ -18,6 +18,7 @@ need cmocka libcmocka-dev
 command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
 command -v sqlite3 >/dev/null 2>&1 || missing="$missing sqlite3"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing from Debian:$missing" >&2
