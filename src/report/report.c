@@ -574,8 +574,11 @@ static void sec_assumptions(struct doc *d, const struct report *r)
         strbuf_reset(sb);
         strbuf_addstr(sb, "System ");
         d_strong_text(d, sb, st->systems[s].id);
-        strbuf_addf(sb, ": %lld nodes; one unit of work runs on one node; rates scale "
-                        "linearly with the node count.", (long long)st->systems[s].nodes);
+        strbuf_addf(sb, ": %lld nodes; a measured time is one node's time per unit of work, "
+                        "an estimated run occupies devices-per-run devices of a node and a "
+                        "node trains as many such runs side by side as it has room for; "
+                        "rates scale linearly with the node count.",
+                    (long long)st->systems[s].nodes);
         d_item(d, sb->buf);
     }
     for (size_t p = 0; p < st->n_problems; p++) {
@@ -593,6 +596,19 @@ static void sec_assumptions(struct doc *d, const struct report *r)
                         num(a, sizeof a, w->epochs),
                         w->precision == PREC_UNKNOWN ? "as profiled"
                                                      : precision_name(w->precision));
+            strbuf_addf(sb, "; %lld device%s per run", (long long)w->devices_per_run,
+                        w->devices_per_run == 1 ? "" : "s");
+            if (w->devices_per_run > 1)
+                strbuf_addf(sb, " (data parallel: the batch split evenly, a ring all-reduce "
+                                "of %lld fp32 gradients over the intra-node link each pass, "
+                                "not overlapped with the backward pass: an upper bound)",
+                            (long long)w->parameters);
+            for (size_t s = 0; s < st->n_systems; s++) {
+                double runs = r->ev->runs_per_node[p * st->n_systems + s];
+                if (runs != 1)
+                    strbuf_addf(sb, "; %s runs per node on %s", num(a, sizeof a, runs),
+                                st->systems[s].id);
+            }
         } else if (pr->epochs > 0) {
             strbuf_addf(sb, "; %s epochs per unit of work", num(a, sizeof a, pr->epochs));
         }

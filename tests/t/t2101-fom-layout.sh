@@ -34,6 +34,15 @@ expect_json_num '[p for p in d["problems"] if p["id"]=="dp2"][0]["units_per_day"
 fom_run 0 fom $L/study.xml
 expect_out_contains "single on four: 4 runs side by side per node; hours/unit = one run's time / 4"
 
+# The report states the layout among its assumptions.
+fom_run 0 report $L/study.xml -o "$T_TMP/rep"
+if grep -qF "1 device per run; 4 runs per node on four" "$T_TMP/rep/report.md" &&
+   grep -qF "2 devices per run (data parallel: the batch split evenly, a ring all-reduce of 25000000 fp32 gradients" "$T_TMP/rep/report.md"; then
+    ok "report.md names devices per run and runs per node"
+else
+    not_ok "report.md lacks the run layout"
+fi
+
 # A run wider than a node, a data-parallel run without parameters, an
 # uneven split and a machine without the link to all-reduce over.
 sed 's|devices-per-run="2"|devices-per-run="5"|' $L/study.xml >"$T_TMP/wide.xml"
