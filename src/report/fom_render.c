@@ -7,6 +7,7 @@
 #include "core/strbuf.h"
 #include "report/csv.h"
 #include "report/json.h"
+#include "report/numfmt.h"
 
 /* The first system that is not the baseline: the contract's "ratio" and
  * "fom" keys speak about it.  n_systems when there is none. */
@@ -23,39 +24,12 @@ static size_t first_other(const struct study *st)
  * and 7 digits keep H_titan = 17250.46 from reading as 17250.5. */
 static const char *num(char *buf, size_t n, double v)
 {
-    if (!isfinite(v)) {
-        snprintf(buf, n, "n/a");
-        return buf;
-    }
-    double a = fabs(v);
-    if (a != 0 && (a < 1e-9 || a >= 1e15)) {
-        snprintf(buf, n, "%.6g", v);
-        return buf;
-    }
-    int digits = a < 1 ? 1 : (int)floor(log10(a)) + 1;
-    int dec = 7 - digits;
-    if (a < 1 && a > 0)
-        dec = 6 - (int)floor(log10(a));
-    if (dec < 0)
-        dec = 0;
-    snprintf(buf, n, "%.*f", dec, v);
-    if (strchr(buf, '.')) {
-        char *e = buf + strlen(buf) - 1;
-        while (*e == '0')
-            *e-- = '\0';
-        if (*e == '.')
-            *e = '\0';
-    }
-    return buf;
+    return fmt_sig(buf, n, v, 7, 1e-9);
 }
 
 static const char *fixed(char *buf, size_t n, double v, int dec)
 {
-    if (!isfinite(v))
-        snprintf(buf, n, "n/a");
-    else
-        snprintf(buf, n, "%.*f", dec, v);
-    return buf;
+    return fmt_fixed(buf, n, v, dec);
 }
 
 static void render_text(FILE *fp, const struct study *st, const struct study_eval *ev)

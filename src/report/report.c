@@ -10,6 +10,7 @@
 #include "model/fom.h"
 #include "model/rollup.h"
 #include "report/json.h"
+#include "report/numfmt.h"
 
 /* ---- escaping ----------------------------------------------------------- */
 
@@ -58,36 +59,12 @@ void md_escape(struct strbuf *sb, const char *s)
  * zeros dropped; "n/a" for NaN. */
 static const char *num(char *buf, size_t n, double v)
 {
-    if (!isfinite(v)) {
-        snprintf(buf, n, "n/a");
-        return buf;
-    }
-    double a = fabs(v);
-    if (a != 0 && (a < 1e-4 || a >= 1e15)) {
-        snprintf(buf, n, "%.6g", v);
-        return buf;
-    }
-    int dec = a == 0 ? 0 : 5 - (int)floor(log10(a));
-    if (dec < 0)
-        dec = 0;
-    snprintf(buf, n, "%.*f", dec, v);
-    if (strchr(buf, '.')) {
-        char *e = buf + strlen(buf) - 1;
-        while (*e == '0')
-            *e-- = '\0';
-        if (*e == '.')
-            *e = '\0';
-    }
-    return buf;
+    return fmt_sig(buf, n, v, 6, 1e-4);
 }
 
 static const char *fixed(char *buf, size_t n, double v, int dec)
 {
-    if (!isfinite(v))
-        snprintf(buf, n, "n/a");
-    else
-        snprintf(buf, n, "%.*f", dec, v);
-    return buf;
+    return fmt_fixed(buf, n, v, dec);
 }
 
 static const char *ms(char *buf, size_t n, double s)
