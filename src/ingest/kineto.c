@@ -37,6 +37,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "ingest/ingest.h"
+#include "ingest/jsonfix.h"
 #include "ingest/textio.h"
 #include "model/ops.h"
 
@@ -929,15 +930,40 @@ static long line_at(const char *path, uint64_t offset)
     return line;
 }
 
+/* Parses n bytes of repaired JSON; a yajl error is reported at its byte in
+ * the input file (the repair's inserted bytes taken off). */
+static int kt_yajl(struct kt *k, yajl_handle h, const struct jsonfix *fx,
+                   const unsigned char *out, size_t n)
+{
+    int rc = FOM_OK;
+    /* fx->out_b already counts these n bytes */
+    uint64_t out_start = fx->out_b - n;
+
+    if (yajl_parse(h, out, n) != yajl_status_ok) {
+        uint64_t at = jsonfix_in_offset(fx, out_start + yajl_get_bytes_consumed(h));
+        unsigned char *msg = yajl_get_error(h, 0, out, n);
+        char *nl = strchr((char *)msg, '\n');
+        if (nl)
+            *nl = '\0';
+        rc = diag_error_at(k->d, k->path, line_at(k->path, at), 0,
+                           "found invalid JSON at byte %llu (%s), expected a chrome trace",
+                           (unsigned long long)at, (char *)msg);
+        yajl_free_error(h, msg);
+    }
+    return rc;
+}
+
 static int kt_parse(struct kt *k)
 {
     int rc = FOM_OK;
     gzFile f = NULL;
     yajl_handle h = NULL;
-    unsigned char *buf = NULL;
+    unsigned char *buf = NULL, *fixed = NULL;
     const size_t bufsz = 1 << 20;
     uint64_t fed = 0;
+    struct jsonfix fx;
 
+    jsonfix_init(&fx);
     f = gzopen(k->path, "rb");
     if (!f) {
         rc = diag_syserr(k->d, "cannot open '%s': %s", k->path, strerror(errno));
@@ -947,6 +973,7 @@ static int kt_parse(struct kt *k)
     h = yajl_alloc(&callbacks, NULL, k);
     yajl_config(h, yajl_dont_validate_strings, 1);
     buf = xmalloc(bufsz);
+    fixed = xmalloc(jsonfix_out_max(bufsz));
     for (;;) {
         int n = gzread(f, buf, (unsigned)bufsz);
         if (n < 0) {
@@ -963,19 +990,9 @@ static int kt_parse(struct kt *k)
         rc = textio_gz_check_ratio(f, k->path, k->d);
         if (rc)
             goto out;
-        yajl_status st = yajl_parse(h, buf, (size_t)n);
-        if (st != yajl_status_ok) {
-            uint64_t at = fed + yajl_get_bytes_consumed(h);
-            unsigned char *msg = yajl_get_error(h, 0, buf, (size_t)n);
-            char *nl = strchr((char *)msg, '\n');
-            if (nl)
-                *nl = '\0';
-            rc = diag_error_at(k->d, k->path, line_at(k->path, at), 0,
-                               "found invalid JSON at byte %llu (%s), expected a chrome trace",
-                               (unsigned long long)at, (char *)msg);
-            yajl_free_error(h, msg);
+        rc = kt_yajl(k, h, &fx, fixed, jsonfix_feed(&fx, buf, (size_t)n, fixed));
+        if (rc)
             goto out;
-        }
         fed += (uint64_t)n;
         if (k->progress)
             /* the compressed position against the file size: the only total known in advance */
@@ -997,6 +1014,9 @@ static int kt_parse(struct kt *k)
                            "found an empty file at byte 0, expected a chrome trace");
         goto out;
     }
+    rc = kt_yajl(k, h, &fx, fixed, jsonfix_finish(&fx, fixed));
+    if (rc)
+        goto out;
     if (yajl_complete_parse(h) != yajl_status_ok) {
         rc = diag_error_at(k->d, k->path, line_at(k->path, fed), 0,
                            "found the end of the file at byte %llu inside the JSON, "
@@ -1004,6 +1024,10 @@ static int kt_parse(struct kt *k)
                            (unsigned long long)fed);
         goto out;
     }
+    if (fx.n_repaired)
+        diag_warn_at(k->d, k->path, 0, 0, "repaired %llu unescaped quotes inside strings "
+                     "(older PyTorch traces write names with raw quotes)",
+                     (unsigned long long)fx.n_repaired);
     if (!k->saw_events) {
         rc = diag_error_at(k->d, k->path, 0, 0,
                            "found JSON without a traceEvents array, expected a Kineto trace");
@@ -1019,6 +1043,8 @@ static int kt_parse(struct kt *k)
     }
 out:
     free(buf);
+    free(fixed);
+    jsonfix_release(&fx);
     if (h)
         yajl_free(h);
     if (f)
