@@ -2,7 +2,8 @@
  *
  * The file is streamed through yajl's callback parser from zlib's gzread
  * (which reads plain files too), so the whole document never sits in
- * memory.  Linking a GPU kernel to the op that launched it needs events
+ * memory; in between, jsonfix escapes the raw quotes that old PyTorch
+ * versions left inside names.  Linking a GPU kernel to the op that launched it needs events
  * that may be far apart in the file (Kineto writes every CPU op first and
  * the CUPTI activities after), so each relevant event leaves a compact
  * record: 32 bytes per cpu_op (times, ids, an interned key of its name and
