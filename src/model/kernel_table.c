@@ -34,6 +34,7 @@
 #include "model/kernel_table.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -68,6 +69,7 @@ struct kpt {
     double y;           /* log rate (FLOP/s) */
     double lo, hi;      /* log(time_lo/time), log(time_hi/time); NAN if absent */
     int aligned;        /* every dimension a multiple of 16 bytes of elements */
+    size_t id;          /* position in the group's pts (insertion order) */
 };
 
 /* Rows of one (kind, precision, pass) ready for lookup. */
@@ -404,30 +406,41 @@ static void kpt_swap(struct kpt *a, struct kpt *b)
 }
 
 /* Rearrange p[lo, hi) so that p[nth] holds the value it would have if the
- * range were sorted on axis ax, smaller ones before, larger ones after. */
+ * range were sorted on axis ax, smaller ones before, larger ones after.
+ * Hoare's partition: equal keys (tables repeat each dimension many times)
+ * split evenly instead of piling up on one side. */
 static void kd_select(struct kpt *p, size_t lo, size_t hi, size_t nth, int ax)
 {
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        double pivot = p[mid].x[ax];
-        kpt_swap(&p[mid], &p[hi - 1]);
-        size_t store = lo;
-        for (size_t i = lo; i < hi - 1; i++)
-            if (p[i].x[ax] < pivot)
-                kpt_swap(&p[i], &p[store++]);
-        kpt_swap(&p[store], &p[hi - 1]);
-        if (nth == store)
-            return;
-        if (nth < store)
-            hi = store;
+    ptrdiff_t l = (ptrdiff_t)lo, h = (ptrdiff_t)hi - 1, t = (ptrdiff_t)nth;
+    while (l < h) {
+        double pivot = p[l + (h - l) / 2].x[ax];
+        ptrdiff_t i = l, j = h;
+        while (i <= j) {
+            while (p[i].x[ax] < pivot)
+                i++;
+            while (p[j].x[ax] > pivot)
+                j--;
+            if (i <= j)
+                kpt_swap(&p[i++], &p[j--]);
+        }
+        /* now [l, j] <= pivot <= [i, h], and (j, i) == pivot */
+        if (t <= j)
+            h = j;
+        else if (t >= i)
+            l = i;
         else
-            lo = store + 1;
+            return;
     }
 }
 
+/* Ranges this small stay unsorted leaves that a search scans whole:
+ * cheaper than splitting them down to single points, both to build and to
+ * search. */
+#define KD_LEAF 8
+
 static void kd_build(struct kpt *p, size_t lo, size_t hi, int depth)
 {
-    if (hi - lo < 2)
+    if (hi - lo <= KD_LEAF)
         return;
     size_t mid = lo + (hi - lo) / 2;
     kd_select(p, lo, hi, mid, depth % 3);
@@ -458,12 +471,17 @@ static void knn_offer(struct knn *h, double d2, size_t at)
 static void kd_search(const struct kpt *p, size_t lo, size_t hi, int depth, const double q[3],
                       struct knn *h)
 {
-    if (lo >= hi)
+    if (hi - lo <= KD_LEAF) {
+        for (size_t i = lo; i < hi; i++) {
+            double e0 = p[i].x[0] - q[0], e1 = p[i].x[1] - q[1], e2 = p[i].x[2] - q[2];
+            knn_offer(h, e0 * e0 + e1 * e1 + e2 * e2, p[i].id);
+        }
         return;
+    }
     size_t mid = lo + (hi - lo) / 2;
     int ax = depth % 3;
     double d0 = p[mid].x[0] - q[0], d1 = p[mid].x[1] - q[1], d2 = p[mid].x[2] - q[2];
-    knn_offer(h, d0 * d0 + d1 * d1 + d2 * d2, mid);
+    knn_offer(h, d0 * d0 + d1 * d1 + d2 * d2, p[mid].id);
     double diff = q[ax] - p[mid].x[ax];
     if (diff < 0) {
         kd_search(p, lo, mid, depth + 1, q, h);
@@ -518,6 +536,7 @@ static void group_add(struct kgroup *g, double m, double n, double k, double tim
     if (!(m > 0 && n > 0 && k > 0 && time_s > 0))
         return;
     struct kpt *pt = &g->pts[g->n++];
+    pt->id = g->n - 1;
     double al = (double)g->align;
     pt->aligned = fmod(m, al) == 0 && fmod(n, al) == 0 && fmod(k, al) == 0;
     pt->x[0] = log(m);
@@ -545,7 +564,10 @@ static int prec_align(enum precision p)
     return b > 0 && b <= 16 ? 16 / b : 1;
 }
 
-/* Split the points by alignment and build the three trees. */
+/* Split the points by alignment and build a tree per class; pts keeps
+ * insertion order, which the trees' ids refer to.  The whole table's
+ * neighbours are the merge of both classes' (see group_estimate), so no
+ * third tree is needed. */
 static void group_finish(struct kgroup *g)
 {
     for (int c = 0; c < 2; c++) {
@@ -556,7 +578,6 @@ static void group_finish(struct kgroup *g)
         int c = g->pts[i].aligned;
         g->cls[c][g->n_cls[c]++] = g->pts[i];
     }
-    kd_build(g->pts, 0, g->n, 0);
     for (int c = 0; c < 2; c++)
         kd_build(g->cls[c], 0, g->n_cls[c], 0);
 }
@@ -653,19 +674,18 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
     double al = (double)g->align;
     int c = fmod(m, al) == 0 && fmod(n, al) == 0 && fmod(k, al) == 0;
     const struct kpt *pts = g->pts;
-    struct knn h = { .k = g->n < KNN_DEFAULT ? (int)g->n : KNN_DEFAULT };
-    kd_search(pts, 0, g->n, 0, q, &h);
+    /* Neighbours within the query's own alignment class, and in the whole
+     * table: the class's, merged with the other class's. */
+    struct knn hc = { .k = g->n_cls[c] < KNN_DEFAULT ? (int)g->n_cls[c] : KNN_DEFAULT };
+    kd_search(g->cls[c], 0, g->n_cls[c], 0, q, &hc);
+    struct knn h = hc;
+    h.k = g->n < KNN_DEFAULT ? (int)g->n : KNN_DEFAULT;
+    kd_search(g->cls[!c], 0, g->n_cls[!c], 0, q, &h);
     /* Prefer rows of the query's own alignment class, but only where the
      * class is present near the query: its nearest row must lie within
      * the neighbourhood the whole table gives. */
-    if (g->n_cls[c] >= 4 && g->n_cls[c] < g->n) {
-        struct knn hc = { .k = g->n_cls[c] < KNN_DEFAULT ? (int)g->n_cls[c] : KNN_DEFAULT };
-        kd_search(g->cls[c], 0, g->n_cls[c], 0, q, &hc);
-        if (hc.d2[0] <= h.d2[h.n - 1]) {
-            pts = g->cls[c];
-            h = hc;
-        }
-    }
+    if (g->n_cls[c] >= 4 && g->n_cls[c] < g->n && hc.d2[0] <= h.d2[h.n - 1])
+        h = hc;
 
     double w[KNN_MAX], wsum = 0, y_lo = INFINITY, y_hi = -INFINITY;
     int n_same = 0;
