@@ -6,9 +6,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+
 #include "core/diag.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "model/stats.h"
 
 static const char *const method_names[EST_METHOD_COUNT] = {
     "table-exact", "table-interp", "roofline", "scaled", "scaled-table", "measured",
@@ -29,6 +35,8 @@ void estimate_opts_init(struct estimate_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->precision = PREC_UNKNOWN;
+    o->mc_draws = EST_MC_DRAWS;
+    o->mc_seed = EST_MC_SEED;
 }
 
 void estimate_init(struct estimate *e)
@@ -36,6 +44,8 @@ void estimate_init(struct estimate *e)
     memset(e, 0, sizeof *e);
     e->precision = PREC_UNKNOWN;
     e->batch_scale = 1;
+    e->ci_level = EST_CI_LEVEL;
+    e->pass_ci_lo_s = e->pass_ci_hi_s = NAN;
 }
 
 void estimate_release(struct estimate *e)
@@ -44,6 +54,7 @@ void estimate_release(struct estimate *e)
         free(e->warnings[i]);
     free(e->warnings);
     free(e->ops);
+    free(e->pass_draws);
     estimate_init(e);
 }
 
@@ -861,49 +872,71 @@ static void autocast_casts(struct est *c)
              precision_name(c->want), n_all);
 }
 
+/* The calls of the profile, indexed once for every replay of it. */
+struct replay_index {
+    size_t max_id;
+    size_t *idx;                    /* op id -> profile op index, SIZE_MAX if none */
+    double *ncalls;                 /* [n_ops + 1] calls of each op */
+    int steps;
+};
+
+static void replay_index_build(const struct profile *p, struct replay_index *ri)
+{
+    size_t n = p->n_ops;
+    memset(ri, 0, sizeof *ri);
+    for (size_t i = 0; i < n; i++)
+        if (p->ops[i].id > ri->max_id)
+            ri->max_id = p->ops[i].id;
+    ri->idx = xmalloc((ri->max_id + 1) * sizeof *ri->idx);
+    ri->ncalls = xcalloc(n + 1, sizeof *ri->ncalls);
+    for (size_t i = 0; i <= ri->max_id; i++)
+        ri->idx[i] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        ri->idx[p->ops[i].id] = i;
+    int last_step = -1;
+    for (size_t j = 0; j < p->n_calls; j++) {
+        size_t id = p->calls[j].op_id;
+        if (id <= ri->max_id && ri->idx[id] != SIZE_MAX)
+            ri->ncalls[ri->idx[id]] += 1;
+        if (p->calls[j].step != last_step)
+            ri->steps++;
+        last_step = p->calls[j].step;
+    }
+}
+
+static void replay_index_release(struct replay_index *ri)
+{
+    free(ri->idx);
+    free(ri->ncalls);
+    memset(ri, 0, sizeof *ri);
+}
+
 /* One profiled step replayed on the target: the host issues the calls
  * in their order, each taking its host time; a call's kernels start when
  * both the host has launched them (the call's end) and the device is free;
  * the step ends when the host and the device are both done.  Host-bound
  * stretches (small kernels) and device-bound ones (large kernels) then
  * add up as they did in the trace, with no overlap constant.  Ops without
- * calls (kernels no op claimed) run after the last call.  `which` picks
- * the device time (0 estimate, 1 low, 2 high).  Returns the mean step
- * time over the profiled steps, or -1 when the profile has no calls. */
-static double replay(const struct est *c, const struct estimate *out, int which, double *host_end)
+ * calls (kernels no op claimed) run after the last call.  dev_s[i] is the
+ * device time per pass of out->ops[i] (the estimate, its spread, or a
+ * Monte Carlo draw).  Returns the mean step time over the profiled
+ * steps, or -1 when the profile has no calls. */
+static double replay(const struct est *c, const struct replay_index *ri, const struct estimate *out,
+                     const double *dev_s)
 {
     const struct profile *p = c->p;
-    size_t n = p->n_ops, max_id = 0;
+    size_t n = p->n_ops, max_id = ri->max_id;
+    const size_t *idx = ri->idx;
+    const double *ncalls = ri->ncalls;
+    int steps = ri->steps;
     double total = 0;
-    int steps = 0;
     if (!p->n_calls || !c->tgt_gpu)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        if (p->ops[i].id > max_id)
-            max_id = p->ops[i].id;
-    size_t *idx = xmalloc((max_id + 1) * sizeof *idx);
-    double *ncalls = xcalloc(n + 1, sizeof *ncalls);
-    for (size_t i = 0; i <= max_id; i++)
-        idx[i] = SIZE_MAX;
-    for (size_t i = 0; i < n; i++)
-        idx[p->ops[i].id] = i;
-    int last_step = -1;
-    for (size_t j = 0; j < p->n_calls; j++) {
-        size_t id = p->calls[j].op_id;
-        if (id <= max_id && idx[id] != SIZE_MAX)
-            ncalls[idx[id]] += 1;
-        if (p->calls[j].step != last_step)
-            steps++;
-        last_step = p->calls[j].step;
-    }
     double rest = 0;    /* per step: ops that no call issues */
     for (size_t i = 0; i < out->n_ops; i++) {
-        const struct op_estimate *oe = &out->ops[i];
-        double t = which == 1 ? oe->time_lo_s : which == 2 ? oe->time_hi_s : oe->device_s;
         if ((i >= n || ncalls[i] == 0) && i != c->cast_op)
-            rest += t;
+            rest += dev_s[i];
     }
-    double hmax = 0;
     size_t j = 0;
     while (j < p->n_calls) {
         int st = p->calls[j].step;
@@ -938,7 +971,7 @@ static double replay(const struct est *c, const struct estimate *out, int which,
             if (i != SIZE_MAX) {
                 const struct op_estimate *oe = &out->ops[i];
                 const struct op *op = &p->ops[i];
-                double t = which == 1 ? oe->time_lo_s : which == 2 ? oe->time_hi_s : oe->device_s;
+                double t = dev_s[i];
                 /* the call's share of its op, as measured when the
                  * profile has device times (so that kernels that ran
                  * on parallel streams keep their overlap) */
@@ -987,14 +1020,108 @@ static double replay(const struct est *c, const struct estimate *out, int which,
         }
         dev += rest;
         total += host > dev ? host : dev;
-        if (host > hmax)
-            hmax = host;
     }
-    free(idx);
-    free(ncalls);
-    if (host_end)
-        *host_end = hmax;
     return steps ? total / steps : -1;
+}
+
+/* The pass time from the ops' device times dev_s[] (and the fixed host
+ * time host_s): the replay when the profile has a call order, else the
+ * larger of device and host time (as if they overlapped perfectly) on an
+ * accelerator, their sum on a CPU.  The point estimate, its spread and
+ * every Monte Carlo draw go through here. */
+static double compose_pass(const struct est *c, const struct replay_index *ri,
+                           const struct estimate *out, const double *dev_s, double host_s)
+{
+    double step = c->tgt_gpu ? replay(c, ri, out, dev_s) : -1;
+    if (step >= 0)
+        return step + out->sync_s;
+    double dev = 0;
+    for (size_t i = 0; i < out->n_ops; i++)
+        dev += dev_s[i];
+    if (c->tgt_gpu)
+        return (dev > host_s ? dev : host_s) + out->sync_s;
+    return dev + host_s;
+}
+
+/* ------------------------------------------------------- uncertainty */
+
+/* z of the 95% quantile of the standard normal: p05 and p95 sit at -z95
+ * and +z95 sigmas of ln(time) from the median. */
+static double z95(void)
+{
+    return gsl_cdf_ugaussian_Pinv(0.95);
+}
+
+int est_spread_of(double est_s, double lo_s, double hi_s, struct est_spread *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->median_s = est_s;
+    if (!(est_s > 0) || !isfinite(est_s))
+        return 0;
+    /* a p05 above the estimate or a p95 below it (rows interpolated
+     * apart) gives that half no width rather than a negative one */
+    if (lo_s > 0 && lo_s < est_s)
+        sp->sigma_lo = log(est_s / lo_s) / z95();
+    if (hi_s > est_s && isfinite(hi_s))
+        sp->sigma_hi = log(hi_s / est_s) / z95();
+    return sp->sigma_lo > 0 || sp->sigma_hi > 0;
+}
+
+double est_spread_at(const struct est_spread *sp, double z)
+{
+    return sp->median_s * exp(z * (z < 0 ? sp->sigma_lo : sp->sigma_hi));
+}
+
+double est_spread_quantile(const struct est_spread *sp, double q)
+{
+    return est_spread_at(sp, gsl_cdf_ugaussian_Pinv(q));
+}
+
+/* The Monte Carlo of the pass time (see estimate.h): o->mc_draws passes,
+ * each with every spread op's device time drawn independently (one
+ * standard normal per op and draw, in op order, from mt19937 seeded with
+ * o->mc_seed), composed by compose_pass.  dev_s is scratch of n_ops. */
+static void monte_carlo(const struct est *c, const struct replay_index *ri,
+                        const struct estimate_opts *o, double host_s, double *dev_s)
+{
+    struct estimate *out = c->out;
+    size_t n = out->n_ops, ns = 0;
+    struct est_spread *sp = xmalloc((n + 1) * sizeof *sp);
+    size_t *which = xmalloc((n + 1) * sizeof *which);
+    gsl_rng *rng = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct op_estimate *oe = &out->ops[i];
+        dev_s[i] = oe->device_s;
+        if (est_spread_of(oe->device_s, oe->time_lo_s, oe->time_hi_s, &sp[ns]))
+            which[ns++] = i;
+    }
+    out->n_spread_ops = ns;
+    out->mc_seed = o->mc_seed;
+    if (!ns || !o->mc_draws)
+        goto out;
+    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        goto out;
+    gsl_rng_set(rng, o->mc_seed);
+    out->pass_draws = xmalloc(o->mc_draws * sizeof *out->pass_draws);
+    for (size_t b = 0; b < o->mc_draws; b++) {
+        for (size_t k = 0; k < ns; k++)
+            dev_s[which[k]] = est_spread_at(&sp[k], gsl_ran_ugaussian(rng));
+        out->pass_draws[b] = compose_pass(c, ri, out, dev_s, host_s);
+    }
+    out->n_draws = o->mc_draws;
+    double *sorted = xmalloc(out->n_draws * sizeof *sorted);
+    memcpy(sorted, out->pass_draws, out->n_draws * sizeof *sorted);
+    gsl_sort(sorted, 1, out->n_draws);
+    double a = 1 - out->ci_level;
+    out->pass_ci_lo_s = stats_quantile_sorted(sorted, out->n_draws, a / 2);
+    out->pass_ci_hi_s = stats_quantile_sorted(sorted, out->n_draws, 1 - a / 2);
+    free(sorted);
+out:
+    if (rng)
+        gsl_rng_free(rng);
+    free(sp);
+    free(which);
 }
 
 int estimate_profile(const struct profile *p, const struct machine *target,
@@ -1003,8 +1130,10 @@ int estimate_profile(const struct profile *p, const struct machine *target,
 {
     struct estimate_opts defo;
     struct est c;
+    struct replay_index ri;
     int rc = FOM_OK;
 
+    memset(&ri, 0, sizeof ri);
     if (!o) {
         estimate_opts_init(&defo);
         o = &defo;
@@ -1122,22 +1251,19 @@ int estimate_profile(const struct profile *p, const struct machine *target,
     out->device_time_s = dev;
     out->host_time_s = host;
     out->sync_s = c.tgt_gpu ? target->launch_latency_s : 0;
-    double step = c.tgt_gpu ? replay(&c, out, 0, NULL) : -1;
-    if (step >= 0) {
-        out->pass_time_s = step + out->sync_s;
-        out->pass_lo_s = replay(&c, out, 1, NULL) + out->sync_s;
-        out->pass_hi_s = replay(&c, out, 2, NULL) + out->sync_s;
-    } else if (c.tgt_gpu) {
-        /* no call order: the larger of the two, as if they overlapped
-         * perfectly */
-        out->pass_time_s = (dev > host ? dev : host) + out->sync_s;
-        out->pass_lo_s = (lo > host ? lo : host) + out->sync_s;
-        out->pass_hi_s = (hi > host ? hi : host) + out->sync_s;
-    } else {
-        out->pass_time_s = dev + host;
-        out->pass_lo_s = lo + host;
-        out->pass_hi_s = hi + host;
-    }
+    replay_index_build(p, &ri);
+    double *dev_s = xmalloc((out->n_ops + 1) * sizeof *dev_s);
+    for (size_t i = 0; i < out->n_ops; i++)
+        dev_s[i] = out->ops[i].device_s;
+    out->pass_time_s = compose_pass(&c, &ri, out, dev_s, host);
+    for (size_t i = 0; i < out->n_ops; i++)
+        dev_s[i] = out->ops[i].time_lo_s;
+    out->pass_lo_s = compose_pass(&c, &ri, out, dev_s, host);
+    for (size_t i = 0; i < out->n_ops; i++)
+        dev_s[i] = out->ops[i].time_hi_s;
+    out->pass_hi_s = compose_pass(&c, &ri, out, dev_s, host);
+    monte_carlo(&c, &ri, o, host, dev_s);
+    free(dev_s);
     if (c.tgt_gpu && host > dev) {
         out->bound = BOUND_HOST;
     } else {
@@ -1148,6 +1274,7 @@ int estimate_profile(const struct profile *p, const struct machine *target,
         out->bound = b;
     }
 out:
+    replay_index_release(&ri);
     free(c.cast_n);
     free(c.cast_dev_s);
     return rc;

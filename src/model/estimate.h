@@ -15,7 +15,15 @@
  * Pass time: the profiled steps replayed in their call order (host
  * issues calls, the device runs their kernels when launched and free; see
  * estimate.c: replay()) + synchronisation; without a call order, the
- * larger of device and host time + synchronisation. */
+ * larger of device and host time + synchronisation.
+ *
+ * Uncertainty: a Monte Carlo of the pass time over the kernel tables'
+ * spreads (see est_spread below).  Each draw samples the device time of
+ * every op that has a spread, keeps the others and every host time as
+ * they are (host times are measured or machine constants, not table
+ * rows), and composes the pass by the same code as the point estimate.
+ * It reflects the timing spread of the measured kernels only, not the
+ * error of the model itself. */
 #ifndef FOM_ESTIMATE_H
 #define FOM_ESTIMATE_H
 #include <stddef.h>
@@ -48,7 +56,16 @@ struct estimate_opts {
     /* The machine the profile was measured on, if known: enables the
      * `scaled` last resort (peak ratios).  May be NULL. */
     const struct machine *source;
+    /* Monte Carlo of the pass time: draws (0: none) and RNG seed.  The
+     * seed is fixed by default so that the same inputs give the same
+     * draws, bit for bit. */
+    size_t mc_draws;
+    unsigned long mc_seed;
 };
+
+#define EST_MC_DRAWS 1000
+#define EST_MC_SEED 20170828UL
+#define EST_CI_LEVEL 0.95
 
 void estimate_opts_init(struct estimate_opts *o);
 
@@ -92,7 +109,36 @@ struct estimate {
     double bound_time_s[BOUND_COUNT];       /* op time per op bound */
     char **warnings;                /* owned; also sent to the diag */
     size_t n_warnings, alloc_warnings;
+    /* Monte Carlo over the ops' table spreads.  n_draws = 0, pass_draws
+     * NULL and the CI NaN when unavailable: no op has a spread, or no
+     * draws were asked for. */
+    size_t n_spread_ops;            /* ops whose device time was sampled */
+    double *pass_draws;             /* owned: [n_draws] pass times, in draw order */
+    size_t n_draws;
+    unsigned long mc_seed;
+    double ci_level;                /* EST_CI_LEVEL */
+    double pass_ci_lo_s, pass_ci_hi_s;  /* percentile interval of the draws */
 };
+
+/* The distribution an op's device time is drawn from: a log-normal whose
+ * median is the estimate, with the table's p05 and p95 as its 5% and 95%
+ * quantiles.  A kernel time is positive and skewed to the right (a run is
+ * slowed by many things and sped up by few), which a log-normal is and a
+ * normal is not; when p05 and p95 are not symmetric about the estimate in
+ * log space, the two halves take their own sigma (a split log-normal) so
+ * that both quantiles still hold: sigma_lo = ln(est / p05) / z95 below the
+ * median, sigma_hi = ln(p95 / est) / z95 above, z95 = 1.6449. */
+struct est_spread {
+    double median_s;
+    double sigma_lo, sigma_hi;      /* of ln(time) below and above the median */
+};
+/* Returns 1 and fills sp when lo_s < est_s or hi_s > est_s (a spread),
+ * 0 when the op has none (lo = est = hi, or est not positive). */
+int est_spread_of(double est_s, double lo_s, double hi_s, struct est_spread *sp);
+/* The time at quantile q (0 < q < 1), and the time of a standard normal
+ * draw z (the quantile of Phi(z)). */
+double est_spread_quantile(const struct est_spread *sp, double q);
+double est_spread_at(const struct est_spread *sp, double z);
 
 void estimate_init(struct estimate *e);
 void estimate_release(struct estimate *e);  /* frees members, not e */
