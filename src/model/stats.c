@@ -142,6 +142,11 @@ void bootstrap_resample(struct bootstrap *b, const double *x, size_t n, double *
         out[i] = x[gsl_rng_uniform_int(b->rng, n)];
 }
 
+size_t bootstrap_index(struct bootstrap *b, size_t n)
+{
+    return (size_t)gsl_rng_uniform_int(b->rng, n);
+}
+
 void bootstrap_percentile_ci(double *stat, size_t n, double level, double *lo, double *hi)
 {
     size_t k = 0;

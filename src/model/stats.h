@@ -49,6 +49,9 @@ struct bootstrap *bootstrap_new(unsigned long seed);  /* caller frees with boots
 void bootstrap_free(struct bootstrap *b);
 /* Fill out[0..n) with a resample (with replacement) of x[0..n). */
 void bootstrap_resample(struct bootstrap *b, const double *x, size_t n, double *out);
+/* One uniform index in [0, n) from the same generator (n > 0): picks a
+ * Monte Carlo draw of a cell that has draws instead of repeats. */
+size_t bootstrap_index(struct bootstrap *b, size_t n);
 /* Percentile interval [q(a/2), q(1-a/2)] of the n values in stat (sorted
  * in place), a = 1 - level.  NaN values are dropped first. */
 void bootstrap_percentile_ci(double *stat, size_t n, double level, double *lo, double *hi);

@@ -47,6 +47,9 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
     fprintf(fp, "%-10s %-10s %10s %7s %4s %16s %20s %16s",
             "problem", "system", "nodes", "weight", "n", "hours/unit [h]",
             "units/day [1/day]", "ratio [x]");
+    int varies = ev->has_repeats || ev->has_spread;
+    if (varies)
+        fprintf(fp, " %18s", "ratio CI [x]");
     if (ev->has_repeats)
         fprintf(fp, "  %d%% CI of median [h]", pct);
     fputc('\n', fp);
@@ -58,6 +61,16 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
                     num(a, sizeof a, ev->weights[p]), ev->repeats[i],
                     num(b, sizeof b, ev->hours[i]), num(c, sizeof c, r->units_per_day[i]),
                     s == base ? "(baseline)" : fixed(e, sizeof e, r->ratio[i], 2));
+            if (varies) {
+                char ci[64];
+                if (s == base)
+                    snprintf(ci, sizeof ci, "-");
+                else if (isfinite(ev->ratio_lo[i]))
+                    snprintf(ci, sizeof ci, "%.2f .. %.2f", ev->ratio_lo[i], ev->ratio_hi[i]);
+                else
+                    snprintf(ci, sizeof ci, "n/a");
+                fprintf(fp, " %18s", ci);
+            }
             if (ev->has_repeats) {
                 const struct median_ci *ci = &ev->hours_ci[i];
                 if (ci->available)
@@ -118,12 +131,42 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
     fprintf(fp, "  ratios are printed rounded to 2 decimals, FOM and means to 3; all are "
                 "computed from unrounded rates\n");
     fprintf(fp, "  n = measured times (repeats); hours/unit is their median\n");
-    if (ev->has_repeats)
+    if (ev->has_repeats && !ev->has_spread)
         fprintf(fp, "  FOM CI: %d%% percentile bootstrap over the repeats, %d resamples, "
                     "seed %lu; median CI from order statistics (achieved coverage shown)\n",
                 pct, ev->resamples, ev->seed);
-    else
+    else if (!varies)
         fprintf(fp, "  FOM CI: n/a, every time was measured once (no repeats, no interval)\n");
+    if (ev->has_spread) {
+        fprintf(fp, "  FOM and ratio CI: %d%% percentile interval over %d resamples (seed %lu); "
+                    "each resample takes one of %zu Monte Carlo draws (seed %lu) of every "
+                    "estimated cell whose kernel tables give p05/p95%s; other cells stay fixed\n",
+                pct, ev->resamples, ev->seed, ev->estimate_draws, ev->estimate_seed,
+                ev->has_repeats ? " and a bootstrap resample of every cell with repeats" : "");
+        fprintf(fp, "  the Monte Carlo draws each op's device time from a log-normal with the "
+                    "table's p05/p95 as its 5%%/95%% quantiles: it reflects kernel timing spread "
+                    "only, not the error of the estimator itself\n");
+    }
+    int ratio_na = 0;
+    for (size_t i = 0; varies && i < np * ns; i++)
+        if (i % ns != base && !isfinite(ev->ratio_lo[i]))
+            ratio_na = 1;
+    if (ratio_na)
+        fprintf(fp, "  ratio CI n/a: neither the system's nor %s's cell of the problem varies\n",
+                bid);
+}
+
+/* {"lo": , "hi": } or null when unavailable (NaN) */
+static void ci_pair(struct json *j, double lo, double hi)
+{
+    if (isfinite(lo) && isfinite(hi)) {
+        json_obj_begin(j);
+        json_knum(j, "lo", lo);
+        json_knum(j, "hi", hi);
+        json_obj_end(j);
+    } else {
+        json_null(j);
+    }
 }
 
 static void render_json(FILE *fp, const struct study *st, const struct study_eval *ev)
@@ -161,12 +204,20 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
     json_key(&j, "weighted");
     json_bool(&j, st->has_weights);
     json_key(&j, "ci");
-    if (ev->has_repeats) {
+    if (ev->has_repeats || ev->has_spread) {
         json_obj_begin(&j);
-        json_kstr(&j, "method", "percentile bootstrap over repeated times");
+        json_kstr(&j, "method", !ev->has_spread ? "percentile bootstrap over repeated times"
+                  : ev->has_repeats ? "percentile interval: bootstrap over repeated times and "
+                                      "Monte Carlo over kernel-table p05/p95 spreads"
+                  : "percentile interval of a Monte Carlo over kernel-table p05/p95 spreads");
         json_knum(&j, "level", ev->ci_level);
         json_kint(&j, "resamples", ev->resamples);
         json_kint(&j, "seed", (int64_t)ev->seed);
+        if (ev->has_spread) {
+            json_kint(&j, "estimate_draws", (int64_t)ev->estimate_draws);
+            json_kint(&j, "estimate_seed", (int64_t)ev->estimate_seed);
+            json_kstr(&j, "covers", "kernel timing spread only, not the estimator's error");
+        }
         json_obj_end(&j);
     } else {
         json_null(&j);
@@ -207,11 +258,22 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
         json_kstr(&j, "id", st->problems[p].id);
         json_knum(&j, "weight", ev->weights[p]);
         json_knum(&j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
+        json_key(&j, "ratio_ci");
+        ci_pair(&j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
         json_key(&j, "ratios");
         json_obj_begin(&j);
         for (size_t s = 0; s < ns; s++)
             if (s != base)
                 json_knum(&j, st->systems[s].id, r->ratio[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "ratios_ci");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++) {
+            if (s == base)
+                continue;
+            json_key(&j, st->systems[s].id);
+            ci_pair(&j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
+        }
         json_obj_end(&j);
         json_key(&j, "units_per_day");
         json_obj_begin(&j);

@@ -87,6 +87,27 @@ int estimate_pass_time(const struct estimate_run_opts *o, double *pass_s, struct
     return rc;
 }
 
+int estimate_pass_draws(const struct estimate_run_opts *o, double *pass_s, double **draws,
+                        size_t *n_draws, struct diag *d)
+{
+    struct estimate_inputs in;
+    struct estimate e;
+    estimate_init(&e);
+    *draws = NULL;
+    *n_draws = 0;
+    int rc = estimate_run_inputs(o, &in, &e, d);
+    if (!rc) {
+        *pass_s = e.pass_time_s;
+        *draws = e.pass_draws;
+        *n_draws = e.n_draws;
+        e.pass_draws = NULL;
+        e.n_draws = 0;
+    }
+    estimate_release(&e);
+    estimate_inputs_release(&in);
+    return rc;
+}
+
 int estimate_run(const struct estimate_run_opts *o, struct diag *d)
 {
     struct estimate_inputs in;

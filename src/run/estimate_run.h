@@ -52,6 +52,11 @@ int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_input
 /* The pass time alone, for callers that need one number (study files). */
 int estimate_pass_time(const struct estimate_run_opts *o, double *pass_s, struct diag *d);
 
+/* The pass time and its Monte Carlo draws (OUT: *draws owned by the
+ * caller, NULL and *n_draws = 0 when no op has a table spread). */
+int estimate_pass_draws(const struct estimate_run_opts *o, double *pass_s, double **draws,
+                        size_t *n_draws, struct diag *d);
+
 /* `fom estimate`: load, estimate, render to o->out_path or stdout. */
 int estimate_run(const struct estimate_run_opts *o, struct diag *d);
 

@@ -7,6 +7,7 @@
 #include "core/diag.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "model/estimate.h"
 #include "model/rollup.h"
 #include "ingest/machine_xml.h"
 #include "run/estimate_run.h"
@@ -103,8 +104,8 @@ double study_cell_hours(const struct study_workload *w, const struct run_layout 
  * evaluation has not printed yet: the same machine pair gives the same
  * warning for every problem, and repeating it buries the ones that differ.
  * seen holds the printed lines, one per line. */
-static int estimate_once(const struct estimate_run_opts *o, double *pass_s,
-                         struct strbuf *seen, struct diag *d)
+static int estimate_once(const struct estimate_run_opts *o, double *pass_s, double **draws,
+                         size_t *n_draws, struct strbuf *seen, struct diag *d)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -112,7 +113,7 @@ static int estimate_once(const struct estimate_run_opts *o, double *pass_s,
     struct diag cap;
     diag_init(&cap, mf);
     cap.no_warn = d->no_warn;
-    int rc = estimate_pass_time(o, pass_s, &cap);
+    int rc = estimate_pass_draws(o, pass_s, draws, n_draws, &cap);
     d->errors += cap.errors;
     d->warnings += cap.warnings;
     if (!mf)
@@ -137,9 +138,11 @@ static int estimate_once(const struct estimate_run_opts *o, double *pass_s,
     return rc;
 }
 
+/* Hours per unit of problem p on system s from an estimate, and the
+ * hours of each of its Monte Carlo draws (*draws NULL when none). */
 static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
-                                   double *hours, double *runs, struct strbuf *seen,
-                                   struct diag *d)
+                                   double *hours, double *runs, double **draws,
+                                   size_t *n_draws, struct strbuf *seen, struct diag *d)
 {
     const struct study_problem *prob = &st->problems[p];
     const struct study_system *sys = &st->systems[s];
@@ -166,12 +169,14 @@ static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
     const char **kern = xcalloc(st->n_systems, sizeof *kern);
     study_estimate_opts(st, p, s, &o, kern);
     double pass_s = NAN;
-    rc = estimate_once(&o, &pass_s, seen, d);
+    rc = estimate_once(&o, &pass_s, draws, n_draws, seen, d);
     free(kern);
     if (rc)
         return rc;
     *runs = (double)lay.runs_per_node;
     *hours = study_cell_hours(&prob->workload, &lay, pass_s);
+    for (size_t k = 0; k < *n_draws; k++)
+        (*draws)[k] = study_cell_hours(&prob->workload, &lay, (*draws)[k]);
     if (!isfinite(*hours) || *hours <= 0)
         return diag_error_at(d, st->path, prob->workload.line, 0,
                              "problem '%s' on system '%s': estimated pass time %g s gives no "
@@ -192,16 +197,21 @@ static double *measured_hours(const struct study *st, size_t p, size_t s, size_t
     return h;
 }
 
-/* Percentile bootstrap of the FOM: each system/problem cell with repeats
- * is resampled (with replacement) and its median recomputed; cells with a
- * single time stay fixed. */
+/* Percentile intervals of the ratios and the FOM from one loop of
+ * resamples: each cell with repeats is resampled (with replacement) and
+ * its median recomputed; each estimated cell with Monte Carlo draws takes
+ * one of them, picked at random so that the draws of different cells
+ * pair independently (every estimate draws from the same seed); other
+ * cells stay fixed. */
 static void bootstrap_fom(const struct study *st, struct study_eval *ev)
 {
     size_t ns = ev->n_systems, np = ev->n_problems, B = BOOTSTRAP_RESAMPLES;
+    size_t base = st->baseline;
     struct bootstrap *bs = bootstrap_new(ev->seed);
     double **cells = xcalloc(np * ns, sizeof *cells);
     double *hours = xmalloc(np * ns * sizeof *hours);
     double *draws = xmalloc(B * ns * sizeof *draws);
+    double *rdraws = xmalloc(B * np * ns * sizeof *rdraws);
     double *buf = NULL, *one = xmalloc(B * sizeof *one);
     size_t maxn = 1;
     if (!bs)
@@ -221,6 +231,8 @@ static void bootstrap_fom(const struct study *st, struct study_eval *ev)
             if (cells[i]) {
                 bootstrap_resample(bs, cells[i], ev->repeats[i], buf);
                 hours[i] = stats_median(buf, ev->repeats[i]);
+            } else if (ev->hours_draws[i]) {
+                hours[i] = ev->hours_draws[i][bootstrap_index(bs, ev->n_hours_draws[i])];
             }
         }
         struct fom_input in = { ns, np, st->baseline, ev->nodes, hours, ev->weights };
@@ -228,11 +240,20 @@ static void bootstrap_fom(const struct study *st, struct study_eval *ev)
         fom_compute(&in, &r);
         for (size_t s = 0; s < ns; s++)
             draws[s * B + b] = r.fom[s];
+        for (size_t i = 0; i < np * ns; i++)
+            rdraws[i * B + b] = r.ratio[i];
         fom_result_release(&r);
     }
     for (size_t s = 0; s < ns; s++) {
         memcpy(one, draws + s * B, B * sizeof *one);
         bootstrap_percentile_ci(one, B, ev->ci_level, &ev->fom_lo[s], &ev->fom_hi[s]);
+    }
+    for (size_t i = 0; i < np * ns; i++) {
+        size_t ib = i - i % ns + base;
+        if (i % ns == base || !(cells[i] || ev->hours_draws[i] || cells[ib] || ev->hours_draws[ib]))
+            continue;
+        memcpy(one, rdraws + i * B, B * sizeof *one);
+        bootstrap_percentile_ci(one, B, ev->ci_level, &ev->ratio_lo[i], &ev->ratio_hi[i]);
     }
     ev->resamples = (int)B;
 out:
@@ -241,6 +262,7 @@ out:
     free(cells);
     free(hours);
     free(draws);
+    free(rdraws);
     free(buf);
     free(one);
     bootstrap_free(bs);
@@ -266,6 +288,14 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
     ev->hours_ci = xcalloc(np * ns + 1, sizeof *ev->hours_ci);
     ev->fom_lo = xcalloc(ns + 1, sizeof *ev->fom_lo);
     ev->fom_hi = xcalloc(ns + 1, sizeof *ev->fom_hi);
+    ev->hours_draws = xcalloc(np * ns + 1, sizeof *ev->hours_draws);
+    ev->n_hours_draws = xcalloc(np * ns + 1, sizeof *ev->n_hours_draws);
+    ev->ratio_lo = xcalloc(np * ns + 1, sizeof *ev->ratio_lo);
+    ev->ratio_hi = xcalloc(np * ns + 1, sizeof *ev->ratio_hi);
+    for (size_t i = 0; i < np * ns; i++)
+        ev->ratio_lo[i] = ev->ratio_hi[i] = NAN;
+    ev->estimate_draws = EST_MC_DRAWS;
+    ev->estimate_seed = EST_MC_SEED;
     for (size_t s = 0; s < ns; s++) {
         ev->nodes[s] = (double)st->systems[s].nodes;
         ev->fom_lo[s] = ev->fom_hi[s] = NAN;
@@ -284,9 +314,12 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
             } else {
                 stats_median_ci(h, 0, ev->ci_level, &ev->hours_ci[i]);
                 int e = estimate_hours_per_unit(st, p, s, &ev->hours[i], &ev->runs_per_node[i],
+                                                &ev->hours_draws[i], &ev->n_hours_draws[i],
                                                 &seen, d);
                 if (e)
                     rc = e;
+                if (ev->n_hours_draws[i])
+                    ev->has_spread = 1;
             }
             free(h);
         }
@@ -301,7 +334,7 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
                            "expected times and nodes within a sane range");
         goto out;
     }
-    if (ev->has_repeats)
+    if (ev->has_repeats || ev->has_spread)
         bootstrap_fom(st, ev);
 out:
     strbuf_release(&seen);
@@ -318,6 +351,12 @@ void study_eval_release(struct study_eval *ev)
     free(ev->hours_ci);
     free(ev->fom_lo);
     free(ev->fom_hi);
+    for (size_t i = 0; ev->hours_draws && i < ev->n_systems * ev->n_problems; i++)
+        free(ev->hours_draws[i]);
+    free(ev->hours_draws);
+    free(ev->n_hours_draws);
+    free(ev->ratio_lo);
+    free(ev->ratio_hi);
     fom_result_release(&ev->fom);
     memset(ev, 0, sizeof *ev);
 }

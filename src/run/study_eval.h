@@ -1,8 +1,12 @@
 /* From a loaded study to its figure of merit: resolves the hours per unit
  * of work of every problem on every system (the median of the measured
  * repeats, or an estimate from the problem's workload), then computes the
- * rates, ratios and FOM (model/fom.h) and, when some inputs were measured
- * more than once, a bootstrap confidence interval of the FOM. */
+ * rates, ratios and FOM (model/fom.h) and, when some inputs vary,
+ * percentile confidence intervals of the per-problem ratios and the FOM:
+ * each resample takes a bootstrap resample of every cell measured more
+ * than once, and one of the estimator's Monte Carlo draws (over the
+ * kernel tables' p05/p95, model/estimate.h) of every estimated cell that
+ * has them; other cells stay fixed. */
 #ifndef FOM_STUDY_EVAL_H
 #define FOM_STUDY_EVAL_H
 #include <stddef.h>
@@ -35,7 +39,16 @@ struct study_eval {
     double ci_level;            /* of every interval below */
     unsigned long seed;         /* bootstrap seed */
     int resamples;              /* bootstrap resamples, 0 when none were drawn */
-    double *fom_lo, *fom_hi;    /* [s], NaN when unavailable (no repeats) */
+    double *fom_lo, *fom_hi;    /* [s], NaN when unavailable (no cell varies) */
+    double **hours_draws;       /* [p * n_systems + s], owned: hours per unit of
+                                   each Monte Carlo draw of an estimated cell,
+                                   NULL when it has none */
+    size_t *n_hours_draws;      /* [p * n_systems + s] */
+    int has_spread;             /* some estimated cell has draws */
+    size_t estimate_draws;      /* draws per estimated cell (EST_MC_DRAWS) */
+    unsigned long estimate_seed;/* their seed (EST_MC_SEED) */
+    double *ratio_lo, *ratio_hi;/* [p * n_systems + s], NaN when unavailable
+                                   (the baseline, or neither cell varies) */
 };
 
 /* Fills ev (caller releases it with study_eval_release, also on failure).
