@@ -41,6 +41,8 @@ struct report_cell {
     int estimated;          /* the hours came from the estimator */
     double pass_s;          /* estimated pass time; NaN when measured */
     double pass_lo_s, pass_hi_s;    /* spread from table p05/p95, NaN if none */
+    double pass_ci_lo_s, pass_ci_hi_s;  /* Monte Carlo CI of the pass, NaN if none */
+    size_t n_spread_ops;    /* ops whose time the Monte Carlo drew */
     const char *bound;      /* of the whole pass, NULL when unknown */
     struct report_share methods[8];
     size_t n_methods;
@@ -90,16 +92,16 @@ struct report {
     const char *fom_version;
 };
 
-/* Interval of the ratio of problem p on system s to the baseline, from
- * the intervals of both cells (hours CI of the medians of repeats, or the
- * estimate's spread): the widest ratio the two intervals allow, so it is
- * conservative.  Returns 0 and sets lo/hi, or -1 when unavailable. */
+/* Interval of the ratio of problem p on system s to the baseline.  When
+ * either cell is estimated with Monte Carlo draws: the study's percentile
+ * CI of the ratio (study_eval.h: draws of the estimated cells, bootstrap
+ * of repeated ones).  Otherwise, from the intervals of the medians of
+ * repeats: the widest ratio the two intervals allow (conservative).
+ * Returns 0 and sets lo/hi, or -1 when unavailable. */
 int report_ratio_interval(const struct report *r, size_t p, size_t s, double *lo, double *hi);
-/* FOM of system s with every cell at the end of its interval that lowers
- * (lo) or raises (hi) it; a bound, not a confidence interval.  -1 when no
- * estimated cell carries a spread. */
-int report_fom_range(const struct report *r, size_t s, double *lo, double *hi);
-/* Hours per unit interval of one cell, or -1. */
+/* Hours per unit interval of one cell: the percentile interval of an
+ * estimated cell's Monte Carlo draws, or the CI of a measured median; -1
+ * when it has neither. */
 int report_hours_interval(const struct report *r, size_t p, size_t s, double *lo, double *hi);
 
 void report_write_md(FILE *fp, const struct report *r);

@@ -65,6 +65,9 @@ static void fill_cell(struct report_cell *c, const struct estimate *e,
                  (e->pass_lo_s != e->pass_time_s || e->pass_hi_s != e->pass_time_s);
     c->pass_lo_s = spread ? e->pass_lo_s : NAN;
     c->pass_hi_s = spread ? e->pass_hi_s : NAN;
+    c->pass_ci_lo_s = e->n_draws ? e->pass_ci_lo_s : NAN;
+    c->pass_ci_hi_s = e->n_draws ? e->pass_ci_hi_s : NAN;
+    c->n_spread_ops = e->n_spread_ops;
     c->bound = est_bound_name(e->bound);
     c->n_methods = 0;
     for (int m = 0; m < EST_METHOD_COUNT && c->n_methods < 8; m++) {
@@ -378,6 +381,7 @@ int report_run(const struct report_run_opts *o, struct diag *d)
     for (size_t i = 0; i < ncell; i++) {
         estimate_init(&rs.est[i]);
         rs.r.cells[i].pass_s = rs.r.cells[i].pass_lo_s = rs.r.cells[i].pass_hi_s = NAN;
+        rs.r.cells[i].pass_ci_lo_s = rs.r.cells[i].pass_ci_hi_s = NAN;
     }
 
     rc = run_estimates(&rs, d);

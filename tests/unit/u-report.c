@@ -179,7 +179,9 @@ static void test_ratio_interval(void **state)
     f.ci[0].available = 0;
     assert_int_equal(report_ratio_interval(&f.r, 0, 1, &lo, &hi), -1);
 
-    /* an estimated cell: its hours scale with the pass-time spread */
+    /* an estimated cell with Monte Carlo draws of its hours 1, 2, .., 41:
+     * percentile (type 7) at 2.5% = x[40 x 0.025 = 1] = 2, at 97.5% =
+     * x[39] = 40 */
     struct report_cell cells[2];
     memset(cells, 0, sizeof cells);
     cells[0].pass_s = cells[0].pass_lo_s = cells[0].pass_hi_s = NAN;
@@ -188,20 +190,33 @@ static void test_ratio_interval(void **state)
     cells[1].pass_lo_s = 0.008;
     cells[1].pass_hi_s = 0.016;
     f.r.cells = cells;
+    f.ci[0].available = 1;
+    double d41[41], *dr[2] = { NULL, d41 };
+    size_t nd[2] = { 0, 41 };
+    for (int k = 0; k < 41; k++)
+        d41[40 - k] = k + 1;    /* unsorted on purpose */
+    double rlo[2] = { NAN, 2.25 }, rhi[2] = { NAN, 2.75 };
+    f.ev.hours_draws = dr;
+    f.ev.n_hours_draws = nd;
+    f.ev.ratio_lo = rlo;
+    f.ev.ratio_hi = rhi;
     assert_int_equal(report_hours_interval(&f.r, 0, 1, &lo, &hi), 0);
-    assert_close(lo, 1.6, 1e-15);
-    assert_close(hi, 3.2, 1e-15);
-    /* ratio: base fixed at 10 h: 10/3.2 x 0.5 .. 10/1.6 x 0.5 */
+    assert_close(lo, 2, 1e-15);
+    assert_close(hi, 40, 1e-15);
+    assert_close(d41[0], 41, 0);    /* the draws are left as they were */
+    /* the ratio: the study's percentile CI, not a range of the cells */
     assert_int_equal(report_ratio_interval(&f.r, 0, 1, &lo, &hi), 0);
-    assert_close(lo, 1.5625, 1e-15);
-    assert_close(hi, 3.125, 1e-15);
-    /* one problem: the FOM is the ratio, so its range is the ratio's */
-    assert_int_equal(report_fom_range(&f.r, 1, &lo, &hi), 0);
-    assert_close(lo, 1.5625, 1e-12);
-    assert_close(hi, 3.125, 1e-12);
-    assert_int_equal(report_fom_range(&f.r, 0, &lo, &hi), -1);
-    cells[1].pass_lo_s = cells[1].pass_hi_s = NAN;
-    assert_int_equal(report_fom_range(&f.r, 1, &lo, &hi), -1);
+    assert_close(lo, 2.25, 0);
+    assert_close(hi, 2.75, 0);
+    rlo[1] = rhi[1] = NAN;
+    assert_int_equal(report_ratio_interval(&f.r, 0, 1, &lo, &hi), -1);
+    /* an estimated cell without draws has no interval: the ratio falls
+     * back to the base's median CI, 8/2 x 0.5 .. 12/2 x 0.5 */
+    nd[1] = 0;
+    assert_int_equal(report_hours_interval(&f.r, 0, 1, &lo, &hi), -1);
+    assert_int_equal(report_ratio_interval(&f.r, 0, 1, &lo, &hi), 0);
+    assert_close(lo, 2.0, 1e-15);
+    assert_close(hi, 3.0, 1e-15);
 }
 
 static char *render(void (*fn)(FILE *, const struct report *), const struct report *r)
