@@ -66,9 +66,9 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
             ms(e->pass_lo_s), ms(e->pass_hi_s), est_bound_name(e->bound));
     if (e->n_draws)
         fprintf(fp, "pass %2.0f%% CI [ms] %10.4f .. %.4f  (Monte Carlo over the table spreads of "
-                    "%zu ops, %zu draws, seed %lu: kernel timing spread only, not model error)\n",
+                    "%zu op%s, %zu draws, seed %lu: kernel timing spread only, not model error)\n",
                 e->ci_level * 100, ms(e->pass_ci_lo_s), ms(e->pass_ci_hi_s), e->n_spread_ops,
-                e->n_draws, e->mc_seed);
+                e->n_spread_ops == 1 ? "" : "s", e->n_draws, e->mc_seed);
     else
         fprintf(fp, "pass %2.0f%% CI [ms]        n/a  (no op has a table spread to draw from)\n",
                 e->ci_level * 100);

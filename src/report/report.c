@@ -598,7 +598,13 @@ static void sec_uncertainty(struct doc *d, const struct report *r)
         if (has_draws(ev, i))
             drawn++;
     strbuf_reset(sb);
-    if (ev->has_repeats || ev->has_spread) {
+    if (ev->has_repeats && !ev->has_spread) {
+        strbuf_addf(sb, "FOM confidence intervals: %d%% percentile bootstrap over the repeated "
+                        "measurements (%d resamples, fixed seed %lu, reproducible). Medians of "
+                        "repeats carry distribution-free intervals from order statistics "
+                        "(at least 6 repeats are needed for 95%%).",
+                    pct, ev->resamples, ev->seed);
+    } else if (ev->has_spread) {
         strbuf_addf(sb, "Confidence intervals of the ratios and the FOM: %d%% percentile "
                         "intervals over %d resamples (fixed seed %lu, reproducible). Each "
                         "resample takes", pct, ev->resamples, ev->seed);

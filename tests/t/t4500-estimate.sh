@@ -15,6 +15,15 @@ expect_err_contains "no fp32 rows for elementwise ops; falling back to the roofl
 
 fom_run 0 estimate --profile $P --machine $M --kernels $K --format json
 expect_json_num 'd["machine"] == "testgpu"' 1 0
+# Monte Carlo of the pass: only addmm has a spread (row p05 45 us, p95 60 us
+# around 50 us, two calls): the pass CI is the pass with addmm at its
+# log-normal's 2.5% and 97.5% quantiles, python3: 88.2016 and 124.2654 us
+# for 100 us, so 2.110 - 0.100 + 0.0882016 and + 0.1242654 ms.  1000
+# draws put a 2.5% quantile within about 1 us: 1e-3 is 2 us.
+expect_json_num 'd["pass_time_ci"]["lo_s"]' 2.0982016e-3 1e-3
+expect_json_num 'd["pass_time_ci"]["hi_s"]' 2.1342654e-3 1e-3
+expect_json_num 'd["pass_time_ci"]["spread_ops"]' 1 0
+expect_json_num 'd["pass_time_ci"]["seed"]' 20170828 0
 # addmm: 2 calls x 50 us (exact row)
 expect_json_num 'd["ops"][0]["time_s"]' 100e-6 1e-9
 expect_json_num 'd["ops"][0]["method"] == "table-exact"' 1 0
