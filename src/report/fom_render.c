@@ -156,19 +156,6 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
                 bid);
 }
 
-/* {"lo": , "hi": } or null when unavailable (NaN) */
-static void ci_pair(struct json *j, double lo, double hi)
-{
-    if (isfinite(lo) && isfinite(hi)) {
-        json_obj_begin(j);
-        json_knum(j, "lo", lo);
-        json_knum(j, "hi", hi);
-        json_obj_end(j);
-    } else {
-        json_null(j);
-    }
-}
-
 static void render_json(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
     size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
@@ -259,7 +246,7 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
         json_knum(&j, "weight", ev->weights[p]);
         json_knum(&j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
         json_key(&j, "ratio_ci");
-        ci_pair(&j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
+        json_interval(&j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
         json_key(&j, "ratios");
         json_obj_begin(&j);
         for (size_t s = 0; s < ns; s++)
@@ -272,7 +259,7 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
             if (s == base)
                 continue;
             json_key(&j, st->systems[s].id);
-            ci_pair(&j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
+            json_interval(&j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
         }
         json_obj_end(&j);
         json_key(&j, "units_per_day");

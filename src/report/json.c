@@ -205,6 +205,18 @@ void json_kstr(struct json *j, const char *key, const char *s) { json_key(j, key
 void json_knum(struct json *j, const char *key, double v) { json_key(j, key); json_num(j, v); }
 void json_kint(struct json *j, const char *key, int64_t v) { json_key(j, key); json_int(j, v); }
 
+void json_interval(struct json *j, double lo, double hi)
+{
+    if (!isfinite(lo) || !isfinite(hi)) {
+        json_null(j);
+        return;
+    }
+    json_obj_begin(j);
+    json_knum(j, "lo", lo);
+    json_knum(j, "hi", hi);
+    json_obj_end(j);
+}
+
 void json_finish(struct json *j)
 {
     fputc('\n', j->fp);

@@ -38,6 +38,8 @@ void json_null(struct json *j);
 void json_kstr(struct json *j, const char *key, const char *s);
 void json_knum(struct json *j, const char *key, double v);
 void json_kint(struct json *j, const char *key, int64_t v);
+/* {"lo": lo, "hi": hi}, or null when either is not finite (unavailable). */
+void json_interval(struct json *j, double lo, double hi);
 /* Ends the document with a newline. */
 void json_finish(struct json *j);
 

@@ -985,14 +985,9 @@ static void json_cell(struct json *j, const struct report *r, size_t p, size_t s
     json_key(j, "estimated");
     json_bool(j, c && c->estimated);
     json_key(j, "ratio_interval");
-    if (report_ratio_interval(r, p, s, &lo, &hi) == 0) {
-        json_obj_begin(j);
-        json_knum(j, "lo", lo);
-        json_knum(j, "hi", hi);
-        json_obj_end(j);
-    } else {
-        json_null(j);
-    }
+    if (report_ratio_interval(r, p, s, &lo, &hi) != 0)
+        lo = hi = NAN;
+    json_interval(j, lo, hi);
     if (c && c->estimated) {
         json_knum(j, "pass_time_s", c->pass_s);
         json_knum(j, "pass_lo_s", c->pass_lo_s);
