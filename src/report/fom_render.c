@@ -175,14 +175,7 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
         json_knum(&j, st->systems[s].id, r->fom[s]);
     json_obj_end(&j);
     json_key(&j, "fom_ci");
-    if (o < ns && isfinite(ev->fom_lo[o])) {
-        json_obj_begin(&j);
-        json_knum(&j, "lo", ev->fom_lo[o]);
-        json_knum(&j, "hi", ev->fom_hi[o]);
-        json_obj_end(&j);
-    } else {
-        json_null(&j);
-    }
+    json_interval(&j, o < ns ? ev->fom_lo[o] : NAN, o < ns ? ev->fom_hi[o] : NAN);
     json_key(&j, "mean_of_ratios");
     json_obj_begin(&j);
     json_knum(&j, "arithmetic", o < ns ? r->mean_ratio_arith[o] : NAN);
@@ -219,14 +212,7 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
         json_knum(&j, "harmonic_rate", r->harmonic_rate[s]);
         json_knum(&j, "fom", r->fom[s]);
         json_key(&j, "fom_ci");
-        if (isfinite(ev->fom_lo[s])) {
-            json_obj_begin(&j);
-            json_knum(&j, "lo", ev->fom_lo[s]);
-            json_knum(&j, "hi", ev->fom_hi[s]);
-            json_obj_end(&j);
-        } else {
-            json_null(&j);
-        }
+        json_interval(&j, ev->fom_lo[s], ev->fom_hi[s]);
         json_key(&j, "mean_of_ratios");
         json_obj_begin(&j);
         json_knum(&j, "arithmetic", r->mean_ratio_arith[s]);
