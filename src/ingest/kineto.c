@@ -619,18 +619,24 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
     return 1;
 }
 
+/* A nested object or array inside a captured value: copy the bracket and
+ * start a fresh comma state for its level. */
+static int cap_open(struct kt *k, char bracket)
+{
+    cap_sep(k);
+    strbuf_addch(k->cap, bracket);
+    k->depth++;
+    int lvl = k->depth - k->cap_base;
+    if (lvl >= 0 && lvl < CAP_MAX)
+        k->cap_comma[lvl] = 0;
+    return 1;
+}
+
 static int cb_start_map(void *ctx)
 {
     struct kt *k = ctx;
-    if (k->cap) {
-        cap_sep(k);
-        strbuf_addch(k->cap, '{');
-        k->depth++;
-        int lvl = k->depth - k->cap_base;
-        if (lvl >= 0 && lvl < CAP_MAX)
-            k->cap_comma[lvl] = 0;
-        return 1;
-    }
+    if (k->cap)
+        return cap_open(k, '{');
     k->depth++;
     if (k->depth == 1) {
         k->top_is_obj = 1;
@@ -686,15 +692,8 @@ static int needs_detail(const struct kt *k)
 static int cb_start_array(void *ctx)
 {
     struct kt *k = ctx;
-    if (k->cap) {
-        cap_sep(k);
-        strbuf_addch(k->cap, '[');
-        k->depth++;
-        int lvl = k->depth - k->cap_base;
-        if (lvl >= 0 && lvl < CAP_MAX)
-            k->cap_comma[lvl] = 0;
-        return 1;
-    }
+    if (k->cap)
+        return cap_open(k, '[');
     if (k->in_args && k->depth == k->ev_depth + 1 && k->akey >= AK_DIMS &&
         (k->akey < AK_STRIDES || needs_detail(k))) {
         k->cap = k->akey == AK_DIMS ? &k->dims : k->akey == AK_TYPES ? &k->types
