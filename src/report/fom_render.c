@@ -300,7 +300,9 @@ static void csv_num(FILE *fp, double v)
 
 /* One table: "problem" rows per problem and system, then "system" rows
  * whose units_per_day column holds the harmonic rate and whose ratio
- * column holds the FOM.  Empty cells mean not applicable / unavailable. */
+ * column holds the FOM; ci_lo/ci_hi bound the row's ratio column (the
+ * problem's ratio, or the FOM).  Empty cells mean not applicable or
+ * unavailable. */
 static void render_csv(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
     size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
@@ -312,7 +314,7 @@ static void render_csv(FILE *fp, const struct study *st, const struct study_eval
     strbuf_addf(&h, "ratio_to_%s [x]", bid);
     csv_field(fp, strbuf_str(&h));
     strbuf_release(&h);
-    fputs(",fom_ci_lo [x],fom_ci_hi [x],mean_of_ratios_arithmetic [x],"
+    fputs(",ci_lo [x],ci_hi [x],mean_of_ratios_arithmetic [x],"
           "mean_of_ratios_harmonic [x]\n", fp);
     for (size_t p = 0; p < np; p++) {
         for (size_t s = 0; s < ns; s++) {
@@ -327,7 +329,9 @@ static void render_csv(FILE *fp, const struct study *st, const struct study_eval
             csv_num(fp, ev->hours[i]);
             csv_num(fp, r->units_per_day[i]);
             csv_num(fp, r->ratio[i]);
-            fputs(",,,,\n", fp);
+            csv_num(fp, ev->ratio_lo[i]);
+            csv_num(fp, ev->ratio_hi[i]);
+            fputs(",,\n", fp);
         }
     }
     for (size_t s = 0; s < ns; s++) {

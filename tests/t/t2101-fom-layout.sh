@@ -34,6 +34,18 @@ expect_json_num '[p for p in d["problems"] if p["id"]=="dp2"][0]["units_per_day"
 fom_run 0 fom $L/study.xml
 expect_out_contains "single on four: 4 runs side by side per node; hours/unit = one run's time / 4"
 
+# CSV: the interval columns bound the row's ratio.
+fom_run 0 fom $L/study.xml --format csv
+if python3 - "$OUT" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+r = [x for x in rows if x["row"] == "problem" and x["problem"] == "single" and x["system"] == "four"][0]
+lo, ratio, hi = float(r["ci_lo [x]"]), float(r["ratio_to_one [x]"]), float(r["ci_hi [x]"])
+base = [x for x in rows if x["row"] == "problem" and x["system"] == "one"][0]
+sys.exit(0 if lo <= ratio <= hi and lo < hi and base["ci_lo [x]"] == "" else 1)
+PY
+then ok "csv ci_lo <= ratio <= ci_hi, empty for the baseline"; else not_ok "csv ratio interval"; fi
+
 # The report states the layout among its assumptions.
 fom_run 0 report $L/study.xml -o "$T_TMP/rep"
 if grep -qF "1 device per run; 4 runs per node on four" "$T_TMP/rep/report.md" &&
