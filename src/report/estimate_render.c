@@ -188,20 +188,27 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
 static void render_csv(FILE *fp, const struct estimate *e)
 {
     fputs("name,kind,phase,precision,method,bound,count,measured_ms,time_ms,device_ms,host_ms,"
-          "time_lo_ms,time_hi_ms,flops,bytes,ratio\n", fp);
+          "time_lo_ms,time_hi_ms,flops,bytes,ratio,ci_lo_ms,ci_hi_ms\n", fp);
     for (size_t i = 0; i < e->n_ops; i++) {
         const struct op_estimate *o = &e->ops[i];
         csv_field(fp, o->name);
-        fprintf(fp, ",%s,%s,%s,%s,%s,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.17g,%.17g,%.9g\n",
+        fprintf(fp, ",%s,%s,%s,%s,%s,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.17g,%.17g,%.9g",
                 op_kind_name(o->kind), op_phase_name(o->phase), prec_or(o->prec, ""),
                 est_method_name(o->method), est_bound_name(o->bound), o->count, ms(o->src_time_s),
                 ms(o->time_s), ms(o->device_s), ms(o->host_s), ms(o->time_lo_s), ms(o->time_hi_s),
                 o->flops, o->bytes, o->ratio);
+        fputs(",,\n", fp);
     }
-    fprintf(fp, "(pass),,,%s,,%s,,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,,,\n",
+    fprintf(fp, "(pass),,,%s,,%s,,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,,,,",
             prec_or(e->precision, ""), est_bound_name(e->bound), ms(e->src_pass_time_s),
             ms(e->pass_time_s), ms(e->device_time_s), ms(e->host_time_s), ms(e->pass_lo_s),
             ms(e->pass_hi_s));
+    /* the Monte Carlo interval of the pass (empty when no op has a spread) */
+    if (isfinite(e->pass_ci_lo_s) && isfinite(e->pass_ci_hi_s))
+        fprintf(fp, "%.9g,%.9g", ms(e->pass_ci_lo_s), ms(e->pass_ci_hi_s));
+    else
+        fputc(',', fp);
+    fputc('\n', fp);
 }
 
 void estimate_render(FILE *fp, enum out_format f, const struct estimate *e,

@@ -24,6 +24,20 @@ expect_json_num 'd["pass_time_ci"]["lo_s"]' 2.0982016e-3 1e-3
 expect_json_num 'd["pass_time_ci"]["hi_s"]' 2.1342654e-3 1e-3
 expect_json_num 'd["pass_time_ci"]["spread_ops"]' 1 0
 expect_json_num 'd["pass_time_ci"]["seed"]' 20170828 0
+cp "$OUT" "$T_TMP/est.json"
+# the CSV's pass row carries the same interval, in ms; op rows leave it empty
+fom_run 0 estimate --profile $P --machine $M --kernels $K --format csv
+if python3 - "$OUT" "$T_TMP/est.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ci = json.load(open(sys.argv[2]))["pass_time_ci"]
+p = rows[-1]
+ok = (p["name"] == "(pass)" and abs(float(p["ci_lo_ms"]) - ci["lo_s"] * 1e3) < 1e-6
+      and abs(float(p["ci_hi_ms"]) - ci["hi_s"] * 1e3) < 1e-6
+      and all(r["ci_lo_ms"] == "" for r in rows[:-1]))
+sys.exit(0 if ok else 1)
+PY
+then ok "csv pass row has the pass CI"; else not_ok "csv pass CI"; fi
 # addmm: 2 calls x 50 us (exact row)
 expect_json_num 'd["ops"][0]["time_s"]' 100e-6 1e-9
 expect_json_num 'd["ops"][0]["method"] == "table-exact"' 1 0
