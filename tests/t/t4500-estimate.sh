@@ -38,6 +38,7 @@ ok = (p["name"] == "(pass)" and abs(float(p["ci_lo_ms"]) - ci["lo_s"] * 1e3) < 1
 sys.exit(0 if ok else 1)
 PY
 then ok "csv pass row has the pass CI"; else not_ok "csv pass CI"; fi
+cp "$T_TMP/est.json" "$OUT"     # the JSON checks below read it again
 # addmm: 2 calls x 50 us (exact row)
 expect_json_num 'd["ops"][0]["time_s"]' 100e-6 1e-9
 expect_json_num 'd["ops"][0]["method"] == "table-exact"' 1 0
