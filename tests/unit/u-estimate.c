@@ -79,10 +79,7 @@ static void test_exact_hit(void **state)
     gpu(&m, "Test GPU");
     struct kernel_set ks;
     kernel_set_init(&ks);
-    ALLOC_GROW(ks.tables, 1, ks.alloc);
-    ks.n = 1;
-    kernel_table_init(&ks.tables[0]);
-    ks.tables[0].hw = xstrdup("Test GPU");
+    kernel_set_get(&ks, "Test GPU");
     gemm_row(&ks.tables[0], PREC_FP32, 1024, 1024, 1024, 100e-6);
     gemm_row(&ks.tables[0], PREC_FP32, 2048, 2048, 2048, 700e-6);
 
@@ -129,10 +126,7 @@ static void test_bound_rule(void **state)
     m.dispatch_s = 1e-6;    /* below both kernels: neither op is host-bound */
     struct kernel_set ks;
     kernel_set_init(&ks);
-    ALLOC_GROW(ks.tables, 1, ks.alloc);
-    ks.n = 1;
-    kernel_table_init(&ks.tables[0]);
-    ks.tables[0].hw = xstrdup("Test GPU");
+    kernel_set_get(&ks, "Test GPU");
     gemm_row(&ks.tables[0], PREC_FP32, 1024, 1024, 1024, 1e-3);
     gemm_row(&ks.tables[0], PREC_FP32, 16, 16, 16, 6e-6);
 
@@ -261,10 +255,7 @@ static void test_precision_fallback_warns(void **state)
     m.peak_flops[PREC_BF16][EXEC_MATRIX] = 0;   /* no bf16 in the file */
     struct kernel_set ks;
     kernel_set_init(&ks);
-    ALLOC_GROW(ks.tables, 1, ks.alloc);
-    ks.n = 1;
-    kernel_table_init(&ks.tables[0]);
-    ks.tables[0].hw = xstrdup("Test GPU");
+    kernel_set_get(&ks, "Test GPU");
     gemm_row(&ks.tables[0], PREC_FP32, 1024, 1024, 1024, 100e-6);
 
     struct profile p;
@@ -365,14 +356,10 @@ static void test_scaled_table(void **state)
     gpu(&m, "Target GPU");
     struct kernel_set ks;
     kernel_set_init(&ks);
-    ALLOC_GROW(ks.tables, 2, ks.alloc);
-    ks.n = 2;
-    kernel_table_init(&ks.tables[0]);
-    ks.tables[0].hw = xstrdup("Target GPU");
+    kernel_set_get(&ks, "Target GPU");
     gemm_row(&ks.tables[0], PREC_FP32, 512, 512, 512, 20e-6);
     gemm_row(&ks.tables[0], PREC_BF16, 512, 512, 512, 5e-6);
-    kernel_table_init(&ks.tables[1]);
-    ks.tables[1].hw = xstrdup("Source GPU");
+    kernel_set_get(&ks, "Source GPU");
     gemm_row(&ks.tables[1], PREC_FP32, 512, 512, 512, 40e-6);
 
     struct profile p;

@@ -2,6 +2,7 @@
  * read by hand from the files, interpolation checked leave-one-out on the
  * measured H100/H200 tables, the bandwidth curve and bad input. */
 #include "test.h"
+#include "kernels_data.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,26 +14,6 @@
 #include "core/strbuf.h"
 #include "ingest/kernel_csv.h"
 #include "model/kernel_table.h"
-
-static char *data_path(const char *name)
-{
-    const char *dir = getenv("TESTS_DIR");
-    struct strbuf sb = STRBUF_INIT;
-    strbuf_addf(&sb, "%s/data/kernels/%s", dir ? dir : "tests", name);
-    return strbuf_detach(&sb);
-}
-
-static void read_into(struct kernel_set *set, const char *name, const char *hw)
-{
-    char *p = data_path(name);
-    struct diag d;
-    diag_init(&d, stderr);
-    struct kernel_read_opts o = { .hw = hw };
-    int rc = kernel_file_read(p, &o, set, &d);
-    if (rc)
-        fail_msg("reading %s: status %d", p, rc);
-    free(p);
-}
 
 static const struct kernel_table *only_table(const struct kernel_set *set, const char *hw)
 {

@@ -1,6 +1,7 @@
 /* SQLite store and loader: lookups after a round trip through the db,
  * names kept verbatim, dedup, schema version, folders with env.json. */
 #include "test.h"
+#include "kernels_data.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,24 +38,6 @@ static char *tmp_path(const char *name)
     struct strbuf sb = STRBUF_INIT;
     strbuf_addf(&sb, "%s/%s", tmpdir, name);
     return strbuf_detach(&sb);
-}
-
-static char *data_path(const char *name)
-{
-    const char *dir = getenv("TESTS_DIR");
-    struct strbuf sb = STRBUF_INIT;
-    strbuf_addf(&sb, "%s/data/kernels/%s", dir ? dir : "tests", name);
-    return strbuf_detach(&sb);
-}
-
-static void read_into(struct kernel_set *set, const char *name, const char *hw)
-{
-    char *p = data_path(name);
-    struct diag d;
-    diag_init(&d, stderr);
-    struct kernel_read_opts o = { .hw = hw };
-    assert_int_equal(kernel_file_read(p, &o, set, &d), 0);
-    free(p);
 }
 
 static void copy_file(const char *from, const char *to)
