@@ -107,6 +107,6 @@ int cmd_ingest(int argc, char **argv, struct ctx *ctx)
     profile_render(of.fp, &p, fmt);
     rc = outfile_commit(&of, &ctx->diag);
 out:
-    profile_free(&p);
+    profile_release(&p);
     return rc;
 }

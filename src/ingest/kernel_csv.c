@@ -695,6 +695,6 @@ out:
         fclose(fp);
     free(line);
     free(rd.base);
-    kernel_set_free(&staging);
+    kernel_set_release(&staging);
     return rc;
 }

@@ -91,7 +91,7 @@ static void intern_init(struct intern *t)
     t->str[t->n++] = xstrdup("");
 }
 
-static void intern_free(struct intern *t)
+static void intern_release(struct intern *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->str[i]);
@@ -144,7 +144,7 @@ static void u64map_init(struct u64map *m)
     m->val = xcalloc(m->nslot, sizeof *m->val);
 }
 
-static void u64map_free(struct u64map *m)
+static void u64map_release(struct u64map *m)
 {
     free(m->key);
     free(m->val);
@@ -183,7 +183,7 @@ static void u64map_put(struct u64map *m, uint64_t k, uint32_t v)
                 n2.val[j] = m->val[i];
                 n2.n++;
             }
-        u64map_free(m);
+        u64map_release(m);
         *m = n2;
     }
     size_t j = u64map_slot(m, k);
@@ -1615,33 +1615,33 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     free(c.busy);
     free(c.steps);
     free(c.optim);
-    u64map_free(&c.accmap);
+    u64map_release(&c.accmap);
     return FOM_OK;
 }
 
-static void kt_free(struct kt *k)
+static void kt_release(struct kt *k)
 {
     strbuf_release(&k->name);
     strbuf_release(&k->dims);
     strbuf_release(&k->types);
     strbuf_release(&k->strides);
     strbuf_release(&k->conc);
-    intern_free(&k->strs);
-    intern_free(&k->idstrs);
+    intern_release(&k->strs);
+    intern_release(&k->idstrs);
     free(k->id2key);
     strbuf_release(&k->idbuf);
     free(k->keys);
     free(k->key_next);
-    u64map_free(&k->keymap);
-    u64map_free(&k->threads);
+    u64map_release(&k->keymap);
+    u64map_release(&k->threads);
     for (size_t i = 0; i < k->alloc_th; i++)
         free(k->th[i].ops);
     free(k->th);
     free(k->anns);
     free(k->launches);
     free(k->devs);
-    u64map_free(&k->dev_by_ext);
-    u64map_free(&k->dev_by_corr);
+    u64map_release(&k->dev_by_ext);
+    u64map_release(&k->dev_by_corr);
     free(k->device_name);
     free(k->version);
 }
@@ -1688,6 +1688,6 @@ int kineto_read(const char *path, const struct ingest_opts *o, struct profile *o
     ops_sort(out);
     ops_select_top(out, o && o->top > 0 ? o->top : 1.0);
 out:
-    kt_free(&k);
+    kt_release(&k);
     return rc;
 }

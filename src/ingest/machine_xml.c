@@ -566,7 +566,7 @@ out:
     if (doc)
         xmlFreeDoc(doc);
     if (rc) {
-        machine_free(out);
+        machine_release(out);
         memset(out, 0, sizeof *out);
     }
     return rc;

@@ -15,7 +15,7 @@ struct diag;
 #define MACHINE_FILE_MAX (1024 * 1024)
 
 /* Parse, validate against the schema, then check values (units, positive,
- * finite).  On success fills *out (OUT: release with machine_free) and
+ * finite).  On success fills *out (OUT: release with machine_release) and
  * returns 0; otherwise reports "FILE:LINE: error: ..." through d, leaves
  * *out empty and returns FOM_EDATA (bad file) or FOM_ESYS (cannot read). */
 int machine_load(const char *path, struct machine *out, struct diag *d);

@@ -233,7 +233,7 @@ static void where_op(struct where *w, size_t i, unsigned long long at)
     w->op[i] = at;
 }
 
-static void where_free(struct where *w)
+static void where_release(struct where *w)
 {
     free(w->op);
     free(w->call);
@@ -705,7 +705,7 @@ static int read_json(const char *path, gzFile gz, struct profile *out, struct di
     finish(out, &j.seen, path, "profile-json");
     rc = check_ids(out, &j.w, path, d);
 out:
-    where_free(&j.w);
+    where_release(&j.w);
     free(j.err);
     free(buf);
     yajl_free(h);
@@ -953,7 +953,7 @@ static int read_csv(const char *path, struct profile *out, struct diag *d)
     finish(out, &seen, path, "profile-csv");
     rc = check_ids(out, &w, path, d);
 out:
-    where_free(&w);
+    where_release(&w);
     for (int i = 0; i < n_fields; i++)
         free(fields[i]);
     for (int i = 0; i < n_cols; i++)

@@ -255,7 +255,7 @@ static int parse_row(const struct table *t, const char *s, size_t n, struct row 
     return 0;
 }
 
-static void row_free(struct row *r)
+static void row_release(struct row *r)
 {
     free(r->name);
     free(r->shapes);
@@ -406,7 +406,7 @@ int pt_table_read(const char *path, const struct ingest_opts *o, struct profile 
             } else if (r.self_cpu > 0 || r.cpu_total > 0 || !has_dev) {
                 keep_row(path, t.line, &r, has_dev, out, d);
             }
-            row_free(&r);
+            row_release(&r);
             continue;
         }
         /* footer */
@@ -468,7 +468,7 @@ int pt_table_read(const char *path, const struct ingest_opts *o, struct profile 
     out->host_time_s = self_cpu_total > 0 ? self_cpu_total / steps : 0;
     out->dtype = ops_dominant_dtype(out);
 out:
-    row_free(&r);
+    row_release(&r);
     textio_close(&t);
     return rc;
 }

@@ -148,7 +148,7 @@ void kernel_table_init(struct kernel_table *t)
     memset(t, 0, sizeof *t);
 }
 
-static void group_free(struct kgroup *g)
+static void group_release(struct kgroup *g)
 {
     free(g->pts);
     free(g->cls[0]);
@@ -163,9 +163,9 @@ static void index_free(struct kindex *ix)
         for (int p = 0; p < PREC_COUNT; p++)
             free(ix->keys[k][p].rows);
     for (int p = 0; p < PREC_COUNT; p++) {
-        group_free(&ix->gemm[p]);
+        group_release(&ix->gemm[p]);
         for (int c = 0; c < CONV_PASS_COUNT; c++)
-            group_free(&ix->conv[p][c]);
+            group_release(&ix->conv[p][c]);
         free(ix->stream[p].lb);
         free(ix->stream[p].lbw);
         free(ix->stream[p].lo);
@@ -190,7 +190,7 @@ struct kernel_row *kernel_table_add(struct kernel_table *t)
     return r;
 }
 
-void kernel_table_free(struct kernel_table *t)
+void kernel_table_release(struct kernel_table *t)
 {
     for (size_t i = 0; i < t->n_rows; i++) {
         free(t->rows[i].op);
@@ -209,10 +209,10 @@ void kernel_set_init(struct kernel_set *s)
     memset(s, 0, sizeof *s);
 }
 
-void kernel_set_free(struct kernel_set *s)
+void kernel_set_release(struct kernel_set *s)
 {
     for (size_t i = 0; i < s->n; i++)
-        kernel_table_free(&s->tables[i]);
+        kernel_table_release(&s->tables[i]);
     free(s->tables);
     memset(s, 0, sizeof *s);
 }
@@ -266,7 +266,7 @@ void kernel_set_take(struct kernel_set *dst, struct kernel_set *src)
             st->software = NULL;
         }
     }
-    kernel_set_free(src);
+    kernel_set_release(src);
 }
 
 /* ------------------------------------------------------------------ */

@@ -68,7 +68,7 @@ int kernel_table_has(const struct kernel_table *t, enum kernel_kind kind, enum p
 
 void kernel_table_init(struct kernel_table *t);
 struct kernel_row *kernel_table_add(struct kernel_table *t);  /* zeroed row */
-void kernel_table_free(struct kernel_table *t);
+void kernel_table_release(struct kernel_table *t);
 /* Drop the lazily built index; call after editing rows in place (adding
  * rows through kernel_table_add does this already). */
 void kernel_table_reindex(struct kernel_table *t);
@@ -79,7 +79,7 @@ struct kernel_set {
     size_t n, alloc;
 };
 void kernel_set_init(struct kernel_set *s);
-void kernel_set_free(struct kernel_set *s);
+void kernel_set_release(struct kernel_set *s);
 /* The table for hw (case-insensitive, exact name), or NULL. */
 const struct kernel_table *kernel_set_find(const struct kernel_set *s, const char *hw);
 /* The table for hw, appended (empty, owned by the set) when absent. */

@@ -21,7 +21,7 @@ double machine_ridge(const struct machine *m, enum precision p, enum exec_unit u
     return bw > 0 && f > 0 ? f / bw : 0;
 }
 
-void machine_free(struct machine *m)
+void machine_release(struct machine *m)
 {
     if (!m)
         return;

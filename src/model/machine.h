@@ -50,6 +50,6 @@ double machine_mem_bw(const struct machine *m);
 /* Ridge point (FLOP per byte) of a precision against main memory. */
 double machine_ridge(const struct machine *m, enum precision p, enum exec_unit u);
 
-void machine_free(struct machine *m);   /* frees members, not m itself */
+void machine_release(struct machine *m);   /* frees members, not m itself */
 
 #endif

@@ -56,7 +56,7 @@ struct op *profile_add_op(struct profile *p)
     return o;
 }
 
-void profile_free(struct profile *p)
+void profile_release(struct profile *p)
 {
     for (size_t i = 0; i < p->n_ops; i++) {
         free(p->ops[i].name);

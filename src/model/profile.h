@@ -88,6 +88,6 @@ enum op_phase op_phase_parse(const char *s);
 void profile_init(struct profile *p);
 /* Append a zeroed op and return it (owned by the profile). */
 struct op *profile_add_op(struct profile *p);
-void profile_free(struct profile *p);  /* frees members, not p itself */
+void profile_release(struct profile *p);  /* frees members, not p itself (README: ownership) */
 
 #endif

@@ -144,7 +144,7 @@ int machine_compare_chart(char *const *paths, int n, const char *out_path, struc
                             "draw charts");
 out:
     for (int i = 0; i < loaded; i++)
-        machine_free(&m[i]);
+        machine_release(&m[i]);
     free(m);
     strbuf_release(&sb);
     return rc;

@@ -52,11 +52,11 @@ out:
 
 void estimate_inputs_release(struct estimate_inputs *in)
 {
-    profile_free(&in->profile);
-    machine_free(&in->machine);
+    profile_release(&in->profile);
+    machine_release(&in->machine);
     if (in->has_source)
-        machine_free(&in->source);
-    kernel_set_free(&in->tables);
+        machine_release(&in->source);
+    kernel_set_release(&in->tables);
     memset(in, 0, sizeof *in);
 }
 

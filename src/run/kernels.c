@@ -191,7 +191,7 @@ static int read_files(char **files, size_t n, const char *origin, const char *hw
             note_origin(&staging.tables[i], origin, software);
         kernel_set_take(out, &staging);
     }
-    kernel_set_free(&staging);
+    kernel_set_release(&staging);
     return rc;
 }
 
@@ -296,7 +296,7 @@ static int load_db(const char *path, const char *hw, struct kernel_set *out, str
     }
     kernel_set_take(out, &staging);
 out:
-    kernel_set_free(&staging);
+    kernel_set_release(&staging);
     store_close(s);
     return rc;
 }
@@ -362,7 +362,7 @@ int kernels_import(const struct kernels_import_opts *o, FILE *out, struct diag *
             o->db, st.inserted + st.replaced, st.inserted, st.replaced);
 out:
     store_close(s);
-    kernel_set_free(&set);
+    kernel_set_release(&set);
     return rc;
 }
 

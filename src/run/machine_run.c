@@ -24,7 +24,7 @@ int machine_run_validate(char *const *paths, int n, const struct machine_run_opt
             fprintf(of.fp, "%s: ok\n", paths[i]);
         else if (rc > worst)
             worst = rc;
-        machine_free(&m);
+        machine_release(&m);
     }
     rc = outfile_commit(&of, d);
     return rc ? rc : worst;
@@ -43,7 +43,7 @@ int machine_run_show(const char *path, const struct machine_run_opts *o, struct 
     machine_render_show(of.fp, &m, o->format);
     rc = outfile_commit(&of, d);
 out:
-    machine_free(&m);
+    machine_release(&m);
     return rc;
 }
 
@@ -68,7 +68,7 @@ int machine_run_compare(char *const *paths, int n, const struct machine_run_opts
     rc = outfile_commit(&of, d);
 out:
     for (int i = 0; i < n; i++)
-        machine_free(&ms[i]);
+        machine_release(&ms[i]);
     free(ms);
     return rc;
 }

@@ -443,7 +443,7 @@ out:
     free(rs.inputs);
     for (size_t s = 0; rs.machines && s < rs.st.n_systems; s++)
         if (rs.machine_ok[s])
-            machine_free(&rs.machines[s]);
+            machine_release(&rs.machines[s]);
     free(rs.machines);
     free(rs.machine_ok);
     study_eval_release(&rs.ev);

@@ -184,8 +184,8 @@ out:
     estimate_release(&est);
     if (have_est)
         estimate_inputs_release(&in);
-    profile_free(&prof);
+    profile_release(&prof);
     if (have_machine)
-        machine_free(&m);
+        machine_release(&m);
     return rc;
 }

@@ -162,7 +162,7 @@ static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
     int rc = machine_load(sys->machine, &m, d);
     if (rc == 0)
         rc = study_layout(st, p, s, &m, &lay, d);
-    machine_free(&m);
+    machine_release(&m);
     if (rc)
         return rc;
     struct estimate_run_opts o;

@@ -141,7 +141,7 @@ int main(void)
     printf("  pass time %.4f ms; target < 100 ms per estimate: %s\n", 1e3 * e.pass_time_s,
            t_cold < 0.1 ? "met" : "MISSED");
     estimate_release(&e);
-    profile_free(&p);
-    kernel_set_free(&ks);
+    profile_release(&p);
+    kernel_set_release(&ks);
     return rc || t_cold >= 0.1;
 }

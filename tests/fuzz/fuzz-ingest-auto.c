@@ -21,6 +21,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diag_init(&d, NULL);    /* errors are expected; keep them quiet */
     profile_init(&p);
     ingest_read(path, &o, &p, &d);
-    profile_free(&p);
+    profile_release(&p);
     return 0;
 }

@@ -24,6 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diag_init(&d, NULL);    /* errors are expected; keep them quiet */
     kernel_set_init(&set);
     kernel_file_read(path, &o, &set, &d);
-    kernel_set_free(&set);
+    kernel_set_release(&set);
     return 0;
 }

@@ -14,6 +14,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct machine m;
     diag_init(&d, NULL);    /* errors are expected; keep them quiet */
     machine_load_mem("fuzz.xml", (const char *)data, size, &m, &d);
-    machine_free(&m);
+    machine_release(&m);
     return 0;
 }

@@ -63,7 +63,7 @@ static inline void run_done(struct run *r)
 {
     fclose(r->mf);
     free(r->msg);
-    profile_free(&r->p);
+    profile_release(&r->p);
     if (r->path[0])
         unlink(r->path);
 }

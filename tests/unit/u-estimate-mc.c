@@ -107,8 +107,8 @@ static void fix_init(struct fix *f, int with_table)
 
 static void fix_free(struct fix *f)
 {
-    profile_free(&f->p);
-    kernel_set_free(&f->ks);
+    profile_release(&f->p);
+    kernel_set_release(&f->ks);
     fclose(f->fp);
 }
 

@@ -108,8 +108,8 @@ static void test_exact_hit(void **state)
     assert_int_equal(e.bound, BOUND_COMPUTE);
     assert_close(e.method_time_s[EST_TABLE_EXACT], 200e-6, 1e-12);
     estimate_release(&e);
-    profile_free(&p);
-    kernel_set_free(&ks);
+    profile_release(&p);
+    kernel_set_release(&ks);
     fclose(fp);
 }
 
@@ -158,8 +158,8 @@ static void test_bound_rule(void **state)
             assert_int_equal(e.ops[i].bound, BOUND_LATENCY);
     }
     estimate_release(&e);
-    profile_free(&p);
-    kernel_set_free(&ks);
+    profile_release(&p);
+    kernel_set_release(&ks);
     fclose(fp);
 }
 
@@ -205,7 +205,7 @@ static void test_roofline_bounds(void **state)
     assert_int_equal(e.ops[2].bound, BOUND_HOST);
     assert_int_equal(e.bound, BOUND_MEMORY);
     estimate_release(&e);
-    profile_free(&p);
+    profile_release(&p);
     fclose(fp);
 }
 
@@ -243,7 +243,7 @@ static void test_host_bound_same_device(void **state)
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_close(e.pass_time_s, 2.005e-3, 1e-9);
     estimate_release(&e);
-    profile_free(&p);
+    profile_release(&p);
     fclose(fp);
 }
 
@@ -285,8 +285,8 @@ static void test_precision_fallback_warns(void **state)
     /* elementwise bytes halve: 1.5e9 / 1e12 = 1.5 ms */
     assert_close(e.ops[1].device_s, 1.5e-3 + 5e-6, 1e-12);
     estimate_release(&e);
-    profile_free(&p);
-    kernel_set_free(&ks);
+    profile_release(&p);
+    kernel_set_release(&ks);
     fclose(fp);
 }
 
@@ -345,7 +345,7 @@ static void test_batch_rescale(void **state)
     /* roofline time follows: 2*250*1000*500 / 10e12 = 25 us */
     assert_close(e.ops[0].device_s, 25e-6, 1e-12);
     estimate_release(&e);
-    profile_free(&p);
+    profile_release(&p);
     fclose(fp);
 }
 
@@ -398,8 +398,8 @@ static void test_scaled_table(void **state)
     assert_close(e.pass_time_s, 155e-6, 1e-9);
     assert_int_equal(e.bound, BOUND_HOST);
     estimate_release(&e);
-    profile_free(&p);
-    kernel_set_free(&ks);
+    profile_release(&p);
+    kernel_set_release(&ks);
     fclose(fp);
 }
 
@@ -501,8 +501,8 @@ static void test_scaled_table_batch(void **state)
     assert_int_equal(ke.method, LOOKUP_EXACT);
     assert_close(ke.time_s, 30e-6, 1e-15);
     estimate_release(&e);
-    profile_free(&p);
-    kernel_set_free(&ks);
+    profile_release(&p);
+    kernel_set_release(&ks);
     fclose(fp);
 }
 
@@ -530,7 +530,7 @@ static void test_cpu_view_ops(void **state)
     /* no call order: max(device 40, host 4 x 20 = 80 us) + 5 us sync */
     assert_close(e.pass_time_s, 85e-6, 1e-12);
     estimate_release(&e);
-    profile_free(&p);
+    profile_release(&p);
     fclose(fp);
 }
 
@@ -561,7 +561,7 @@ static void test_keep_measured_warning(void **state)
     assert_close(e.ops[0].device_s, 40e-6, 1e-15);
     assert_true(warned(&e, "keep their measured time"));
     estimate_release(&e);
-    profile_free(&p);
+    profile_release(&p);
     fclose(fp);
 }
 
@@ -594,7 +594,7 @@ static void test_scaled_last_resort(void **state)
     assert_int_equal(e.ops[0].method, EST_SCALED);
     assert_close(e.ops[0].device_s, 20e-6, 1e-12);
     estimate_release(&e);
-    profile_free(&p);
+    profile_release(&p);
     fclose(fp);
 }
 
@@ -669,7 +669,7 @@ static void test_replay(void **state)
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_close(e.pass_time_s, 245e-6, 1e-9);
     estimate_release(&e);
-    profile_free(&p);
+    profile_release(&p);
     fclose(fp);
 }
 

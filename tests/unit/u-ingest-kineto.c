@@ -107,7 +107,7 @@ static void test_old_linkage(void **state)
     assert_int_equal(nccl->kind, OP_COMM);
     assert_close(nccl->device_time_s, 10e-6, 1e-12);
     assert_close(p.total_time_s, 53e-6, 1e-9);
-    profile_free(&p);
+    profile_release(&p);
     unlink(path);
     free(path);
 }
@@ -149,7 +149,7 @@ static void test_new_linkage(void **state)
     assert_close(b->device_time_s, 2.502e-6, 1e-12);
     assert_close(b->host_time_s, 10.5e-6, 1e-12);
     assert_close(b->flops, 2.0 * 4 * 8 * 32 * 16, 1e-15);
-    profile_free(&p);
+    profile_release(&p);
     unlink(path);
     free(path);
 }
@@ -166,7 +166,7 @@ static int read_err(const char *text, size_t len, enum trace_format f, char **ms
     profile_init(&p);
     int rc = ingest_read(path, &o, &p, &d);
     fclose(fp);
-    profile_free(&p);
+    profile_release(&p);
     unlink(path);
     free(path);
     return rc;

@@ -88,7 +88,7 @@ static void test_our_csv(void **state)
     assert_true(kernel_table_has(t, KERNEL_ELTWISE, PREC_BF16));
     assert_false(kernel_table_has(t, KERNEL_GEMM, PREC_FP64));
     assert_int_equal(kernel_table_gemm(t, PREC_FP64, 64, 64, 64, 'N', 'N', &e), -1);
-    kernel_set_free(&set);
+    kernel_set_release(&set);
 }
 
 static void test_published_csv(void **state)
@@ -141,7 +141,7 @@ static void test_published_csv(void **state)
     assert_int_equal(kernel_table_conv(m40, PREC_FP32, &cs, CONV_BWD_DATA, &e), 0);
     assert_int_not_equal(e.method, LOOKUP_EXACT);
     assert_true(e.time_s > 0);
-    kernel_set_free(&set);
+    kernel_set_release(&set);
 }
 
 static void test_deepbench_stdout(void **state)
@@ -164,7 +164,7 @@ static void test_deepbench_stdout(void **state)
     assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_BWD_DATA, &e), 0);
     assert_int_equal(e.method, LOOKUP_EXACT);
     assert_close(e.time_s, 224.368e-6, 1e-9);
-    kernel_set_free(&set);
+    kernel_set_release(&set);
 }
 
 /* Every row of the table answers its own lookup exactly. */
@@ -182,7 +182,7 @@ static void test_every_row_exact(void **state)
         assert_int_equal(e.method, LOOKUP_EXACT);
         assert_close(e.time_s, r->time_s[0], 1e-12);
     }
-    kernel_set_free(&set);
+    kernel_set_release(&set);
 }
 
 /* ------------------------------------------------------------------ */
@@ -293,7 +293,7 @@ static void test_loo_gemm(void **state)
             double med = leave_one_out(t, KERNEL_GEMM, precs[i], labels[f], &p90);
             assert_true(med < LOO_MEDIAN_BOUND);
         }
-        kernel_set_free(&set);
+        kernel_set_release(&set);
     }
 }
 
@@ -317,7 +317,7 @@ static void test_loo_conv(void **state)
              * (measured 6-12%). */
             assert_true(med < 0.20);
         }
-        kernel_set_free(&set);
+        kernel_set_release(&set);
     }
 }
 
@@ -366,7 +366,7 @@ static void test_edges(void **state)
     r->time_s[0] = 1e-3;
     assert_int_equal(kernel_table_gemm(&t, PREC_BF16, 1024, 1024, 1024, 'N', 'N', &e), 0);
     assert_close(e.time_s, 1e-3, 1e-15);
-    kernel_table_free(&t);
+    kernel_table_release(&t);
 }
 
 static void test_stream(void **state)
@@ -428,7 +428,7 @@ static void test_stream(void **state)
     }
     assert_int_equal(kernel_table_stream(t, PREC_FP16, 1e6, &e), -1);
     assert_int_equal(kernel_table_stream(t, PREC_FP32, NAN, &e), -1);
-    kernel_set_free(&set);
+    kernel_set_release(&set);
 }
 
 /* ------------------------------------------------------------------ */
@@ -453,7 +453,7 @@ static int read_text(const char *text, const char *name, struct strbuf *msg)
     int rc = kernel_file_read(path, &o, &set, &d);
     if (rc)
         assert_int_equal(set.n, 0); /* nothing of a bad file is kept */
-    kernel_set_free(&set);
+    kernel_set_release(&set);
     fclose(mf);
     strbuf_reset(msg);
     /* The file name is a temporary: keep "name:line:col: ..." only. */

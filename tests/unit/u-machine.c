@@ -88,7 +88,7 @@ static void test_good_file(void **state)
     assert_close(machine_ridge(&m, PREC_BF16, EXEC_MATRIX), 200.0, 1e-12);
     assert_true(machine_ridge(&m, PREC_FP32, EXEC_VECTOR) == 0);
     assert_int_equal(d.errors, 0);
-    machine_free(&m);
+    machine_release(&m);
     free(path);
 }
 
@@ -104,7 +104,7 @@ static void test_h100_file(void **state)
     assert_close(machine_mem_bw(&m), 3.35e12, 1e-15);
     /* 989.4 / 3.35 = 295.343... FLOP per byte */
     assert_close(machine_ridge(&m, PREC_BF16, EXEC_MATRIX), 295.34328358208955, 1e-12);
-    machine_free(&m);
+    machine_release(&m);
     free(path);
 }
 
@@ -184,10 +184,10 @@ static void test_bad_cases(void **state)
         if (rc != c->rc || !strstr(msg, c->msg))
             fail_msg("%s: status %d (want %d), message '%s' (want '%s')", c->what, rc, c->rc,
                      msg, c->msg);
-        /* failure leaves an empty struct that machine_free accepts */
+        /* failure leaves an empty struct that machine_release accepts */
         assert_null(m.id);
         assert_int_equal(m.n_mem, 0);
-        machine_free(&m);
+        machine_release(&m);
         free(msg);
     }
 }
@@ -216,7 +216,7 @@ static void test_external_entity(void **state)
             assert_null(strstr(msg, first));
     }
     assert_null(m.name);
-    machine_free(&m);
+    machine_release(&m);
     free(msg);
     free(passwd);
     free(path);
@@ -239,7 +239,7 @@ static void test_billion_laughs(void **state)
     assert_int_equal(rc, 1);
     assert_non_null(strstr(msg, "m.xml:3: error: found entity declaration 'l0'"));
     assert_true(secs < 1.0);
-    machine_free(&m);
+    machine_release(&m);
     free(msg);
     strbuf_release(&sb);
 }
@@ -255,7 +255,7 @@ static void test_too_big(void **state)
     char *msg = NULL;
     assert_int_equal(load_text(buf, &m, &msg), 1);
     assert_non_null(strstr(msg, "m.xml: error: found more than 1048576 bytes"));
-    machine_free(&m);
+    machine_release(&m);
     free(msg);
     free(buf);
 }
@@ -274,7 +274,7 @@ static void test_unclosed_file(void **state)
     fclose(f);
     /* libxml2 reports the mismatch where </machine> closes <vendor> */
     assert_non_null(strstr(msg, "bad-unclosed.xml:6: error: opening and ending tag mismatch: vendor"));
-    machine_free(&m);
+    machine_release(&m);
     free(msg);
     free(path);
 }
@@ -291,7 +291,7 @@ static void test_missing_file(void **state)
     assert_int_equal(machine_load("/nonexistent/m.xml", &m, &d), 3);
     fclose(f);
     assert_non_null(strstr(msg, "error: cannot open '/nonexistent/m.xml'"));
-    machine_free(&m);
+    machine_release(&m);
     free(msg);
 }
 

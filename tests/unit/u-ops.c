@@ -194,7 +194,7 @@ static void test_top(void **state)
     assert_close(p.dropped_time_s, 3, 1e-15);
     assert_close(p.coverage, 0.7, 1e-15);
     assert_close(p.total_time_s, 7, 1e-15);
-    profile_free(&p);
+    profile_release(&p);
 }
 
 int main(void)

@@ -171,7 +171,7 @@ static void round_trip(enum out_format f)
     assert_string_equal(r.msg, "");
     compare(&p, &r.p);
     run_done(&r);
-    profile_free(&p);
+    profile_release(&p);
 }
 
 static void test_round_trip_json(void **state) { (void)state; round_trip(FMT_JSON); }

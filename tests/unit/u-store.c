@@ -130,8 +130,8 @@ static void test_round_trip(void **state)
     assert_int_equal(st.inserted, 0);
     assert_true(st.replaced > 0);
     store_close(s);
-    kernel_set_free(&in);
-    kernel_set_free(&out);
+    kernel_set_release(&in);
+    kernel_set_release(&out);
     free(db);
 }
 
@@ -172,8 +172,8 @@ static void test_names_verbatim(void **state)
     assert_string_equal(out.tables[0].origin, "a,b'c");
     assert_string_equal(out.tables[0].rows[0].op, "it's");
     assert_string_equal(out.tables[0].rows[0].source, "'); DELETE FROM hardware; --");
-    kernel_set_free(&in);
-    kernel_set_free(&out);
+    kernel_set_release(&in);
+    kernel_set_release(&out);
     free(db);
 }
 
@@ -268,7 +268,7 @@ static void test_kernels_open(void **state)
     /* 98 distinct conv keys per precision (DeepBench repeats 4 shapes). */
     assert_int_equal(kernel_set_find(&again, "NVIDIA H100 80GB HBM3")->n_rows, 196 + 80 + 304);
     assert_non_null(strstr(kernel_set_find(&again, "NVIDIA H100 80GB HBM3")->origin, db));
-    kernel_set_free(&again);
+    kernel_set_release(&again);
 
     /* A folder without CSVs is bad input. */
     diag_init(&d, NULL);
@@ -277,7 +277,7 @@ static void test_kernels_open(void **state)
     assert_int_equal(kernels_open(empty, &set, &d), FOM_EDATA);
     free(empty);
 
-    kernel_set_free(&set);
+    kernel_set_release(&set);
     strbuf_release(&p);
     free(gpu);
     free(cpu);
