@@ -1,0 +1,287 @@
+"""The development set's models: each exercises a class of op that the
+estimator must handle on machines it has not seen (depthwise and grouped
+convolutions, 3-D convolutions, dilation, attention, recurrent layers,
+embedding bags, every normalisation, Adam and SGD).
+
+Each builder returns (model, make_batch, loss_fn, optimizer_name).  Inputs are
+synthetic (random data of the right shape): the kernels a training step runs
+depend on shapes, not on values.  Sizes are chosen to look like common models
+of each family; none is taken from the validation traces of the project.
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def _cls_loss(out, y):
+    return F.cross_entropy(out, y)
+
+
+# -- vision -----------------------------------------------------------------
+
+def mobilenetv2(batch, device):
+    import torchvision
+    m = torchvision.models.mobilenet_v2(num_classes=1000)
+
+    def make():
+        return (torch.randn(batch, 3, 224, 224, device=device),
+                torch.randint(0, 1000, (batch,), device=device))
+    return m, make, _cls_loss, "sgd_momentum"
+
+
+def efficientnet(batch, device):
+    import torchvision
+    m = torchvision.models.efficientnet_b0(num_classes=1000)
+
+    def make():
+        return (torch.randn(batch, 3, 224, 224, device=device),
+                torch.randint(0, 1000, (batch,), device=device))
+    return m, make, _cls_loss, "sgd_momentum"
+
+
+def vit(batch, device):
+    from torchvision.models.vision_transformer import VisionTransformer
+    # ViT-S/16 width, half depth: attention through nn.MultiheadAttention.
+    m = VisionTransformer(image_size=224, patch_size=16, num_layers=6,
+                          num_heads=6, hidden_dim=384, mlp_dim=1536,
+                          num_classes=1000)
+
+    def make():
+        return (torch.randn(batch, 3, 224, 224, device=device),
+                torch.randint(0, 1000, (batch,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class SegNet(nn.Module):
+    """A dilated 2-D segmentation network with group norm (scientific images)."""
+
+    def __init__(self, cin=4, width=64, classes=8):
+        super().__init__()
+        layers = []
+        c = cin
+        for dil in (1, 2, 4, 8, 1):
+            layers += [nn.Conv2d(c, width, 3, padding=dil, dilation=dil),
+                       nn.GroupNorm(8, width), nn.GELU()]
+            c = width
+        layers += [nn.Conv2d(c, classes, 1)]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def segnet(batch, device):
+    m = SegNet()
+
+    def make():
+        return (torch.randn(batch, 4, 256, 256, device=device),
+                torch.randint(0, 8, (batch, 256, 256), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class UNet3D(nn.Module):
+    """A small 3-D U-Net (volumetric science data): Conv3d, BatchNorm3d,
+    max-pool and transposed 3-D convolutions."""
+
+    def __init__(self, cin=1, w=16, classes=4):
+        super().__init__()
+
+        def block(a, b):
+            return nn.Sequential(nn.Conv3d(a, b, 3, padding=1), nn.BatchNorm3d(b),
+                                 nn.ReLU(inplace=True),
+                                 nn.Conv3d(b, b, 3, padding=1), nn.BatchNorm3d(b),
+                                 nn.ReLU(inplace=True))
+        self.e1, self.e2, self.e3 = block(cin, w), block(w, 2 * w), block(2 * w, 4 * w)
+        self.pool = nn.MaxPool3d(2)
+        self.u2 = nn.ConvTranspose3d(4 * w, 2 * w, 2, stride=2)
+        self.d2 = block(4 * w, 2 * w)
+        self.u1 = nn.ConvTranspose3d(2 * w, w, 2, stride=2)
+        self.d1 = block(2 * w, w)
+        self.out = nn.Conv3d(w, classes, 1)
+
+    def forward(self, x):
+        a = self.e1(x)
+        b = self.e2(self.pool(a))
+        c = self.e3(self.pool(b))
+        d = self.d2(torch.cat([self.u2(c), b], 1))
+        e = self.d1(torch.cat([self.u1(d), a], 1))
+        return self.out(e)
+
+
+def unet3d(batch, device):
+    m = UNet3D()
+
+    def make():
+        return (torch.randn(batch, 1, 64, 64, 64, device=device),
+                torch.randint(0, 4, (batch, 64, 64, 64), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+# -- language ---------------------------------------------------------------
+
+class Block(nn.Module):
+    def __init__(self, d, heads, causal):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads, self.causal = heads, causal
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads) \
+            .permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, t, d))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class GPTMini(nn.Module):
+    """A decoder-only language model: token and position embeddings, causal
+    scaled-dot-product attention, layer norm, GELU MLP, tied-free LM head."""
+
+    def __init__(self, vocab=32000, d=512, layers=8, heads=8, seq=512):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        self.blocks = nn.ModuleList(Block(d, heads, True) for _ in range(layers))
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        x = self.tok(idx) + self.pos(torch.arange(t, device=idx.device))
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln(x))
+
+
+def _lm_loss(out, y):
+    return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+
+
+def gptmini(batch, device):
+    m, seq = GPTMini(), 512
+
+    def make():
+        return (torch.randint(0, 32000, (batch, seq), device=device),
+                torch.randint(0, 32000, (batch, seq), device=device))
+    return m, make, _lm_loss, "adamw"
+
+
+class Encoder(nn.Module):
+    """A BERT-base-width encoder of 4 layers through nn.TransformerEncoder."""
+
+    def __init__(self, vocab=30522, d=768, layers=4, heads=12, seq=128):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.1,
+                                           activation="gelu", batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, layers)
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        x = self.tok(idx) + self.pos(torch.arange(t, device=idx.device))
+        return self.head(self.ln(self.enc(x)))
+
+
+def bert(batch, device):
+    m, seq = Encoder(), 128
+
+    def make():
+        return (torch.randint(0, 30522, (batch, seq), device=device),
+                torch.randint(0, 30522, (batch, seq), device=device))
+    return m, make, _lm_loss, "adamw"
+
+
+# -- recurrent --------------------------------------------------------------
+
+class GRULM(nn.Module):
+    def __init__(self, vocab=10000, emb=256, hidden=512, layers=2):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, emb)
+        self.rnn = nn.GRU(emb, hidden, layers, batch_first=True)
+        self.head = nn.Linear(hidden, vocab)
+
+    def forward(self, idx):
+        h, _ = self.rnn(self.emb(idx))
+        return self.head(h)
+
+
+def gru(batch, device):
+    m, seq = GRULM(), 128
+
+    def make():
+        return (torch.randint(0, 10000, (batch, seq), device=device),
+                torch.randint(0, 10000, (batch, seq), device=device))
+    return m, make, _lm_loss, "sgd_momentum"
+
+
+class BiLSTMTagger(nn.Module):
+    def __init__(self, feat=300, hidden=256, tags=50):
+        super().__init__()
+        self.rnn = nn.LSTM(feat, hidden, 1, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(2 * hidden, tags)
+
+    def forward(self, x):
+        h, _ = self.rnn(x)
+        return self.head(h)
+
+
+def bilstm(batch, device):
+    m, seq = BiLSTMTagger(), 64
+
+    def make():
+        return (torch.randn(batch, seq, 300, device=device),
+                torch.randint(0, 50, (batch, seq), device=device))
+    return m, make, _lm_loss, "sgd_momentum"
+
+
+# -- recommendation ---------------------------------------------------------
+
+class DLRM(nn.Module):
+    """DLRM-shaped recommender: dense MLP, embedding bags (sum), pairwise dot
+    interaction by batched GEMM, top MLP."""
+
+    def __init__(self, tables=8, rows=200000, dim=64, dense=13):
+        super().__init__()
+        self.bot = nn.Sequential(nn.Linear(dense, 512), nn.ReLU(),
+                                 nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, dim))
+        self.embs = nn.ModuleList(nn.EmbeddingBag(rows, dim, mode="sum")
+                                  for _ in range(tables))
+        n = tables + 1
+        self.top = nn.Sequential(nn.Linear(dim + n * (n - 1) // 2, 512), nn.ReLU(),
+                                 nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 1))
+
+    def forward(self, inp):
+        dense, idx, offs = inp
+        x = self.bot(dense)
+        feats = [x] + [e(idx[i], offs) for i, e in enumerate(self.embs)]
+        z = torch.stack(feats, 1)
+        inter = torch.bmm(z, z.transpose(1, 2))
+        i, j = torch.tril_indices(z.shape[1], z.shape[1], -1, device=z.device)
+        return self.top(torch.cat([x, inter[:, i, j]], 1)).squeeze(1)
+
+
+def dlrm(batch, device):
+    m, lookups = DLRM(), 20
+
+    def make():
+        idx = torch.randint(0, 200000, (8, batch * lookups), device=device)
+        offs = torch.arange(0, batch * lookups, lookups, device=device)
+        return ((torch.randn(batch, 13, device=device), idx, offs),
+                torch.rand(batch, device=device))
+    return m, make, lambda out, y: F.binary_cross_entropy_with_logits(out, y), "sgd"
+
+
+MODELS = {
+    "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
+    "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
+    "vit": (vit, "ViT-S/16 width, 6 layers (nn.MultiheadAttention)"),
+    "segnet": (segnet, "dilated 2-D segmentation net with group norm, 256x256"),
+    "unet3d": (unet3d, "3-D U-Net on 64^3 volumes (Conv3d, BatchNorm3d)"),
+    "gptmini": (gptmini, "decoder LM d512 x 8 layers, seq 512, causal SDPA"),
+    "bert": (bert, "BERT-base-width encoder, 4 layers, seq 128"),
+    "gru": (gru, "2-layer GRU language model, hidden 512, seq 128"),
+    "bilstm": (bilstm, "bidirectional LSTM tagger, hidden 256, seq 64"),
+    "dlrm": (dlrm, "DLRM-shaped recommender, 8 embedding bags of 200k x 64"),
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Record the development set: for each model, a Kineto trace of a few
+training steps (record_shapes, with_flops) and the step time measured
+without the profiler, on one GPU, on the host CPU, or data-parallel over
+several GPUs (DDP, one process per GPU, NCCL).
+
+  record.py single --device cuda --tag h100 --out DIR [--models a,b] [--configs gpu|cpu]
+  record.py ddp --ranks 2 --tag h100 --out DIR [--models a,b]
+
+Per case it writes <model>_<tag>_<precision>_b<batch>.json.gz (the trace),
+.meta.json (batch, precision, step times without and with the profiler,
+peak memory) and, for DDP, <model>_<tag>x<ranks>_<precision>_b<batch>.meta.json.
+"""
+import argparse
+import gzip
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import time
+
+os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
+
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from models import MODELS  # noqa: E402
+
+# Per-model batches: (GPU batch, CPU batch).  GPU batches are sizes such
+# models are trained at on one 80 GB device; CPU batches keep one step
+# within seconds on a 16-core host.
+BATCH = {
+    "mobilenetv2": (64, 8), "efficientnet": (64, 8), "vit": (64, 8),
+    "segnet": (8, 1), "unet3d": (4, 1), "gptmini": (8, 1), "bert": (32, 4),
+    "gru": (64, 16), "bilstm": (128, 32), "dlrm": (2048, 256),
+}
+
+
+def summary(xs):
+    s = sorted(xs)
+    n = len(s)
+    q = lambda p: s[min(n - 1, max(0, int(round(p * (n - 1)))))]
+    return {"median": statistics.median(s), "min": s[0], "max": s[-1],
+            "mean": statistics.fmean(s), "p05": q(0.05), "p95": q(0.95), "all": s}
+
+
+def make_opt(name, params):
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=1e-4)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=1e-3)
+    return torch.optim.SGD(params, lr=1e-3, momentum=0.9)
+
+
+def sync(dev):
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+
+
+class Case:
+    def __init__(self, name, batch, precision, dev, ddp_rank=None):
+        build = MODELS[name][0]
+        model, make, self.loss_fn, self.opt_name = build(batch, dev)
+        model = model.to(dev).train()
+        self.params = sum(p.numel() for p in model.parameters())
+        if ddp_rank is not None:
+            model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[ddp_rank])
+        self.model, self.dev, self.precision = model, dev, precision
+        self.opt = make_opt(self.opt_name, model.parameters())
+        self.x, self.y = make()   # one synthetic batch, reused: no data loading in the step
+
+    def step(self):
+        ac = torch.autocast(device_type=self.dev.type, dtype=torch.bfloat16,
+                            enabled=self.precision == "bf16")
+        with ac:
+            out = self.model(self.x)
+            loss = self.loss_fn(out.float(), self.y)
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        self.opt.step()
+
+    def timed(self, n):
+        ts = []
+        for _ in range(n):
+            sync(self.dev)
+            t0 = time.perf_counter()
+            self.step()
+            sync(self.dev)
+            ts.append(time.perf_counter() - t0)
+        return ts
+
+
+def env_info(dev):
+    info = {"torch": torch.__version__, "python": platform.python_version(),
+            "host": platform.node(), "cpu_count": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    if dev.type == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(dev)
+        info["cuda"] = torch.version.cuda
+        info["cudnn"] = torch.backends.cudnn.version()
+    return info
+
+
+def record_single(name, batch, precision, dev, tag, out, warm, timed, active):
+    case = Case(name, batch, precision, dev)
+    for _ in range(warm):
+        case.step()
+    if dev.type == "cuda":
+        sync(dev)
+        torch.cuda.reset_peak_memory_stats(dev)
+    times = case.timed(timed)
+    peak = torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else None
+    acts = [torch.profiler.ProfilerActivity.CPU]
+    if dev.type == "cuda":
+        acts.append(torch.profiler.ProfilerActivity.CUDA)
+    base = f"{name}_{tag}_{precision}_b{batch}"
+    raw = os.path.join(out, base + ".json")
+    prof_times = []
+    # the trace is written when the schedule's active steps end
+    with torch.profiler.profile(activities=acts, record_shapes=True, with_flops=True,
+                                schedule=torch.profiler.schedule(wait=0, warmup=1, active=active),
+                                on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
+        for _ in range(1 + active):
+            sync(dev)
+            t0 = time.perf_counter()
+            case.step()
+            sync(dev)
+            prof_times.append(time.perf_counter() - t0)
+            prof.step()
+    with open(raw, "rb") as fi, gzip.open(raw + ".gz", "wb", compresslevel=9) as fo:
+        shutil.copyfileobj(fi, fo)
+    os.remove(raw)
+    meta = {"tag": base, "model": name, "note": MODELS[name][1], "device": dev.type,
+            "precision": precision, "batch": batch, "optimizer": case.opt_name,
+            "params": case.params, "profiled_steps": active, "timed_steps": timed,
+            "step_time_s": summary(times),
+            "profiled_step_time_s": summary(prof_times[1:]),
+            "cpu_threads": torch.get_num_threads()}
+    if peak is not None:
+        meta["max_memory_allocated_bytes"] = peak
+    meta.update(env_info(dev))
+    with open(os.path.join(out, base + ".meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    print(f"{base}: step {meta['step_time_s']['median']*1e3:.2f} ms, profiled "
+          f"{meta['profiled_step_time_s']['median']*1e3:.2f} ms", flush=True)
+    del case
+    if dev.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+def cmd_single(a):
+    dev = torch.device(a.device)
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    os.makedirs(a.out, exist_ok=True)
+    for name in a.models.split(","):
+        gb, cb = BATCH[name]
+        if dev.type == "cuda":
+            cases = [("fp32", gb), ("bf16", gb), ("bf16", 2 * gb)]
+            warm, timed, active = 5, 15, 2
+        else:
+            cases = [("fp32", cb)]
+            warm, timed, active = 2, 5, 1
+        for prec, b in cases:
+            try:
+                record_single(name, b, prec, dev, a.tag, a.out, warm, timed, active)
+            except Exception as e:  # a failing case is logged, never aborts the set
+                print(f"{name} {prec} b{b}: failed: {e!r}", file=sys.stderr, flush=True)
+                if dev.type == "cuda":
+                    torch.cuda.empty_cache()
+
+
+def ddp_worker(rank, ranks, a, port):
+    import torch.distributed as dist
+    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
+    dist.init_process_group("nccl", rank=rank, world_size=ranks)
+    torch.cuda.set_device(rank)
+    dev = torch.device("cuda", rank)
+    for name in a.models.split(","):
+        gb = BATCH[name][0]
+        for prec in a.precisions.split(","):
+            try:
+                case = Case(name, gb, prec, dev, ddp_rank=rank)
+                for _ in range(5):
+                    case.step()
+                dist.barrier()
+                times = case.timed(15)
+                if rank == 0:
+                    base = f"{name}_{a.tag}x{ranks}_{prec}_b{gb}"
+                    meta = {"tag": base, "model": name, "note": MODELS[name][1],
+                            "device": "cuda", "ranks": ranks, "precision": prec,
+                            "batch_per_device": gb, "batch": gb * ranks,
+                            "optimizer": case.opt_name, "params": case.params,
+                            "ddp_bucket_cap_mb": 25, "timed_steps": 15,
+                            "single_trace": f"{name}_{a.tag}_{prec}_b{gb}.json.gz",
+                            "step_time_s": summary(times)}
+                    meta.update(env_info(dev))
+                    with open(os.path.join(a.out, base + ".meta.json"), "w") as f:
+                        json.dump(meta, f, indent=1)
+                    print(f"{base}: step {meta['step_time_s']['median']*1e3:.2f} ms", flush=True)
+                del case
+                torch.cuda.empty_cache()
+            except Exception as e:
+                print(f"rank {rank} {name} {prec}: failed: {e!r}", file=sys.stderr, flush=True)
+    dist.destroy_process_group()
+
+
+def cmd_ddp(a):
+    import torch.multiprocessing as mp
+    os.makedirs(a.out, exist_ok=True)
+    mp.spawn(ddp_worker, args=(a.ranks, a, 29500 + a.ranks), nprocs=a.ranks, join=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("single")
+    s.add_argument("--device", default="cuda")
+    s.add_argument("--threads", type=int, default=0)
+    d = sub.add_parser("ddp")
+    d.add_argument("--ranks", type=int, required=True)
+    d.add_argument("--precisions", default="fp32")
+    for p in (s, d):
+        p.add_argument("--tag", required=True)
+        p.add_argument("--out", required=True)
+        p.add_argument("--models", default=",".join(MODELS))
+    a = ap.parse_args()
+    if a.cmd == "single":
+        cmd_single(a)
+    else:
+        cmd_ddp(a)
+
+
+if __name__ == "__main__":
+    main()
