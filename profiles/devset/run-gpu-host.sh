@@ -18,8 +18,8 @@ case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
 esac
 CORES=$(nproc)
 echo "tag $TAG, $NGPU GPUs, $CORES cores, phase ${phase:-1}"
-M="python3 estimators/measure/measure.py"
-R="python3 profiles/devset/record.py"
+M="timeout ${JOBMAX:-470} python3 estimators/measure/measure.py"
+R="timeout ${JOBMAX:-470} python3 profiles/devset/record.py"
 BUDGET=${BUDGET:-300}
 
 if [ "${phase:-1}" = 1 ]; then
@@ -28,12 +28,12 @@ if [ "${phase:-1}" = 1 ]; then
 		# kinds over three GPUs, the models on the fourth, the CPU set on
 		# cores no GPU process uses
 		CUDA_VISIBLE_DEVICES=0 taskset -c 0-7 $M --device cuda:0 --grid full --kinds gemm \
-			--out "$W/t0" --budget "$BUDGET" > "$W/t0.log" 2>&1 &
+			--name "$TAG" --out "$W/t0" --budget "$BUDGET" > "$W/t0.log" 2>&1 &
 		CUDA_VISIBLE_DEVICES=1 taskset -c 8-15 $M --device cuda:0 --grid full --kinds conv \
-			--out "$W/t1" --budget "$BUDGET" > "$W/t1.log" 2>&1 &
+			--name "$TAG" --out "$W/t1" --budget "$BUDGET" > "$W/t1.log" 2>&1 &
 		CUDA_VISIBLE_DEVICES=2 taskset -c 16-23 $M --device cuda:0 --grid full \
 			--kinds rnn,attention,norm,embedding,eltwise,optimizer \
-			--out "$W/t2" --budget "$BUDGET" > "$W/t2.log" 2>&1 &
+			--name "$TAG" --out "$W/t2" --budget "$BUDGET" > "$W/t2.log" 2>&1 &
 		CUDA_VISIBLE_DEVICES=3 taskset -c 24-31 $R single --device cuda --tag "$TAG" \
 			--out "$W/dev" > "$W/dev.log" 2>&1 &
 		taskset -c 32-47 $R single --device cpu --threads 16 --tag hostcpu \
@@ -42,7 +42,7 @@ if [ "${phase:-1}" = 1 ]; then
 	else
 		# one GPU: the whole table run, then the models
 		CUDA_VISIBLE_DEVICES=0 taskset -c 0-7 $M --device cuda:0 --grid full \
-			--out "$W/t0" --budget "$BUDGET" > "$W/t0.log" 2>&1
+			--name "$TAG" --out "$W/t0" --budget "$BUDGET" > "$W/t0.log" 2>&1
 		CUDA_VISIBLE_DEVICES=0 taskset -c 0-7 $R single --device cuda --tag "$TAG" \
 			--out "$W/dev" > "$W/dev.log" 2>&1
 	fi
@@ -54,9 +54,9 @@ if [ "${phase:-1}" = 1 ]; then
 	[ -d "$W/cpu" ] && { cp "$W/cpu.log" "$W/cpu/"; tar -C "$W" -czf "$OUT/dev-hostcpu.tgz" cpu; }
 else
 	mkdir -p "$W/ddp" "$W/comm"
-	$M --device cuda --kinds comm --grid full --out "$W/comm" --budget 120 > "$W/comm/comm.log" 2>&1
+	$M --device cuda:0 --kinds comm --grid full --name "$TAG" --out "$W/comm" --budget 120 > "$W/comm/comm.log" 2>&1
 	# the host CPU's tables on cores the DDP processes leave alone
-	taskset -c 32-47 $M --device cpu --threads 16 --grid small --out "$W/cputab" \
+	taskset -c 32-47 $M --device cpu --threads 16 --grid small --name hostcpu --out "$W/cputab" \
 		--budget 240 > "$W/cputab.log" 2>&1 &
 	n=2
 	while [ "$n" -le "$NGPU" ]; do
