@@ -18,6 +18,10 @@ need cmocka libcmocka-dev
 command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
 command -v sqlite3 >/dev/null 2>&1 || missing="$missing sqlite3"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+# the measuring harness (estimators/measure/) and its test: PyTorch for
+# Debian's own python3, which need not be the first python3 on PATH
+python3 -c 'import torch' >/dev/null 2>&1 ||
+    /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || missing="$missing python3-torch"
 command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
