@@ -3,10 +3,7 @@
 
 #include "cmd.h"
 #include "core/ctx.h"
-#include "core/outfile.h"
-#include "ingest/study_xml.h"
-#include "report/fom_render.h"
-#include "run/study_eval.h"
+#include "run/fom_run.h"
 
 static const char *const fom_usage =
     "usage: fom fom STUDY.xml [--format text|json|csv] [-o FILE]\n"
@@ -21,70 +18,41 @@ static const char *const fom_usage =
 
 int cmd_fom(int argc, char **argv, struct ctx *ctx)
 {
-    const char *path = NULL, *out_path = NULL;
-    enum out_format fmt = FMT_TEXT;
-    struct study st;
-    struct study_eval ev;
-    struct outfile of = { 0 };
-    int rc;
+    struct fom_run_opts o = { NULL, FMT_TEXT, NULL };
 
     if (cmd_wants_help(argc, argv)) {
         fputs(fom_usage, stdout);
         return FOM_OK;
     }
-    study_init(&st);
-    memset(&ev, 0, sizeof ev);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0) {
             if (i + 1 >= argc) {
                 fputs(fom_usage, stderr);
-                rc = diag_usage(&ctx->diag, "option '%s' needs a value", a);
-                goto out;
+                return diag_usage(&ctx->diag, "option '%s' needs a value", a);
             }
             const char *v = argv[++i];
-            if (a[1] == 'o') {
-                out_path = v;
-            } else if (out_format_parse(v, &fmt)) {
-                rc = diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv", v);
-                goto out;
-            }
+            if (a[1] == 'o')
+                o.out_path = v;
+            else if (out_format_parse(v, &o.format))
+                return diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv", v);
         } else if (strncmp(a, "--format=", 9) == 0) {
-            if (out_format_parse(a + 9, &fmt)) {
-                rc = diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv",
-                                a + 9);
-                goto out;
-            }
+            if (out_format_parse(a + 9, &o.format))
+                return diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv",
+                                  a + 9);
         } else if (a[0] == '-' && a[1]) {
             fputs(fom_usage, stderr);
-            rc = diag_usage(&ctx->diag, "unknown option '%s'", a);
-            goto out;
-        } else if (!path) {
-            path = a;
+            return diag_usage(&ctx->diag, "unknown option '%s'", a);
+        } else if (!o.study) {
+            o.study = a;
         } else {
             fputs(fom_usage, stderr);
-            rc = diag_usage(&ctx->diag, "found a second study '%s', expected one", a);
-            goto out;
+            return diag_usage(&ctx->diag, "found a second study '%s', expected one", a);
         }
     }
-    if (!path) {
+    if (!o.study) {
         fputs(fom_usage, stderr);
-        rc = diag_usage(&ctx->diag, "no study file given");
-        goto out;
+        return diag_usage(&ctx->diag, "no study file given");
     }
-    rc = study_load(path, &st, &ctx->diag);
-    if (rc)
-        goto out;
-    rc = study_eval_run(&st, &ev, &ctx->diag);
-    if (rc)
-        goto out;
-    rc = outfile_open(&of, out_path, &ctx->diag);
-    if (rc)
-        goto out;
-    fom_render(of.fp, fmt, &st, &ev);
-    rc = outfile_commit(&of, &ctx->diag);
-out:
-    study_eval_release(&ev);
-    study_release(&st);
-    return rc;
+    return fom_run(&o, &ctx->diag);
 }

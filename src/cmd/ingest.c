@@ -6,10 +6,7 @@
 
 #include "cmd.h"
 #include "core/ctx.h"
-#include "core/progress.h"
-#include "core/outfile.h"
-#include "ingest/ingest.h"
-#include "report/profile_render.h"
+#include "run/ingest_run.h"
 
 static const char *const ingest_usage =
     "usage: fom ingest TRACE [--format auto|kineto|tfprof|tf-timeline|pt-table]\n"
@@ -42,13 +39,9 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 
 int cmd_ingest(int argc, char **argv, struct ctx *ctx)
 {
-    struct ingest_opts o = { TRACE_AUTO, 0, 1.0, NULL };
-    struct progress prog;
-    enum out_format fmt = FMT_TEXT;
-    const char *trace = NULL, *outpath = NULL, *v;
-    struct profile p;
-    struct outfile of = { NULL, NULL, NULL };
-    int rc;
+    struct ingest_run_opts r = { NULL, { TRACE_AUTO, 0, 1.0, NULL }, FMT_TEXT, NULL, NULL };
+    struct ingest_opts *const o = &r.read;
+    const char *v;
 
     if (cmd_wants_help(argc, argv)) {
         fputs(ingest_usage, stdout);
@@ -56,13 +49,13 @@ int cmd_ingest(int argc, char **argv, struct ctx *ctx)
     }
     for (int i = 1; i < argc; i++) {
         if ((v = opt_value(argc, argv, &i, "--format"))) {
-            if (trace_format_parse(v, &o.format) < 0 || o.format == TRACE_PROFILE) {
+            if (trace_format_parse(v, &o->format) < 0 || o->format == TRACE_PROFILE) {
                 fputs(ingest_usage, stderr);
                 return diag_usage(&ctx->diag, "--format: found '%s', expected auto, kineto, "
                                   "tfprof, tf-timeline or pt-table", v);
             }
         } else if ((v = opt_value(argc, argv, &i, "--format-out"))) {
-            if (out_format_parse(v, &fmt) < 0)
+            if (out_format_parse(v, &r.format) < 0)
                 return diag_usage(&ctx->diag, "--format-out: found '%s', expected text, json or csv", v);
         } else if ((v = opt_value(argc, argv, &i, "--batch"))) {
             char *end;
@@ -70,43 +63,31 @@ int cmd_ingest(int argc, char **argv, struct ctx *ctx)
             long long b = strtoll(v, &end, 10);
             if (!*v || *end || errno || b <= 0)
                 return diag_usage(&ctx->diag, "--batch: found '%s', expected a positive integer", v);
-            o.batch = b;
+            o->batch = b;
         } else if ((v = opt_value(argc, argv, &i, "--top"))) {
             char *end;
             double t = strtod(v, &end);
             if (!*v || *end || !isfinite(t) || t <= 0 || t > 1)
                 return diag_usage(&ctx->diag, "--top: found '%s', expected a fraction in (0,1]", v);
-            o.top = t;
+            o->top = t;
         } else if ((v = opt_value(argc, argv, &i, "-o"))) {
             if (!*v)
                 return diag_usage(&ctx->diag, "-o: expected a file name");
-            outpath = v;
+            r.out_path = v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fputs(ingest_usage, stderr);
             return diag_usage(&ctx->diag, "unknown option '%s'", argv[i]);
-        } else if (!trace) {
-            trace = argv[i];
+        } else if (!r.trace) {
+            r.trace = argv[i];
         } else {
             fputs(ingest_usage, stderr);
             return diag_usage(&ctx->diag, "found a second trace '%s', expected one", argv[i]);
         }
     }
-    if (!trace) {
+    if (!r.trace) {
         fputs(ingest_usage, stderr);
         return diag_usage(&ctx->diag, "no trace given");
     }
-    profile_init(&p);
-    progress_init(&prog, ctx->progress ? stderr : NULL, trace);
-    o.progress = &prog;
-    rc = ingest_read(trace, &o, &p, &ctx->diag);
-    if (rc)
-        goto out;
-    rc = outfile_open(&of, outpath, &ctx->diag);
-    if (rc)
-        goto out;
-    profile_render(of.fp, &p, fmt);
-    rc = outfile_commit(&of, &ctx->diag);
-out:
-    profile_release(&p);
-    return rc;
+    r.progress = ctx->progress ? stderr : NULL;
+    return ingest_run(&r, &ctx->diag);
 }

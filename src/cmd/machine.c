@@ -6,7 +6,6 @@
 #include "core/ctx.h"
 #include "core/xalloc.h"
 #include "report/gnuplot.h"
-#include "report/machine_chart.h"
 #include "run/machine_run.h"
 
 static const char *const machine_usage =
@@ -66,7 +65,7 @@ enum sub { SUB_VALIDATE, SUB_SHOW, SUB_COMPARE };
 
 int cmd_machine(int argc, char **argv, struct ctx *ctx)
 {
-    struct machine_run_opts o = { FMT_TEXT, NULL };
+    struct machine_run_opts o = { FMT_TEXT, NULL, NULL };
     const char *chart = NULL;
     char **files = NULL;
     int n = 0;
@@ -152,14 +151,13 @@ int cmd_machine(int argc, char **argv, struct ctx *ctx)
                         chart);
         goto out;
     }
+    o.chart_path = chart;
     if (sub == SUB_VALIDATE)
         rc = machine_run_validate(files, n, &o, &ctx->diag);
     else if (sub == SUB_SHOW)
         rc = machine_run_show(files[0], &o, &ctx->diag);
     else
         rc = machine_run_compare(files, n, &o, &ctx->diag);
-    if (rc == 0 && chart)
-        rc = machine_compare_chart(files, n, chart, &ctx->diag);
 out:
     free(files);
     return rc;

@@ -120,30 +120,6 @@ const char *study_xsd_text(void)
     return study_xsd;
 }
 
-void study_init(struct study *s)
-{
-    memset(s, 0, sizeof *s);
-}
-
-void study_release(struct study *s)
-{
-    for (size_t i = 0; i < s->n_systems; i++) {
-        free(s->systems[i].id);
-        free(s->systems[i].machine);
-        free(s->systems[i].kernels);
-    }
-    for (size_t i = 0; i < s->n_problems; i++) {
-        free(s->problems[i].id);
-        free(s->problems[i].workload.profile);
-        free(s->problems[i].times);
-    }
-    free(s->systems);
-    free(s->problems);
-    free(s->path);
-    free(s->name);
-    study_init(s);
-}
-
 /* ---- parsing ---------------------------------------------------------- */
 
 struct load_state {

@@ -8,7 +8,7 @@
 
 #include "core/ctx.h"
 #include "model/study.h"
-#include "run/study_eval.h"
+#include "model/study_result.h"
 
 void fom_render(FILE *fp, enum out_format f, const struct study *st,
                 const struct study_eval *ev);

@@ -1,13 +1,10 @@
 #include "report/machine_chart.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/diag.h"
 #include "core/strbuf.h"
-#include "core/xalloc.h"
-#include "ingest/machine_xml.h"
 #include "model/machine.h"
 #include "report/gnuplot.h"
 
@@ -122,30 +119,22 @@ void machine_compare_script(const struct machine *m, size_t n, struct strbuf *sb
     strbuf_addstr(sb, "\nunset multiplot\n");
 }
 
-int machine_compare_chart(char *const *paths, int n, const char *out_path, struct diag *d)
+int machine_compare_chart(const struct machine *m, size_t n, const char *out_path,
+                          struct diag *d)
 {
-    int rc = 0, loaded = 0;
-    struct machine *m = xcalloc(n > 0 ? (size_t)n : 1, sizeof *m);
+    int rc = 0;
     struct strbuf sb = STRBUF_INIT;
     if (gp_term_from_path(out_path) < 0) {
         rc = diag_usage(d, "found chart '%s', expected a file name ending in .svg or .png",
                         out_path);
         goto out;
     }
-    for (; loaded < n; loaded++) {
-        rc = machine_load(paths[loaded], &m[loaded], d);
-        if (rc)
-            goto out;
-    }
-    machine_compare_script(m, (size_t)n, &sb);
+    machine_compare_script(m, n, &sb);
     rc = gnuplot_write(out_path, sb.buf, 1100, 560, d);
     if (rc == GP_NOT_FOUND)
         rc = diag_syserr(d, "gnuplot not found: install the Debian package gnuplot-nox to "
                             "draw charts");
 out:
-    for (int i = 0; i < loaded; i++)
-        machine_release(&m[i]);
-    free(m);
     strbuf_release(&sb);
     return rc;
 }

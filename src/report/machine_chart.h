@@ -12,9 +12,10 @@ struct diag;
 /* Append the gnuplot script body; m[0] is the baseline.  Pure. */
 void machine_compare_script(const struct machine *m, size_t n, struct strbuf *sb);
 
-/* Load the machine files and write the chart to out_path (.svg or .png,
- * atomically).  Returns 0, FOM_EDATA (a bad file), FOM_EUSAGE (bad
- * extension) or FOM_ESYS (no gnuplot, cannot write). */
-int machine_compare_chart(char *const *paths, int n, const char *out_path, struct diag *d);
+/* Write the chart of machines m[0..n) to out_path (.svg or .png,
+ * atomically).  Returns 0, FOM_EUSAGE (bad extension) or FOM_ESYS (no
+ * gnuplot, cannot write). */
+int machine_compare_chart(const struct machine *m, size_t n, const char *out_path,
+                          struct diag *d);
 
 #endif

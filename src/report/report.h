@@ -17,7 +17,7 @@
 
 #include "model/profile.h"
 #include "model/study.h"
-#include "run/study_eval.h"
+#include "model/study_result.h"
 
 struct strbuf;
 
@@ -94,7 +94,7 @@ struct report {
 
 /* Interval of the ratio of problem p on system s to the baseline.  When
  * either cell is estimated with Monte Carlo draws: the study's percentile
- * CI of the ratio (study_eval.h: draws of the estimated cells, bootstrap
+ * CI of the ratio (model/study_result.h: draws of the estimated cells, bootstrap
  * of repeated ones).  Otherwise, from the intervals of the medians of
  * repeats: the widest ratio the two intervals allow (conservative).
  * Returns 0 and sets lo/hi, or -1 when unavailable. */

@@ -8,128 +8,13 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include <yajl/yajl_tree.h>
-
 #include "core/diag.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "ingest/env_json.h"
 #include "ingest/kernel_csv.h"
-#include "report/json.h"
+#include "report/kernels_render.h"
 #include "store/store.h"
-
-/* env.json is a few kB; anything much larger is not ours. */
-#define ENV_MAX_BYTES (1 << 20)
-
-struct env {
-    char *hw;
-    char *software;
-};
-
-static void env_release(struct env *e)
-{
-    free(e->hw);
-    free(e->software);
-    memset(e, 0, sizeof *e);
-}
-
-static const char *env_str(yajl_val root, const char *key)
-{
-    const char *path[] = { key, NULL };
-    yajl_val v = yajl_tree_get(root, path, yajl_t_string);
-    return YAJL_IS_STRING(v) ? v->u.string : NULL;
-}
-
-/* The value of "Model name:" in lscpu output, trimmed; caller frees. */
-static char *lscpu_model(const char *lscpu)
-{
-    const char *p = lscpu ? strstr(lscpu, "Model name:") : NULL;
-    if (!p)
-        return NULL;
-    p += strlen("Model name:");
-    while (*p == ' ' || *p == '\t')
-        p++;
-    size_t n = strcspn(p, "\n");
-    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
-        n--;
-    return n ? xstrndup(p, n) : NULL;
-}
-
-/* Read dir/env.json if present.  is_cpu: the tables are the host CPU's. */
-static int env_read(const char *dir, int is_cpu, struct env *e, struct diag *d)
-{
-    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
-    yajl_val root = NULL;
-    FILE *fp = NULL;
-    int rc = 0;
-    char err[256];
-    strbuf_addf(&path, "%s/env.json", dir);
-    fp = fopen(path.buf, "r");
-    if (!fp) {
-        if (errno != ENOENT)
-            rc = diag_syserr(d, "cannot open '%s': %s", path.buf, strerror(errno));
-        goto out;
-    }
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) {
-        strbuf_add(&text, buf, n);
-        if (text.len > ENV_MAX_BYTES) {
-            rc = diag_error_at(d, path.buf, 0, 0, "found more than %d bytes, expected a small JSON object",
-                               ENV_MAX_BYTES);
-            goto out;
-        }
-    }
-    if (ferror(fp)) {
-        rc = diag_syserr(d, "cannot read '%s': %s", path.buf, strerror(errno));
-        goto out;
-    }
-    root = yajl_tree_parse(strbuf_str(&text), err, sizeof err);
-    if (!root || !YAJL_IS_OBJECT(root)) {
-        char *nl = strchr(err, '\n');
-        if (nl)
-            *nl = 0;
-        rc = diag_error_at(d, path.buf, 0, 0, "found %s, expected a JSON object",
-                           root ? "another JSON value" : err);
-        goto out;
-    }
-    const char *hw = env_str(root, "hw");
-    char *cpu = lscpu_model(env_str(root, "lscpu"));
-    if (hw)
-        e->hw = xstrdup(hw);
-    else if (is_cpu && cpu)
-        e->hw = xstrdup(cpu);
-    else if (env_str(root, "gpu"))
-        e->hw = xstrdup(env_str(root, "gpu"));
-    else if (cpu)
-        e->hw = xstrdup(cpu);
-    free(cpu);
-
-    struct strbuf sw = STRBUF_INIT;
-    const char *torch = env_str(root, "torch"), *cuda = env_str(root, "cuda");
-    if (torch)
-        strbuf_addf(&sw, "PyTorch %s", torch);
-    if (!is_cpu) {
-        if (cuda)
-            strbuf_addf(&sw, "%sCUDA %s", sw.len ? ", " : "", cuda);
-        const char *path_cudnn[] = { "cudnn", NULL };
-        yajl_val v = yajl_tree_get(root, path_cudnn, yajl_t_number);
-        if (YAJL_IS_INTEGER(v) && v->u.number.i > 0) {
-            /* cuDNN encodes its version as major*10000 + minor*100 + patch. */
-            long long c = v->u.number.i;
-            strbuf_addf(&sw, "%scuDNN %lld.%lld.%lld", sw.len ? ", " : "", c / 10000, c / 100 % 100,
-                        c % 100);
-        }
-    }
-    e->software = sw.len ? strbuf_detach(&sw) : NULL;
-    strbuf_release(&sw);
-out:
-    if (fp)
-        fclose(fp);
-    yajl_tree_free(root);
-    strbuf_release(&path);
-    strbuf_release(&text);
-    return rc;
-}
 
 static char *dir_of(const char *path)
 {
@@ -202,7 +87,7 @@ static int cmp_str(const void *a, const void *b)
 
 static int load_dir(const char *path, const char *hw, struct kernel_set *out, struct diag *d)
 {
-    struct env env = { 0 };
+    struct kernels_env env = { 0 };
     char **files = NULL, *base = base_of(path, 0);
     size_t n = 0, alloc = 0;
     DIR *dir = NULL;
@@ -228,7 +113,7 @@ static int load_dir(const char *path, const char *hw, struct kernel_set *out, st
     }
     qsort(files, n, sizeof *files, cmp_str);
     int is_cpu = has_cpu(base) || (n > 0 && has_cpu(files[0] + strlen(path)));
-    if ((rc = env_read(path, is_cpu, &env, d)))
+    if ((rc = kernels_env_read(path, is_cpu, &env, d)))
         goto out;
     rc = read_files(files, n, path, hw ? hw : env.hw ? env.hw : base, hw != NULL, env.software,
                     out, d);
@@ -239,16 +124,16 @@ out:
         free(files[i]);
     free(files);
     free(base);
-    env_release(&env);
+    kernels_env_release(&env);
     return rc;
 }
 
 static int load_file(const char *path, const char *hw, struct kernel_set *out, struct diag *d)
 {
-    struct env env = { 0 };
+    struct kernels_env env = { 0 };
     char *dir = dir_of(path), *base = base_of(path, 1);
     int rc = 0;
-    if ((rc = env_read(dir, has_cpu(base) || has_cpu(dir), &env, d)))
+    if ((rc = kernels_env_read(dir, has_cpu(base) || has_cpu(dir), &env, d)))
         goto out;
     char *files[] = { (char *)path };
     rc = read_files(files, 1, path, hw ? hw : env.hw ? env.hw : base, hw != NULL, env.software,
@@ -256,7 +141,7 @@ static int load_file(const char *path, const char *hw, struct kernel_set *out, s
 out:
     free(dir);
     free(base);
-    env_release(&env);
+    kernels_env_release(&env);
     return rc;
 }
 
@@ -366,72 +251,23 @@ out:
     return rc;
 }
 
-/* RFC 4180: quote a field holding a comma, quote or line break. */
-static void csv_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 int kernels_list(const char *db, enum out_format fmt, FILE *out, struct diag *d)
 {
     struct store *s = NULL;
     struct store_count *c = NULL;
+    struct kernels_count *rows = NULL;
     size_t n = 0;
     int rc = store_open(db, 0, &s, d);
     if (rc)
         goto out;
     if ((rc = store_counts(s, &c, &n, d)))
         goto out;
-    if (fmt == FMT_JSON) {
-        struct json j;
-        json_init(&j, out, 1);
-        json_obj_begin(&j);
-        json_kstr(&j, "db", db);
-        json_key(&j, "counts");
-        json_arr_begin(&j);
-        for (size_t i = 0; i < n; i++) {
-            json_obj_begin(&j);
-            json_kstr(&j, "hw", c[i].hw);
-            json_kstr(&j, "kind", kernel_kind_name(c[i].kind));
-            json_kstr(&j, "precision", precision_name(c[i].prec));
-            json_kint(&j, "rows", (int64_t)c[i].rows);
-            json_obj_end(&j);
-        }
-        json_arr_end(&j);
-        json_obj_end(&j);
-        json_finish(&j);
-    } else if (fmt == FMT_CSV) {
-        fprintf(out, "hw,kind,precision,rows\n");
-        for (size_t i = 0; i < n; i++) {
-            csv_field(out, c[i].hw);
-            fprintf(out, ",%s,%s,%zu\n", kernel_kind_name(c[i].kind), precision_name(c[i].prec),
-                    c[i].rows);
-        }
-    } else {
-        int w = 8;
-        for (size_t i = 0; i < n; i++)
-            if ((int)strlen(c[i].hw) > w)
-                w = (int)strlen(c[i].hw);
-        fprintf(out, "%-*s  %-7s  %-9s  %8s\n", w, "hardware", "kind", "precision", "rows");
-        size_t total = 0;
-        for (size_t i = 0; i < n; i++) {
-            fprintf(out, "%-*s  %-7s  %-9s  %8zu\n", w, c[i].hw, kernel_kind_name(c[i].kind),
-                    precision_name(c[i].prec), c[i].rows);
-            total += c[i].rows;
-        }
-        fprintf(out, "%-*s  %-7s  %-9s  %8zu\n", w, "total", "", "", total);
-    }
+    rows = xcalloc(n ? n : 1, sizeof *rows);
+    for (size_t i = 0; i < n; i++)
+        rows[i] = (struct kernels_count){ c[i].hw, c[i].kind, c[i].prec, c[i].rows };
+    kernels_render_list(out, fmt, db, rows, n);
 out:
+    free(rows);
     store_counts_free(c, n);
     store_close(s);
     return rc;

@@ -10,10 +10,8 @@
  * Files with a hw column (DeepBench's published results) give one table
  * per hw value instead.
  *
- * env.json (as written by our measurement scripts): the hardware is the
- * "hw" key when present, else for a CPU folder (its name contains "cpu")
- * the "Model name" line of the "lscpu" key, else the "gpu" key.  The
- * software is built from "torch", "cuda" and "cudnn".
+ * env.json (ingest/env_json.h) names the hardware and software; a folder
+ * is a CPU's when its name contains "cpu".
  *
  * CSV is parsed directly on every call rather than imported into a cache
  * database: the shipped tables parse in a few milliseconds (100k rows in

@@ -7,6 +7,7 @@
 #include "core/outfile.h"
 #include "core/xalloc.h"
 #include "ingest/machine_xml.h"
+#include "report/machine_chart.h"
 #include "report/machine_render.h"
 
 int machine_run_validate(char *const *paths, int n, const struct machine_run_opts *o,
@@ -66,6 +67,8 @@ int machine_run_compare(char *const *paths, int n, const struct machine_run_opts
         goto out;
     machine_render_compare(of.fp, ms, n, o->format);
     rc = outfile_commit(&of, d);
+    if (rc == 0 && o->chart_path)
+        rc = machine_compare_chart(ms, (size_t)n, o->chart_path, d);
 out:
     for (int i = 0; i < n; i++)
         machine_release(&ms[i]);

@@ -9,6 +9,7 @@ struct diag;
 struct machine_run_opts {
     enum out_format format;
     const char *out_path;   /* NULL: standard output */
+    const char *chart_path; /* compare: also draw the chart there, or NULL */
 };
 
 /* Prints "FILE: ok" for each good file; errors go to d.  Every file is
@@ -16,7 +17,8 @@ struct machine_run_opts {
 int machine_run_validate(char *const *paths, int n, const struct machine_run_opts *o,
                          struct diag *d);
 int machine_run_show(const char *path, const struct machine_run_opts *o, struct diag *d);
-/* paths[0] is the baseline. */
+/* paths[0] is the baseline; each file is parsed once, for the table and
+ * the chart. */
 int machine_run_compare(char *const *paths, int n, const struct machine_run_opts *o,
                         struct diag *d);
 

@@ -12,19 +12,6 @@
 #include "ingest/machine_xml.h"
 #include "run/estimate_run.h"
 
-double study_workload_hours(const struct study_workload *w, double pass_s)
-{
-    double epoch_s = rollup_epoch_s(pass_s, w->samples_per_epoch, w->batch);
-    return rollup_hours(rollup_run_s(epoch_s, w->epochs));
-}
-
-double study_time_hours(const struct study_problem *p, const struct study_time *t)
-{
-    if (t->basis == TIME_PER_EPOCH)
-        return rollup_hours(rollup_run_s(t->time_s, p->epochs));
-    return rollup_hours(t->time_s);
-}
-
 /* ---- estimated problems ------------------------------------------------
  * A problem with a <workload> but no measured time on a system is estimated
  * from the profile on that system's machine and kernel tables: one pass
@@ -92,12 +79,6 @@ int study_layout(const struct study *st, size_t p, size_t s, const struct machin
                              m->path ? m->path : "its machine file", st->problems[p].id,
                              (long long)out->devices_per_run);
     return 0;
-}
-
-double study_cell_hours(const struct study_workload *w, const struct run_layout *l,
-                        double pass_s)
-{
-    return study_workload_hours(w, pass_s + l->allreduce_s) / (double)l->runs_per_node;
 }
 
 /* Run one estimate, passing on to d only the messages this study's
@@ -339,24 +320,4 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
 out:
     strbuf_release(&seen);
     return rc;
-}
-
-void study_eval_release(struct study_eval *ev)
-{
-    free(ev->nodes);
-    free(ev->weights);
-    free(ev->hours);
-    free(ev->runs_per_node);
-    free(ev->repeats);
-    free(ev->hours_ci);
-    free(ev->fom_lo);
-    free(ev->fom_hi);
-    for (size_t i = 0; ev->hours_draws && i < ev->n_systems * ev->n_problems; i++)
-        free(ev->hours_draws[i]);
-    free(ev->hours_draws);
-    free(ev->n_hours_draws);
-    free(ev->ratio_lo);
-    free(ev->ratio_hi);
-    fom_result_release(&ev->fom);
-    memset(ev, 0, sizeof *ev);
 }
