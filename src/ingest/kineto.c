@@ -420,6 +420,66 @@ static void cap_string(struct strbuf *sb, const unsigned char *s, size_t len)
     strbuf_addch(sb, '"');
 }
 
+/* What the parser saw, for the one capture path. */
+enum cap_tok {
+    TOK_NULL, TOK_TRUE, TOK_FALSE, TOK_NUMBER, TOK_STRING, TOK_KEY,
+    TOK_OPEN_MAP, TOK_OPEN_ARRAY, TOK_CLOSE_MAP, TOK_CLOSE_ARRAY,
+};
+
+/* Start a fresh comma state for the current level of the capture. */
+static void cap_level(struct kt *k)
+{
+    int lvl = k->depth - k->cap_base;
+    if (lvl >= 0 && lvl < CAP_MAX)
+        k->cap_comma[lvl] = 0;
+}
+
+/* While an args value is being captured (k->cap set), every callback comes
+ * here: the token is copied back as compact JSON text, with ", " and ": "
+ * separators, and the capture ends with the bracket that closes it. */
+static int capture(struct kt *k, enum cap_tok tok, const unsigned char *s, size_t len)
+{
+    static const char *const words[] = { "null", "true", "false" };
+    switch (tok) {
+    case TOK_NULL: case TOK_TRUE: case TOK_FALSE:
+        cap_sep(k);
+        strbuf_addstr(k->cap, words[tok]);
+        break;
+    case TOK_NUMBER:
+        cap_sep(k);
+        strbuf_add(k->cap, s, len);
+        break;
+    case TOK_STRING:
+        cap_sep(k);
+        cap_string(k->cap, s, len);
+        break;
+    case TOK_KEY:
+        cap_sep(k);
+        cap_string(k->cap, s, len);
+        strbuf_add(k->cap, ": ", 2);
+        cap_level(k);
+        break;
+    case TOK_OPEN_MAP: case TOK_OPEN_ARRAY:
+        /* a nested object or array: its own comma state */
+        cap_sep(k);
+        strbuf_addch(k->cap, tok == TOK_OPEN_MAP ? '{' : '[');
+        k->depth++;
+        cap_level(k);
+        break;
+    case TOK_CLOSE_MAP:
+        strbuf_addch(k->cap, '}');
+        k->depth--;
+        break;
+    case TOK_CLOSE_ARRAY:
+        strbuf_addch(k->cap, ']');
+        if (k->depth == k->cap_base)
+            k->cap = NULL;
+        k->depth--;
+        break;
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------- callbacks */
 
 static void ev_reset(struct kt *k)
@@ -464,31 +524,24 @@ static int64_t str_id_key(struct kt *k, const unsigned char *s, size_t len)
 static int cb_null(void *ctx)
 {
     struct kt *k = ctx;
-    if (k->cap) {
-        cap_sep(k);
-        strbuf_addstr(k->cap, "null");
-    }
+    if (k->cap)
+        return capture(k, TOK_NULL, NULL, 0);
     return 1;
 }
 
 static int cb_bool(void *ctx, int b)
 {
     struct kt *k = ctx;
-    if (k->cap) {
-        cap_sep(k);
-        strbuf_addstr(k->cap, b ? "true" : "false");
-    }
+    if (k->cap)
+        return capture(k, b ? TOK_TRUE : TOK_FALSE, NULL, 0);
     return 1;
 }
 
 static int cb_number(void *ctx, const char *s, size_t len)
 {
     struct kt *k = ctx;
-    if (k->cap) {
-        cap_sep(k);
-        strbuf_add(k->cap, s, len);
-        return 1;
-    }
+    if (k->cap)
+        return capture(k, TOK_NUMBER, (const unsigned char *)s, len);
     if (k->in_event && k->depth == k->ev_depth) {
         switch (k->ekey) {
         case EK_TS:
@@ -519,11 +572,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
     struct kt *k = ctx;
-    if (k->cap) {
-        cap_sep(k);
-        cap_string(k->cap, s, len);
-        return 1;
-    }
+    if (k->cap)
+        return capture(k, TOK_STRING, s, len);
     if (k->in_event && k->depth == k->ev_depth) {
         switch (k->ekey) {
         case EK_PH:
@@ -563,15 +613,8 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
     struct kt *k = ctx;
 #define KEY(lit) (len == sizeof(lit) - 1 && memcmp(s, lit, len) == 0)
-    if (k->cap) {
-        cap_sep(k);
-        cap_string(k->cap, s, len);
-        strbuf_add(k->cap, ": ", 2);
-        int lvl = k->depth - k->cap_base;
-        if (lvl >= 0 && lvl < CAP_MAX)
-            k->cap_comma[lvl] = 0;
-        return 1;
-    }
+    if (k->cap)
+        return capture(k, TOK_KEY, s, len);
     if (k->in_event && k->depth == k->ev_depth) {
         k->ekey = EK_NONE;
         if (len == 2 && s[0] == 'p' && s[1] == 'h')
@@ -619,24 +662,11 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
     return 1;
 }
 
-/* A nested object or array inside a captured value: copy the bracket and
- * start a fresh comma state for its level. */
-static int cap_open(struct kt *k, char bracket)
-{
-    cap_sep(k);
-    strbuf_addch(k->cap, bracket);
-    k->depth++;
-    int lvl = k->depth - k->cap_base;
-    if (lvl >= 0 && lvl < CAP_MAX)
-        k->cap_comma[lvl] = 0;
-    return 1;
-}
-
 static int cb_start_map(void *ctx)
 {
     struct kt *k = ctx;
     if (k->cap)
-        return cap_open(k, '{');
+        return capture(k, TOK_OPEN_MAP, NULL, 0);
     k->depth++;
     if (k->depth == 1) {
         k->top_is_obj = 1;
@@ -656,11 +686,8 @@ static int kt_event(struct kt *k);
 static int cb_end_map(void *ctx)
 {
     struct kt *k = ctx;
-    if (k->cap) {
-        strbuf_addch(k->cap, '}');
-        k->depth--;
-        return 1;
-    }
+    if (k->cap)
+        return capture(k, TOK_CLOSE_MAP, NULL, 0);
     if (k->in_args && k->depth == k->ev_depth + 1) {
         k->in_args = 0;
     } else if (k->in_event && k->depth == k->ev_depth) {
@@ -693,7 +720,7 @@ static int cb_start_array(void *ctx)
 {
     struct kt *k = ctx;
     if (k->cap)
-        return cap_open(k, '[');
+        return capture(k, TOK_OPEN_ARRAY, NULL, 0);
     if (k->in_args && k->depth == k->ev_depth + 1 && k->akey >= AK_DIMS &&
         (k->akey < AK_STRIDES || needs_detail(k))) {
         k->cap = k->akey == AK_DIMS ? &k->dims : k->akey == AK_TYPES ? &k->types
@@ -720,13 +747,8 @@ static int cb_start_array(void *ctx)
 static int cb_end_array(void *ctx)
 {
     struct kt *k = ctx;
-    if (k->cap) {
-        strbuf_addch(k->cap, ']');
-        if (k->depth == k->cap_base)
-            k->cap = NULL;
-        k->depth--;
-        return 1;
-    }
+    if (k->cap)
+        return capture(k, TOK_CLOSE_ARRAY, NULL, 0);
     if (k->ev_depth && k->depth == k->ev_depth - 1)
         k->ev_depth = 0;
     k->depth--;
@@ -1229,24 +1251,11 @@ static int op_order_ok(const struct kt_op *ops, size_t n)
     return 1;
 }
 
-/* Count one thread's ops; *li walks the launch calls (sorted by thread). */
-static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, size_t n_ops,
-                            size_t *lip)
+/* Pass 1 over one thread's ops (sorted): mark in each op's flags what lies
+ * below it (children, major or recognised descendants). */
+static void mark_descendants(const struct kt *k, struct kt_op *ops, size_t n_ops)
 {
-    struct kt *k = c->k;
-    struct frame *stack = NULL;
-    size_t depth = 0, alloc = 0;
     size_t *pstack = NULL, palloc = 0, pdepth = 0;
-
-    /* Kineto writes each thread's ops in time order: sorting is the
-     * exception (and then only of this thread's records) */
-    if (!op_order_ok(ops, n_ops))
-        qsort(ops, n_ops, sizeof *ops, cmp_op);
-    c->ops = ops;
-    while (*lip < k->n_launches && k->launches[*lip].tid < tid)
-        (*lip)++;
-
-    /* pass 1: what lies below each op */
     for (size_t i = 0; i <= n_ops; i++) {
         struct kt_op *o = i < n_ops ? &ops[i] : NULL;
         while (pdepth > 0) {
@@ -1269,6 +1278,71 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
         ALLOC_GROW(pstack, pdepth + 1, palloc);
         pstack[pdepth++] = i;
     }
+    free(pstack);
+}
+
+/* The frame of op i (o) under its parent frame p (NULL at the top): its
+ * step, phase, whether it is counted or covered by a counted ancestor, and
+ * its group and replay call.  Counts the op when it is counted in a step. */
+static struct frame frame_open(struct counter *c, size_t i, const struct kt_op *o,
+                               const struct frame *p)
+{
+    const struct op_class *cl = &c->k->keys[o->key].cls;
+    struct frame f;
+    memset(&f, 0, sizeof f);
+    f.op = i;
+    f.group = -1;
+    f.call = -1;
+    f.in_step = c->n_steps == 0 || (p ? p->in_step : in_ivals(c->steps, c->n_steps, o->ts));
+    f.replay = p ? p->replay
+                 : f.in_step && step_index(c->steps, c->n_steps, o->ts) < KT_REPLAY_STEPS;
+    f.phase = p ? p->phase : PHASE_FORWARD;
+    if (cl->backward)
+        f.phase = PHASE_BACKWARD;
+    if (f.phase == PHASE_FORWARD &&
+        (cl->kind == OP_OPTIMIZER || (!p && in_ivals(c->optim, c->n_optim, o->ts))))
+        f.phase = PHASE_OPTIMIZER;
+    f.covered = p && (p->counted || p->covered);
+    int maj = (o->flags & KF_MAJOR_DESC) != 0, rec = (o->flags & KF_REC_DESC) != 0;
+    if (cl->transparent)
+        f.counted = 0;
+    else if (cl->major)
+        f.counted = !maj;
+    else if (cl->kind != OP_OTHER)
+        f.counted = !maj && !f.covered;
+    else
+        f.counted = !rec && !f.covered;
+    if (f.counted) {
+        f.group = (int64_t)acc_get(c, o->key, f.phase);
+        if (f.in_step) {
+            c->acc[f.group].count += 1;
+            c->acc[f.group].host_ns += o->end - o->ts;
+            if (f.replay)
+                f.call = call_new(c, f.group, o);
+        }
+    } else if (f.covered) {
+        f.group = p->group;
+        f.call = p->call;
+    }
+    return f;
+}
+
+/* Count one thread's ops; *li walks the launch calls (sorted by thread). */
+static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, size_t n_ops,
+                            size_t *lip)
+{
+    struct kt *k = c->k;
+    struct frame *stack = NULL;
+    size_t depth = 0, alloc = 0;
+
+    /* Kineto writes each thread's ops in time order: sorting is the
+     * exception (and then only of this thread's records) */
+    if (!op_order_ok(ops, n_ops))
+        qsort(ops, n_ops, sizeof *ops, cmp_op);
+    c->ops = ops;
+    while (*lip < k->n_launches && k->launches[*lip].tid < tid)
+        (*lip)++;
+    mark_descendants(k, ops, n_ops);
 
     /* pass 2: count, phase, attach device time */
     size_t li = *lip;
@@ -1296,43 +1370,7 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
             break;
 
         struct frame *p = depth ? &stack[depth - 1] : NULL;
-        const struct op_class *cl = &k->keys[o->key].cls;
-        struct frame f;
-        memset(&f, 0, sizeof f);
-        f.op = i;
-        f.group = -1;
-        f.call = -1;
-        f.in_step = c->n_steps == 0 || (p ? p->in_step : in_ivals(c->steps, c->n_steps, o->ts));
-        f.replay = p ? p->replay
-                     : f.in_step && step_index(c->steps, c->n_steps, o->ts) < KT_REPLAY_STEPS;
-        f.phase = p ? p->phase : PHASE_FORWARD;
-        if (cl->backward)
-            f.phase = PHASE_BACKWARD;
-        if (f.phase == PHASE_FORWARD &&
-            (cl->kind == OP_OPTIMIZER || (!p && in_ivals(c->optim, c->n_optim, o->ts))))
-            f.phase = PHASE_OPTIMIZER;
-        f.covered = p && (p->counted || p->covered);
-        int maj = (o->flags & KF_MAJOR_DESC) != 0, rec = (o->flags & KF_REC_DESC) != 0;
-        if (cl->transparent)
-            f.counted = 0;
-        else if (cl->major)
-            f.counted = !maj;
-        else if (cl->kind != OP_OTHER)
-            f.counted = !maj && !f.covered;
-        else
-            f.counted = !rec && !f.covered;
-        if (f.counted) {
-            f.group = (int64_t)acc_get(c, o->key, f.phase);
-            if (f.in_step) {
-                c->acc[f.group].count += 1;
-                c->acc[f.group].host_ns += o->end - o->ts;
-                if (f.replay)
-                    f.call = call_new(c, f.group, o);
-            }
-        } else if (f.covered) {
-            f.group = p->group;
-            f.call = p->call;
-        }
+        struct frame f = frame_open(c, i, o, p);
         if (!p && f.in_step)
             c->host_busy_ns += o->end - o->ts;
         if (!p && f.replay) {
@@ -1348,7 +1386,6 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
     }
     *lip = li;
     free(stack);
-    free(pstack);
 }
 
 static void kt_count(struct counter *c)
@@ -1501,39 +1538,43 @@ static void kt_calls(struct counter *c, struct profile *out)
     free(cum);
 }
 
-static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *out)
+/* The steps (ProfilerStep# annotations) and optimizer spans, sorted.
+ * Returns the steps' total time. */
+static int64_t kt_steps(struct counter *c)
 {
-    struct counter c;
-    memset(&c, 0, sizeof c);
-    c.k = k;
-    u64map_init(&c.accmap);
+    struct kt *k = c->k;
     int64_t step_ns = 0;
     for (size_t i = 0; i < k->n_anns; i++) {
         const char *nm = k->strs.str[k->anns[i].name];
         struct ival v = { k->anns[i].ts, k->anns[i].end };
         if (starts_with(nm, "ProfilerStep#")) {
-            c.steps = xrealloc(c.steps, (c.n_steps + 1) * sizeof *c.steps);
-            c.steps[c.n_steps++] = v;
+            c->steps = xrealloc(c->steps, (c->n_steps + 1) * sizeof *c->steps);
+            c->steps[c->n_steps++] = v;
             step_ns += v.end - v.ts;
         } else if (starts_with(nm, "Optimizer.")) {
-            c.optim = xrealloc(c.optim, (c.n_optim + 1) * sizeof *c.optim);
-            c.optim[c.n_optim++] = v;
+            c->optim = xrealloc(c->optim, (c->n_optim + 1) * sizeof *c->optim);
+            c->optim[c->n_optim++] = v;
         }
     }
-    if (c.n_steps)
-        qsort(c.steps, c.n_steps, sizeof *c.steps, cmp_ival);
-    if (c.n_optim)
-        qsort(c.optim, c.n_optim, sizeof *c.optim, cmp_ival);
-    kt_count(&c);
+    if (c->n_steps)
+        qsort(c->steps, c->n_steps, sizeof *c->steps, cmp_ival);
+    if (c->n_optim)
+        qsort(c->optim, c->n_optim, sizeof *c->optim, cmp_ival);
+    return step_ns;
+}
 
-    /* device work no op claimed: name it by its kernel */
-    int64_t lo = c.n_steps ? c.steps[0].ts : INT64_MIN;
+/* Device work no op claimed, within the steps (and one mean step of lag
+ * after the last): a group per kernel name. */
+static void kt_unclaimed(struct counter *c, int64_t step_ns)
+{
+    struct kt *k = c->k;
+    int64_t lo = c->n_steps ? c->steps[0].ts : INT64_MIN;
     int64_t hi = INT64_MAX;
-    if (c.n_steps) {
-        int64_t last = c.steps[c.n_steps - 1].end;
+    if (c->n_steps) {
+        int64_t last = c->steps[c->n_steps - 1].end;
         /* the device may still be busy with the last step's work after
          * the host left it: allow one mean step of lag */
-        hi = last + step_ns / (int64_t)c.n_steps;
+        hi = last + step_ns / (int64_t)c->n_steps;
     }
     for (size_t i = 0; i < k->n_devs; i++) {
         struct kt_dev *e = &k->devs[i];
@@ -1541,15 +1582,18 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
             continue;
         if (e->ts < lo || e->ts > hi)
             continue;
-        size_t g = acc_get(&c, KEY_KERNEL | e->name, PHASE_UNKNOWN);
-        c.acc[g].count += e->n;
-        c.acc[g].dev_ns += e->dev_ns;
-        c.acc[g].kernels += e->n;
+        size_t g = acc_get(c, KEY_KERNEL | e->name, PHASE_UNKNOWN);
+        c->acc[g].count += e->n;
+        c->acc[g].dev_ns += e->dev_ns;
+        c->acc[g].kernels += e->n;
     }
+}
 
-    int steps = c.n_steps ? (int)c.n_steps : 1;
-    double inv = 1.0 / steps;
-    out->steps = steps;
+/* The profile's header: steps, device, framework, step and host time. */
+static void kt_header(const struct kt *k, const struct counter *c, int64_t step_ns,
+                      const struct ingest_opts *o, struct profile *out)
+{
+    double inv = 1.0 / out->steps;
     out->has_device = k->n_device > 0;
     out->format = xstrdup("kineto");
     out->source = xstrdup(k->path);
@@ -1562,42 +1606,59 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
         strbuf_addf(&fw, " %s", k->version);
     out->framework = strbuf_detach(&fw);
     out->batch = o ? o->batch : 0;
-    out->step_time_s = c.n_steps ? (double)step_ns * 1e-9 * inv : 0;
-    out->host_time_s = (double)c.host_busy_ns * 1e-9 * inv;
+    out->step_time_s = c->n_steps ? (double)step_ns * 1e-9 * inv : 0;
+    out->host_time_s = (double)c->host_busy_ns * 1e-9 * inv;
+}
 
-    for (size_t i = 0; i < c.n_acc; i++) {
-        struct kt_acc *a = &c.acc[i];
-        if (a->count <= 0 && a->dev_ns <= 0)
-            continue;
-        struct op *op = profile_add_op(out);
-        op->id = i;
-        struct op_args args = { NULL, NULL, NULL, NULL };
-        if (a->key & KEY_KERNEL) {
-            const char *kn = k->strs.str[a->key & ~KEY_KERNEL];
-            op->name = xstrdup(kn);
-            op->kind = ops_classify_kernel(kn);
-            op->phase = PHASE_UNKNOWN;
-            op->flags = xstrdup("no-framework-op");
-        } else {
-            const struct kt_key *key = &k->keys[a->key];
-            op->name = xstrdup(k->strs.str[key->name]);
-            op->kind = key->cls.kind;
-            op->phase = (enum op_phase)a->phase;
-            args.dims = key->dims ? k->strs.str[key->dims] : NULL;
-            args.types = key->types ? k->strs.str[key->types] : NULL;
-            args.strides = key->strides ? k->strs.str[key->strides] : NULL;
-            args.concrete = key->conc ? k->strs.str[key->conc] : NULL;
-        }
-        double f1 = 0, b1 = 0;
-        ops_fill(op, &args, &f1, &b1);
-        op->count = a->count * inv;
-        op->host_time_s = (double)a->host_ns * 1e-9 * inv;
-        op->device_time_s = (double)a->dev_ns * 1e-9 * inv;
-        op->kernels = (double)a->kernels * inv;
-        op->time_s = out->has_device ? op->device_time_s : op->host_time_s;
-        op->flops = f1 * op->count;
-        op->bytes = b1 * op->count;
+/* One op of the profile from group a (index i), per step. */
+static void kt_op_of(const struct kt *k, const struct kt_acc *a, size_t i, struct profile *out)
+{
+    double inv = 1.0 / out->steps;
+    struct op *op = profile_add_op(out);
+    op->id = i;
+    struct op_args args = { NULL, NULL, NULL, NULL };
+    if (a->key & KEY_KERNEL) {
+        const char *kn = k->strs.str[a->key & ~KEY_KERNEL];
+        op->name = xstrdup(kn);
+        op->kind = ops_classify_kernel(kn);
+        op->phase = PHASE_UNKNOWN;
+        op->flags = xstrdup("no-framework-op");
+    } else {
+        const struct kt_key *key = &k->keys[a->key];
+        op->name = xstrdup(k->strs.str[key->name]);
+        op->kind = key->cls.kind;
+        op->phase = (enum op_phase)a->phase;
+        args.dims = key->dims ? k->strs.str[key->dims] : NULL;
+        args.types = key->types ? k->strs.str[key->types] : NULL;
+        args.strides = key->strides ? k->strs.str[key->strides] : NULL;
+        args.concrete = key->conc ? k->strs.str[key->conc] : NULL;
     }
+    double f1 = 0, b1 = 0;
+    ops_fill(op, &args, &f1, &b1);
+    op->count = a->count * inv;
+    op->host_time_s = (double)a->host_ns * 1e-9 * inv;
+    op->device_time_s = (double)a->dev_ns * 1e-9 * inv;
+    op->kernels = (double)a->kernels * inv;
+    op->time_s = out->has_device ? op->device_time_s : op->host_time_s;
+    op->flops = f1 * op->count;
+    op->bytes = b1 * op->count;
+}
+
+static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *out)
+{
+    struct counter c;
+    memset(&c, 0, sizeof c);
+    c.k = k;
+    u64map_init(&c.accmap);
+    int64_t step_ns = kt_steps(&c);
+    kt_count(&c);
+    kt_unclaimed(&c, step_ns);
+
+    out->steps = c.n_steps ? (int)c.n_steps : 1;
+    kt_header(k, &c, step_ns, o, out);
+    for (size_t i = 0; i < c.n_acc; i++)
+        if (!(c.acc[i].count <= 0 && c.acc[i].dev_ns <= 0))
+            kt_op_of(k, &c.acc[i], i, out);
     for (size_t i = 0; i < out->n_ops; i++) {
         struct op *op = &out->ops[i];
         if (op->dtype == PREC_UNKNOWN && op->kind == OP_OPTIMIZER) {

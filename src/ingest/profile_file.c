@@ -837,6 +837,71 @@ static int csv_call(struct textio *t, struct profile *p, struct where *w, struct
     return FOM_OK;
 }
 
+/* "# key: value" before the header: a field of the profile. */
+static int csv_meta(const struct textio *t, struct profile *out, struct seen *seen,
+                    struct diag *d)
+{
+    int rc = 0;
+    const char *s = t->cur.buf + 1;
+    const char *colon = strchr(s, ':');
+    if (!colon)
+        return diag_error_at(d, t->path, t->line, 0, "found '%.40s', expected '# key: value'",
+                             t->cur.buf);
+    size_t kl = (size_t)(colon - s), vl = strlen(colon + 1);
+    const char *k = textio_trim(s, &kl), *v = textio_trim(colon + 1, &vl);
+    char *key = xstrndup(k, kl), *val = xstrndup(v, vl);
+    const char *expected = "";
+    /* the writer puts '-' for an absent device or framework */
+    int none = strcmp(val, "null") == 0 || strcmp(val, "-") == 0;
+    int r = prof_set(out, seen, key, none ? NULL : val, &expected);
+    if (r < 0)
+        rc = diag_error_at(d, t->path, t->line, 0, "found '%.40s' for '%s', expected %s", val,
+                           key, expected);
+    free(key);
+    free(val);
+    return rc;
+}
+
+/* The header's column names, units dropped ("time_s [s]" -> "time_s");
+ * takes the fields.  Sets *name_col, -1 when there is no name column. */
+static void csv_header(char **fields, int n_fields, char **cols, int *name_col)
+{
+    *name_col = -1;
+    for (int i = 0; i < n_fields; i++) {
+        char *b = strchr(fields[i], '[');
+        size_t len = b ? (size_t)(b - fields[i]) : strlen(fields[i]);
+        const char *nm = textio_trim(fields[i], &len);
+        cols[i] = xstrndup(nm, len);
+        if (strcmp(cols[i], "name") == 0)
+            *name_col = i;
+        free(fields[i]);
+    }
+}
+
+/* One op row, starting at line: its fields set the op's columns. */
+static int csv_op(const struct textio *t, long line, struct profile *out, struct where *w,
+                  char *const *cols, int n_cols, char *const *fields, int n_fields,
+                  struct diag *d)
+{
+    if (n_fields != n_cols)
+        return diag_error_at(d, t->path, line, 0, "found %d fields, expected %d as in the header",
+                             n_fields, n_cols);
+    if (out->n_ops >= MAX_OPS)
+        return diag_error_at(d, t->path, line, 0, "found too many ops, expected at most %u",
+                             MAX_OPS);
+    where_op(w, out->n_ops, (unsigned long long)line);
+    struct op *op = profile_add_op(out);
+    for (int i = 0; i < n_fields; i++) {
+        const char *expected = "";
+        if (op_set(op, cols[i], fields[i], &expected) < 0)
+            return diag_error_at(d, t->path, line, 0, "found '%.40s' in column '%s', expected %s",
+                                 fields[i], cols[i], expected);
+    }
+    if (!op->name)
+        return diag_error_at(d, t->path, line, 0, "found an empty name, expected an op name");
+    return FOM_OK;
+}
+
 static int read_csv(const char *path, struct profile *out, struct diag *d)
 {
     struct textio t;
@@ -852,7 +917,6 @@ static int read_csv(const char *path, struct profile *out, struct diag *d)
     struct strbuf rec = STRBUF_INIT;
     int name_col = -1;
     while ((got = textio_next(&t, d)) > 0) {
-        long line = t.line;
         if (t.cur.len == 0)
             continue;
         if (strncmp(t.cur.buf, "# call:", 7) == 0) {
@@ -861,47 +925,19 @@ static int read_csv(const char *path, struct profile *out, struct diag *d)
             continue;
         }
         if (t.cur.buf[0] == '#') {
-            if (n_cols >= 0)
-                continue;   /* comments after the header: ignored */
-            const char *s = t.cur.buf + 1;
-            const char *colon = strchr(s, ':');
-            if (!colon) {
-                rc = diag_error_at(d, path, line, 0, "found '%.40s', expected '# key: value'",
-                                   t.cur.buf);
-                goto out;
-            }
-            size_t kl = (size_t)(colon - s), vl = strlen(colon + 1);
-            const char *k = textio_trim(s, &kl), *v = textio_trim(colon + 1, &vl);
-            char *key = xstrndup(k, kl), *val = xstrndup(v, vl);
-            const char *expected = "";
-            /* the writer puts '-' for an absent device or framework */
-            int none = strcmp(val, "null") == 0 || strcmp(val, "-") == 0;
-            int r = prof_set(out, &seen, key, none ? NULL : val, &expected);
-            if (r < 0)
-                rc = diag_error_at(d, path, line, 0, "found '%.40s' for '%s', expected %s", val,
-                                   key, expected);
-            free(key);
-            free(val);
-            if (rc)
+            /* comments after the header are ignored */
+            if (n_cols < 0 && (rc = csv_meta(&t, out, &seen, d)))
                 goto out;
             continue;
         }
+        long line = t.line;
         strbuf_reset(&rec);
         strbuf_add(&rec, t.cur.buf, t.cur.len);
         n_fields = csv_record(&t, &rec, fields, d, &rc);
         if (n_fields < 0)
             goto out;
         if (n_cols < 0) {
-            /* header: "time_s [s]" -> "time_s" */
-            for (int i = 0; i < n_fields; i++) {
-                char *b = strchr(fields[i], '[');
-                size_t len = b ? (size_t)(b - fields[i]) : strlen(fields[i]);
-                const char *nm = textio_trim(fields[i], &len);
-                cols[i] = xstrndup(nm, len);
-                if (strcmp(cols[i], "name") == 0)
-                    name_col = i;
-                free(fields[i]);
-            }
+            csv_header(fields, n_fields, cols, &name_col);
             n_cols = n_fields;
             n_fields = 0;
             if (name_col < 0) {
@@ -912,30 +948,8 @@ static int read_csv(const char *path, struct profile *out, struct diag *d)
             }
             continue;
         }
-        if (n_fields != n_cols) {
-            rc = diag_error_at(d, path, line, 0, "found %d fields, expected %d as in the header",
-                               n_fields, n_cols);
+        if ((rc = csv_op(&t, line, out, &w, cols, n_cols, fields, n_fields, d)))
             goto out;
-        }
-        if (out->n_ops >= MAX_OPS) {
-            rc = diag_error_at(d, path, line, 0, "found too many ops, expected at most %u",
-                               MAX_OPS);
-            goto out;
-        }
-        where_op(&w, out->n_ops, (unsigned long long)line);
-        struct op *op = profile_add_op(out);
-        for (int i = 0; i < n_fields; i++) {
-            const char *expected = "";
-            if (op_set(op, cols[i], fields[i], &expected) < 0) {
-                rc = diag_error_at(d, path, line, 0, "found '%.40s' in column '%s', expected %s",
-                                   fields[i], cols[i], expected);
-                goto out;
-            }
-        }
-        if (!op->name) {
-            rc = diag_error_at(d, path, line, 0, "found an empty name, expected an op name");
-            goto out;
-        }
         for (int i = 0; i < n_fields; i++)
             free(fields[i]);
         n_fields = 0;

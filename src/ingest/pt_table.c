@@ -278,16 +278,6 @@ static int shapes_complete(const char *s)
     return depth == 0;
 }
 
-static void add_flag(struct op *op, const char *flag)
-{
-    struct strbuf sb = STRBUF_INIT;
-    if (op->flags)
-        strbuf_addf(&sb, "%s,", op->flags);
-    strbuf_addstr(&sb, flag);
-    free(op->flags);
-    op->flags = strbuf_detach(&sb);
-}
-
 /* Rows are kept per step-sum; the division by steps happens at the end,
  * when the step count is known (ProfilerStep* may come anywhere). */
 static void keep_row(const char *path, long line, struct row *r, int has_dev, struct profile *p,
@@ -310,7 +300,7 @@ static void keep_row(const char *path, long line, struct row *r, int has_dev, st
     op->device_time_s = has_dev ? r->self_dev : 0;
     op->time_s = has_dev ? op->device_time_s : op->host_time_s;
     if (cut) {
-        add_flag(op, "name-cut");
+        op_add_flag(op, "name-cut");
         diag_warn_at(d, path, line, 0,
                      "op name '%s' was cut by the profiler; its kind is a guess (the JSON trace has the full name)",
                      op->name);
@@ -322,7 +312,7 @@ static void keep_row(const char *path, long line, struct row *r, int has_dev, st
         ops_fill(op, &a, &f1, &b1);
     } else if (r->shapes && r->shapes[0]) {
         op->shapes = xstrdup(r->shapes);
-        add_flag(op, "shapes-cut");
+        op_add_flag(op, "shapes-cut");
         diag_warn_at(d, path, line, 0,
                      "input shapes of '%s' were cut by the profiler; %s", op->name,
                      r->have_flops ? "flops taken from the table's FLOPs column"
@@ -332,117 +322,137 @@ static void keep_row(const char *path, long line, struct row *r, int has_dev, st
     op->bytes = b1 * op->count;
     if (op->flops == 0 && r->have_flops && r->flops > 0) {
         op->flops = r->flops;
-        add_flag(op, "flops-from-table");
+        op_add_flag(op, "flops-from-table");
     }
 }
 
-int pt_table_read(const char *path, const struct ingest_opts *o, struct profile *out,
-                  struct diag *d)
-{
-    struct textio t;
+/* Where the reader stands in the file. */
+enum pt_state {
+    PT_BEFORE,      /* before the table */
+    PT_SEPARATOR,   /* saw a separator */
+    PT_HEADER,      /* saw the header */
+    PT_ROWS,        /* in the rows */
+    PT_AFTER,       /* after the closing separator */
+};
+
+struct pt_read {
+    const char *path;
     struct table tb;
     struct row r;
-    memset(&tb, 0, sizeof tb);
-    memset(&r, 0, sizeof r);
-    int rc = textio_open(&t, path, d);
-    if (rc)
-        return rc;
-    /* 0: before the table, 1: saw a separator, 2: saw the header,
-     * 3: in the rows, 4: after the closing separator */
-    int state = 0, got, has_dev = 0;
-    long header_line = 0;
-    double steps_host = 0, steps_any = 0, step_cpu_total = 0, self_cpu_total = -1;
-    while ((got = textio_next(&t, d)) > 0) {
-        const char *s = t.cur.buf;
-        size_t n = t.cur.len;
-        if (state == 0 || state == 1) {
-            if (is_separator(s, n)) {
-                split_separator(&tb, s, n);
-                state = 1;
-            } else if (state == 1) {
-                if (parse_header(&tb, s, n) < 0) {
-                    state = 0;  /* some other dashed block: keep looking */
-                    continue;
-                }
-                header_line = t.line;
-                has_dev = tb.col[TC_SELF_DEV] >= 0;
-                state = 2;
-            }
-            continue;
+    enum pt_state state;
+    int has_dev;
+    long header_line;
+    double steps_host, steps_any;   /* ProfilerStep calls: host row, any row */
+    double step_cpu_total;          /* CPU total of the host ProfilerStep row */
+    double self_cpu_total;          /* the footer's, -1 when absent */
+};
+
+/* Before the table: look for a separator followed by a header. */
+static void pt_find_table(struct pt_read *st, const struct textio *t)
+{
+    const char *s = t->cur.buf;
+    size_t n = t->cur.len;
+    if (is_separator(s, n)) {
+        split_separator(&st->tb, s, n);
+        st->state = PT_SEPARATOR;
+    } else if (st->state == PT_SEPARATOR) {
+        if (parse_header(&st->tb, s, n) < 0) {
+            st->state = PT_BEFORE;  /* some other dashed block: keep looking */
+            return;
         }
-        if (state == 2) {
-            if (!is_separator(s, n)) {
-                char show[48];
-                rc = diag_error_at(d, path, t.line, 0,
-                                   "found '%s', expected a '----' line under the table header",
-                                   textio_show(s, n, show, sizeof show));
-                goto out;
-            }
-            state = 3;
-            continue;
+        st->header_line = t->line;
+        st->has_dev = st->tb.col[TC_SELF_DEV] >= 0;
+        st->state = PT_HEADER;
+    }
+}
+
+/* One row of the table: a step row counts the steps, others become ops. */
+static int pt_row(struct pt_read *st, const struct textio *t, struct profile *out,
+                  struct diag *d)
+{
+    struct row *r = &st->r;
+    const char *bad = "", *expected = "";
+    if (parse_row(&st->tb, t->cur.buf, t->cur.len, r, &bad, &expected) < 0) {
+        char show[48];
+        return diag_error_at(d, st->path, t->line, 0, "found '%s' in column '%s', expected %s",
+                             textio_show(r->bad_v, r->bad_len, show, sizeof show), bad,
+                             expected);
+    }
+    if (strcmp(r->name, "ProfilerStep*") == 0 || strncmp(r->name, "ProfilerStep#", 13) == 0) {
+        /* the GPU-side row may be split into more ranges than
+         * there were steps: the host row counts the steps */
+        if (r->cpu_total > 0 && st->steps_host == 0) {
+            st->steps_host = r->calls;
+            st->step_cpu_total = r->cpu_total;
+        } else if (st->steps_any == 0) {
+            st->steps_any = r->calls;
         }
-        if (state == 3) {
-            if (is_separator(s, n)) {
-                state = 4;
-                continue;
-            }
-            const char *bad = "", *expected = "";
-            if (parse_row(&tb, s, n, &r, &bad, &expected) < 0) {
-                char show[48];
-                rc = diag_error_at(d, path, t.line, 0, "found '%s' in column '%s', expected %s",
-                                   textio_show(r.bad_v, r.bad_len, show, sizeof show), bad,
-                                   expected);
-                goto out;
-            }
-            if (strcmp(r.name, "ProfilerStep*") == 0 || strncmp(r.name, "ProfilerStep#", 13) == 0) {
-                /* the GPU-side row may be split into more ranges than
-                 * there were steps: the host row counts the steps */
-                if (r.cpu_total > 0 && steps_host == 0) {
-                    steps_host = r.calls;
-                    step_cpu_total = r.cpu_total;
-                } else if (steps_any == 0) {
-                    steps_any = r.calls;
-                }
-            } else if (r.self_cpu > 0 || r.cpu_total > 0 || !has_dev) {
-                keep_row(path, t.line, &r, has_dev, out, d);
-            }
-            row_release(&r);
-            continue;
+    } else if (r->self_cpu > 0 || r->cpu_total > 0 || !st->has_dev) {
+        keep_row(st->path, t->line, r, st->has_dev, out, d);
+    }
+    row_release(r);
+    return 0;
+}
+
+static int pt_line(struct pt_read *st, const struct textio *t, struct profile *out,
+                   struct diag *d)
+{
+    const char *s = t->cur.buf;
+    size_t n = t->cur.len;
+    char show[48];
+    switch (st->state) {
+    case PT_BEFORE:
+    case PT_SEPARATOR:
+        pt_find_table(st, t);
+        return 0;
+    case PT_HEADER:
+        if (!is_separator(s, n))
+            return diag_error_at(d, st->path, t->line, 0,
+                                 "found '%s', expected a '----' line under the table header",
+                                 textio_show(s, n, show, sizeof show));
+        st->state = PT_ROWS;
+        return 0;
+    case PT_ROWS:
+        if (is_separator(s, n)) {
+            st->state = PT_AFTER;
+            return 0;
         }
-        /* footer */
-        if (strncmp(s, "Self CPU time total:", 20) == 0) {
-            size_t len = n - 20;
-            const char *v = textio_trim(s + 20, &len);
-            if (parse_time(v, len, &self_cpu_total) < 0) {
-                rc = diag_error_at(d, path, t.line, 0, "found '%.40s', expected a time", v);
-                goto out;
-            }
-        }
+        return pt_row(st, t, out, d);
+    case PT_AFTER:
+        break;
     }
-    if (got < 0) {
-        rc = t.status;
-        goto out;
+    /* footer */
+    if (strncmp(s, "Self CPU time total:", 20) == 0) {
+        size_t len = n - 20;
+        const char *v = textio_trim(s + 20, &len);
+        if (parse_time(v, len, &st->self_cpu_total) < 0)
+            return diag_error_at(d, st->path, t->line, 0, "found '%.40s', expected a time", v);
     }
-    if (state < 2) {
-        rc = diag_error_at(d, path, t.line, 0,
-                           t.line ? "found no table header (Name ... # of Calls), expected a "
-                                    "torch.profiler key_averages table"
-                                  : "found an empty file, expected a torch.profiler key_averages table");
-        goto out;
-    }
-    if (state < 4) {
-        rc = diag_error_at(d, path, t.line, 0,
-                           "found the end of the file inside the table, expected a closing '----' "
-                           "line (truncated file?)");
-        goto out;
-    }
-    if (out->n_ops == 0) {
-        rc = diag_error_at(d, path, header_line, 0, "found no op rows, expected at least one");
-        goto out;
-    }
-    double steps = steps_host > 0 ? steps_host : steps_any;
+    return 0;
+}
+
+/* The table was read to its end: divide the step sums by the steps and
+ * fill the profile's header. */
+static int pt_finish(struct pt_read *st, const struct textio *t, const struct ingest_opts *o,
+                     struct profile *out, struct diag *d)
+{
+    const char *path = st->path;
+    if (st->state < PT_HEADER)
+        return diag_error_at(d, path, t->line, 0,
+                             t->line ? "found no table header (Name ... # of Calls), expected a "
+                                       "torch.profiler key_averages table"
+                                     : "found an empty file, expected a torch.profiler "
+                                       "key_averages table");
+    if (st->state < PT_AFTER)
+        return diag_error_at(d, path, t->line, 0,
+                             "found the end of the file inside the table, expected a closing "
+                             "'----' line (truncated file?)");
+    if (out->n_ops == 0)
+        return diag_error_at(d, path, st->header_line, 0,
+                             "found no op rows, expected at least one");
+    double steps = st->steps_host > 0 ? st->steps_host : st->steps_any;
     if (steps <= 0) {
-        diag_warn_at(d, path, header_line, 0,
+        diag_warn_at(d, path, st->header_line, 0,
                      "no ProfilerStep* row: the table is taken as one step");
         steps = 1;
     }
@@ -462,13 +472,35 @@ int pt_table_read(const char *path, const struct ingest_opts *o, struct profile 
     free(out->source);
     out->source = xstrdup(path);
     out->steps = (int)steps;
-    out->has_device = has_dev;
+    out->has_device = st->has_dev;
     out->batch = o ? o->batch : 0;
-    out->step_time_s = step_cpu_total > 0 ? step_cpu_total / steps : 0;
-    out->host_time_s = self_cpu_total > 0 ? self_cpu_total / steps : 0;
+    out->step_time_s = st->step_cpu_total > 0 ? st->step_cpu_total / steps : 0;
+    out->host_time_s = st->self_cpu_total > 0 ? st->self_cpu_total / steps : 0;
     out->dtype = ops_dominant_dtype(out);
+    return 0;
+}
+
+int pt_table_read(const char *path, const struct ingest_opts *o, struct profile *out,
+                  struct diag *d)
+{
+    struct textio t;
+    struct pt_read st;
+    memset(&st, 0, sizeof st);
+    st.path = path;
+    st.self_cpu_total = -1;
+    int rc = textio_open(&t, path, d);
+    if (rc)
+        return rc;
+    int got;
+    while ((got = textio_next(&t, d)) > 0)
+        if ((rc = pt_line(&st, &t, out, d)))
+            goto out;
+    if (got < 0)
+        rc = t.status;
+    else
+        rc = pt_finish(&st, &t, o, out, d);
 out:
-    row_release(&r);
+    row_release(&st.r);
     textio_close(&t);
     return rc;
 }

@@ -62,18 +62,6 @@ struct reader {
     int warned_orphan;
 };
 
-static void add_flag(struct op *op, const char *flag)
-{
-    if (op->flags && strstr(op->flags, flag))
-        return;
-    struct strbuf sb = STRBUF_INIT;
-    if (op->flags)
-        strbuf_addf(&sb, "%s,", op->flags);
-    strbuf_addstr(&sb, flag);
-    free(op->flags);
-    op->flags = strbuf_detach(&sb);
-}
-
 /* ------------------------------------------------------------------ */
 /* input-shape lines */
 
@@ -222,7 +210,7 @@ static void gemm_from_shapes(struct reader *r, long line, struct op *op,
                              const struct shape_line *sl)
 {
     if (sl->n < 2 || sl->in[0].rank < 2 || sl->in[1].rank < 2) {
-        add_flag(op, "no-shapes");
+        op_add_flag(op, "no-shapes");
         return;
     }
     struct tshape a = sl->in[0], b = sl->in[1];
@@ -267,14 +255,14 @@ static void gemm_from_shapes(struct reader *r, long line, struct op *op,
         }
     }
     if (first < 0) {
-        add_flag(op, "shape-mismatch");
+        op_add_flag(op, "shape-mismatch");
         diag_warn_at(r->d, r->path, line, 0,
                      "%s inputs %lldx%lld and %lldx%lld agree in no orientation; flops left at 0",
                      op->name, ra, ca, rb, cb);
         return;
     }
     if (matches > 1)
-        add_flag(op, "ambiguous-orientation");
+        op_add_flag(op, "ambiguous-orientation");
     op->a_t = orient[first][0];
     op->b_t = orient[first][1];
     op->m = mm > 0 ? mm : 0;
@@ -282,7 +270,7 @@ static void gemm_from_shapes(struct reader *r, long line, struct op *op,
     op->k = kk > 0 ? kk : 0;
     op->batch = batch;
     if (unresolved) {
-        add_flag(op, "unresolved-batch");
+        op_add_flag(op, "unresolved-batch");
         diag_warn_at(r->d, r->path, line, 0,
                      "input shape has a -1 (batch) dimension; give --batch N to resolve it, flops left at 0");
         return;
@@ -299,7 +287,7 @@ static void conv_from_shapes(struct op *op, const struct shape_line *sl)
 {
     if (strcmp(op->name, "Conv2D") != 0 || sl->n < 2 || sl->in[0].rank != 4 ||
         sl->in[1].rank != 4) {
-        add_flag(op, "conv-params-unknown");
+        op_add_flag(op, "conv-params-unknown");
         return;
     }
     const long long *x = sl->in[0].dim, *f = sl->in[1].dim;
@@ -311,7 +299,7 @@ static void conv_from_shapes(struct op *op, const struct shape_line *sl)
     op->conv.s = f[1];
     op->conv.k = f[3];
     op->conv.groups = 1;
-    add_flag(op, "conv-params-unknown");
+    op_add_flag(op, "conv-params-unknown");
 }
 
 /* ------------------------------------------------------------------ */
@@ -504,7 +492,7 @@ static int parse_row(struct reader *r, const char *s, size_t n)
         op->count = (double)v.runs;
     } else {
         op->count = 1;
-        add_flag(op, "count-unknown");
+        op_add_flag(op, "count-unknown");
     }
     op->device_time_s = v.have_accel ? v.accel : 0;
     op->host_time_s = v.have_cpu ? v.cpu : 0;
@@ -516,7 +504,7 @@ static int parse_row(struct reader *r, const char *s, size_t n)
     if (v.have_flops)
         op->flops = v.flops;
     if (op->kind == OP_GEMM || op->kind == OP_CONV)
-        add_flag(op, "no-shapes");
+        op_add_flag(op, "no-shapes");
     free(r->row_type);
     r->row_type = xstrdup(op->name);
     r->row_op = (long)(r->p->n_ops - 1);
@@ -549,7 +537,7 @@ static void add_shape_op(struct reader *r, long line, const struct shape_line *s
     }
     r->row_shapes++;
     if (!r->row_type) {
-        add_flag(op, "assumed-matmul");
+        op_add_flag(op, "assumed-matmul");
         if (!r->warned_orphan) {
             diag_warn_at(r->d, r->path, line, 0,
                          "input-shape lines without an op row before them; taken as MatMul");
@@ -563,7 +551,7 @@ static void add_shape_op(struct reader *r, long line, const struct shape_line *s
     free(op->shapes);
     op->shapes = strbuf_detach(&sb);
     if (sl->runs == 0)
-        add_flag(op, "not-run");
+        op_add_flag(op, "not-run");
     if (op->kind == OP_GEMM)
         gemm_from_shapes(r, line, op, sl);
     else if (op->kind == OP_CONV)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
 #include "core/xalloc.h"
 
 static const char *const kind_names[OP_KIND_COUNT] = {
@@ -70,4 +71,24 @@ void profile_release(struct profile *p)
     free(p->device_name);
     free(p->framework);
     memset(p, 0, sizeof *p);
+}
+
+void op_add_flag(struct op *op, const char *flag)
+{
+    size_t n = strlen(flag);
+    const char *f = op->flags;
+    while (f && *f) {
+        size_t len = strcspn(f, ",");
+        if (len == n && strncmp(f, flag, n) == 0)
+            return;
+        f += len;
+        if (*f == ',')
+            f++;
+    }
+    struct strbuf sb = STRBUF_INIT;
+    if (op->flags)
+        strbuf_addf(&sb, "%s,", op->flags);
+    strbuf_addstr(&sb, flag);
+    free(op->flags);
+    op->flags = strbuf_detach(&sb);
 }

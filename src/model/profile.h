@@ -88,6 +88,9 @@ enum op_phase op_phase_parse(const char *s);
 void profile_init(struct profile *p);
 /* Append a zeroed op and return it (owned by the profile). */
 struct op *profile_add_op(struct profile *p);
+/* Append flag to op->flags (comma-separated), unless it is already one of
+ * them. */
+void op_add_flag(struct op *op, const char *flag);
 void profile_release(struct profile *p);  /* frees members, not p itself (README: ownership) */
 
 #endif

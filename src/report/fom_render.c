@@ -32,12 +32,46 @@ static const char *fixed(char *buf, size_t n, double v, int dec)
     return fmt_fixed(buf, n, v, dec);
 }
 
-static void render_text(FILE *fp, const struct study *st, const struct study_eval *ev)
+/* One row of the per-problem table: problem p on system s. */
+static void text_row(FILE *fp, const struct study *st, const struct study_eval *ev, size_t p,
+                     size_t s)
+{
+    size_t ns = ev->n_systems, base = st->baseline, i = p * ns + s;
+    const struct fom_result *r = &ev->fom;
+    char a[64], b[64], c[64], e[64], f[64];
+    fprintf(fp, "%-10s %-10s %10lld %7s %4zu %16s %20s %16s",
+            st->problems[p].id, st->systems[s].id, (long long)st->systems[s].nodes,
+            num(a, sizeof a, ev->weights[p]), ev->repeats[i],
+            num(b, sizeof b, ev->hours[i]), num(c, sizeof c, r->units_per_day[i]),
+            s == base ? "(baseline)" : fixed(e, sizeof e, r->ratio[i], 2));
+    if (ev->has_repeats || ev->has_spread) {
+        char ci[64];
+        if (s == base)
+            snprintf(ci, sizeof ci, "-");
+        else if (isfinite(ev->ratio_lo[i]))
+            snprintf(ci, sizeof ci, "%.2f .. %.2f", ev->ratio_lo[i], ev->ratio_hi[i]);
+        else
+            snprintf(ci, sizeof ci, "n/a");
+        fprintf(fp, " %18s", ci);
+    }
+    if (ev->has_repeats) {
+        const struct median_ci *ci = &ev->hours_ci[i];
+        if (ci->available)
+            fprintf(fp, "  %s .. %s (%.1f%%)", num(e, sizeof e, ci->lo),
+                    num(f, sizeof f, ci->hi), ci->coverage * 100);
+        else
+            fprintf(fp, "  n/a (n < 6)");
+    }
+    fputc('\n', fp);
+}
+
+/* The heading and the per-problem table, with a note for every estimated
+ * run that shares a node. */
+static void text_problems(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
     size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
     const char *bid = st->systems[base].id;
-    const struct fom_result *r = &ev->fom;
-    char a[64], b[64], c[64], e[64], f[64];
+    char a[64], b[64];
     int pct = (int)lround(ev->ci_level * 100);
 
     fprintf(fp, "study: %s (%s)\n", st->name, st->path);
@@ -47,41 +81,14 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
     fprintf(fp, "%-10s %-10s %10s %7s %4s %16s %20s %16s",
             "problem", "system", "nodes", "weight", "n", "hours/unit [h]",
             "units/day [1/day]", "ratio [x]");
-    int varies = ev->has_repeats || ev->has_spread;
-    if (varies)
+    if (ev->has_repeats || ev->has_spread)
         fprintf(fp, " %18s", "ratio CI [x]");
     if (ev->has_repeats)
         fprintf(fp, "  %d%% CI of median [h]", pct);
     fputc('\n', fp);
-    for (size_t p = 0; p < np; p++) {
-        for (size_t s = 0; s < ns; s++) {
-            size_t i = p * ns + s;
-            fprintf(fp, "%-10s %-10s %10lld %7s %4zu %16s %20s %16s",
-                    st->problems[p].id, st->systems[s].id, (long long)st->systems[s].nodes,
-                    num(a, sizeof a, ev->weights[p]), ev->repeats[i],
-                    num(b, sizeof b, ev->hours[i]), num(c, sizeof c, r->units_per_day[i]),
-                    s == base ? "(baseline)" : fixed(e, sizeof e, r->ratio[i], 2));
-            if (varies) {
-                char ci[64];
-                if (s == base)
-                    snprintf(ci, sizeof ci, "-");
-                else if (isfinite(ev->ratio_lo[i]))
-                    snprintf(ci, sizeof ci, "%.2f .. %.2f", ev->ratio_lo[i], ev->ratio_hi[i]);
-                else
-                    snprintf(ci, sizeof ci, "n/a");
-                fprintf(fp, " %18s", ci);
-            }
-            if (ev->has_repeats) {
-                const struct median_ci *ci = &ev->hours_ci[i];
-                if (ci->available)
-                    fprintf(fp, "  %s .. %s (%.1f%%)", num(e, sizeof e, ci->lo),
-                            num(f, sizeof f, ci->hi), ci->coverage * 100);
-                else
-                    fprintf(fp, "  n/a (n < 6)");
-            }
-            fputc('\n', fp);
-        }
-    }
+    for (size_t p = 0; p < np; p++)
+        for (size_t s = 0; s < ns; s++)
+            text_row(fp, st, ev, p, s);
 
     /* Estimated runs that share a node: say how hours/unit was made. */
     for (size_t i = 0; i < np * ns; i++)
@@ -89,6 +96,15 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
             fprintf(fp, "  %s on %s: %s runs side by side per node; hours/unit = one run's "
                         "time / %s\n", st->problems[i / ns].id, st->systems[i % ns].id,
                     num(a, sizeof a, ev->runs_per_node[i]), num(b, sizeof b, ev->runs_per_node[i]));
+}
+
+/* The per-system table and the FOM of the first other system. */
+static void text_systems(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, base = st->baseline;
+    const char *bid = st->systems[base].id;
+    const struct fom_result *r = &ev->fom;
+    char a[64], b[64], c[64], e[64];
     fprintf(fp, "\n%-10s %10s %26s %14s %18s %16s %16s\n", "system", "nodes",
             "harmonic rate [units/day]", "FOM [x]", "FOM CI [x]",
             "mean ratio [x]", "harm. ratio [x]");
@@ -111,26 +127,14 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
         fprintf(fp, "FOM of %s = H(%s) / H(%s) = %s / %s = %.3f\n", st->systems[o].id,
                 st->systems[o].id, bid, num(a, sizeof a, r->harmonic_rate[o]),
                 num(b, sizeof b, r->harmonic_rate[base]), r->fom[o]);
-    fprintf(fp, "\nlegend:\n");
-    fprintf(fp, "  units/day = 24 / hours per unit x nodes; ratio = units/day of the system / "
-                "units/day of %s\n", bid);
-    fprintf(fp, "  harmonic rate H = %s of the per-problem units/day; FOM = H(system) / H(%s)\n",
-            st->has_weights ? "weighted harmonic mean sum(w) / sum(w / rate)" : "harmonic mean",
-            bid);
-    fprintf(fp, "  mean ratio, harm. ratio = %sarithmetic and harmonic mean of the per-problem "
-                "ratios, for contrast only\n", st->has_weights ? "weighted " : "");
-    if (st->has_weights)
-        fprintf(fp, "  why FOM and mean of ratios differ: the FOM weighs each problem's ratio by "
-                    "its weight times %s's time per unit of work, the means of ratios by the "
-                    "weight alone (the arithmetic one is pulled up by the largest ratio)\n", bid);
-    else
-        fprintf(fp, "  why FOM and mean of ratios differ: the FOM weighs each problem's ratio by "
-                    "%s's time per unit of work (slow problems count more), the means of ratios "
-                    "weigh every ratio equally (the arithmetic one is pulled up by the largest "
-                    "ratio)\n", bid);
-    fprintf(fp, "  ratios are printed rounded to 2 decimals, FOM and means to 3; all are "
-                "computed from unrounded rates\n");
-    fprintf(fp, "  n = measured times (repeats); hours/unit is their median\n");
+}
+
+/* The legend lines about the intervals. */
+static void text_legend_ci(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    int pct = (int)lround(ev->ci_level * 100);
+    int varies = ev->has_repeats || ev->has_spread;
     if (ev->has_repeats && !ev->has_spread)
         fprintf(fp, "  FOM CI: %d%% percentile bootstrap over the repeats, %d resamples, "
                     "seed %lu; median CI from order statistics (achieved coverage shown)\n",
@@ -153,143 +157,203 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
             ratio_na = 1;
     if (ratio_na)
         fprintf(fp, "  ratio CI n/a: neither the system's nor %s's cell of the problem varies\n",
-                bid);
+                st->systems[base].id);
+}
+
+static void text_legend(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    const char *bid = st->systems[st->baseline].id;
+    fprintf(fp, "\nlegend:\n");
+    fprintf(fp, "  units/day = 24 / hours per unit x nodes; ratio = units/day of the system / "
+                "units/day of %s\n", bid);
+    fprintf(fp, "  harmonic rate H = %s of the per-problem units/day; FOM = H(system) / H(%s)\n",
+            st->has_weights ? "weighted harmonic mean sum(w) / sum(w / rate)" : "harmonic mean",
+            bid);
+    fprintf(fp, "  mean ratio, harm. ratio = %sarithmetic and harmonic mean of the per-problem "
+                "ratios, for contrast only\n", st->has_weights ? "weighted " : "");
+    if (st->has_weights)
+        fprintf(fp, "  why FOM and mean of ratios differ: the FOM weighs each problem's ratio by "
+                    "its weight times %s's time per unit of work, the means of ratios by the "
+                    "weight alone (the arithmetic one is pulled up by the largest ratio)\n", bid);
+    else
+        fprintf(fp, "  why FOM and mean of ratios differ: the FOM weighs each problem's ratio by "
+                    "%s's time per unit of work (slow problems count more), the means of ratios "
+                    "weigh every ratio equally (the arithmetic one is pulled up by the largest "
+                    "ratio)\n", bid);
+    fprintf(fp, "  ratios are printed rounded to 2 decimals, FOM and means to 3; all are "
+                "computed from unrounded rates\n");
+    fprintf(fp, "  n = measured times (repeats); hours/unit is their median\n");
+    text_legend_ci(fp, st, ev);
+}
+
+static void render_text(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    text_problems(fp, st, ev);
+    text_systems(fp, st, ev);
+    text_legend(fp, st, ev);
+}
+
+/* The "ci" key: how the intervals were made, or null when none were. */
+static void json_ci_method(struct json *j, const struct study_eval *ev)
+{
+    json_key(j, "ci");
+    if (!ev->has_repeats && !ev->has_spread) {
+        json_null(j);
+        return;
+    }
+    json_obj_begin(j);
+    json_kstr(j, "method", !ev->has_spread ? "percentile bootstrap over repeated times"
+              : ev->has_repeats ? "percentile interval: bootstrap over repeated times and "
+                                  "Monte Carlo over kernel-table p05/p95 spreads"
+              : "percentile interval of a Monte Carlo over kernel-table p05/p95 spreads");
+    json_knum(j, "level", ev->ci_level);
+    json_kint(j, "resamples", ev->resamples);
+    json_kint(j, "seed", (int64_t)ev->seed);
+    if (ev->has_spread) {
+        json_kint(j, "estimate_draws", (int64_t)ev->estimate_draws);
+        json_kint(j, "estimate_seed", (int64_t)ev->estimate_seed);
+        json_kstr(j, "covers", "kernel timing spread only, not the estimator's error");
+    }
+    json_obj_end(j);
+}
+
+/* The contract's summary keys, about the first other system. */
+static void json_summary(struct json *j, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, o = first_other(st);
+    const struct fom_result *r = &ev->fom;
+    json_kstr(j, "study", st->name);
+    json_kstr(j, "file", st->path);
+    json_kstr(j, "baseline", st->systems[st->baseline].id);
+    json_kstr(j, "compared", o < ns ? st->systems[o].id : NULL);
+    json_knum(j, "fom", o < ns ? r->fom[o] : NAN);
+    json_key(j, "fom_by_system");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++)
+        json_knum(j, st->systems[s].id, r->fom[s]);
+    json_obj_end(j);
+    json_key(j, "fom_ci");
+    json_interval(j, o < ns ? ev->fom_lo[o] : NAN, o < ns ? ev->fom_hi[o] : NAN);
+    json_key(j, "mean_of_ratios");
+    json_obj_begin(j);
+    json_knum(j, "arithmetic", o < ns ? r->mean_ratio_arith[o] : NAN);
+    json_knum(j, "harmonic", o < ns ? r->mean_ratio_harm[o] : NAN);
+    json_obj_end(j);
+    json_key(j, "weighted");
+    json_bool(j, st->has_weights);
+    json_ci_method(j, ev);
+}
+
+static void json_systems(struct json *j, const struct study *st, const struct study_eval *ev)
+{
+    const struct fom_result *r = &ev->fom;
+    json_key(j, "systems");
+    json_arr_begin(j);
+    for (size_t s = 0; s < ev->n_systems; s++) {
+        json_obj_begin(j);
+        json_kstr(j, "id", st->systems[s].id);
+        json_kint(j, "nodes", st->systems[s].nodes);
+        json_knum(j, "harmonic_rate", r->harmonic_rate[s]);
+        json_knum(j, "fom", r->fom[s]);
+        json_key(j, "fom_ci");
+        json_interval(j, ev->fom_lo[s], ev->fom_hi[s]);
+        json_key(j, "mean_of_ratios");
+        json_obj_begin(j);
+        json_knum(j, "arithmetic", r->mean_ratio_arith[s]);
+        json_knum(j, "harmonic", r->mean_ratio_harm[s]);
+        json_obj_end(j);
+        json_kstr(j, "machine", st->systems[s].machine);
+        json_kstr(j, "kernels", st->systems[s].kernels);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+/* key: { system: v[p * ns + s] } over every system (skip: one to leave
+ * out, or ns for none); v_int, when given, writes integers instead of v. */
+static void json_by_system(struct json *j, const char *key, const struct study *st, size_t ns,
+                           size_t p, size_t skip, const double *v, const size_t *v_int)
+{
+    json_key(j, key);
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++) {
+        if (s == skip)
+            continue;
+        if (v_int)
+            json_kint(j, st->systems[s].id, (int64_t)v_int[p * ns + s]);
+        else
+            json_knum(j, st->systems[s].id, v[p * ns + s]);
+    }
+    json_obj_end(j);
+}
+
+static void json_hours_ci(struct json *j, const struct study *st, const struct study_eval *ev,
+                          size_t p)
+{
+    size_t ns = ev->n_systems;
+    json_key(j, "hours_per_unit_ci");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++) {
+        const struct median_ci *ci = &ev->hours_ci[p * ns + s];
+        json_key(j, st->systems[s].id);
+        if (ci->available) {
+            json_obj_begin(j);
+            json_knum(j, "lo", ci->lo);
+            json_knum(j, "hi", ci->hi);
+            json_knum(j, "coverage", ci->coverage);
+            json_obj_end(j);
+        } else {
+            json_null(j);
+        }
+    }
+    json_obj_end(j);
+}
+
+static void json_problem(struct json *j, const struct study *st, const struct study_eval *ev,
+                         size_t p)
+{
+    size_t ns = ev->n_systems, base = st->baseline, o = first_other(st);
+    const struct fom_result *r = &ev->fom;
+    json_obj_begin(j);
+    json_kstr(j, "id", st->problems[p].id);
+    json_knum(j, "weight", ev->weights[p]);
+    json_knum(j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
+    json_key(j, "ratio_ci");
+    json_interval(j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
+    json_by_system(j, "ratios", st, ns, p, base, r->ratio, NULL);
+    json_key(j, "ratios_ci");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++) {
+        if (s == base)
+            continue;
+        json_key(j, st->systems[s].id);
+        json_interval(j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
+    }
+    json_obj_end(j);
+    json_by_system(j, "units_per_day", st, ns, p, ns, r->units_per_day, NULL);
+    json_by_system(j, "hours_per_unit", st, ns, p, ns, ev->hours, NULL);
+    json_by_system(j, "runs_per_node", st, ns, p, ns, ev->runs_per_node, NULL);
+    json_by_system(j, "repeats", st, ns, p, ns, NULL, ev->repeats);
+    json_hours_ci(j, st, ev, p);
+    json_obj_end(j);
 }
 
 static void render_json(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
-    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
-    size_t o = first_other(st);
-    const struct fom_result *r = &ev->fom;
     struct json j;
     json_init(&j, fp, 1);
     json_obj_begin(&j);
-    json_kstr(&j, "study", st->name);
-    json_kstr(&j, "file", st->path);
-    json_kstr(&j, "baseline", st->systems[base].id);
-    json_kstr(&j, "compared", o < ns ? st->systems[o].id : NULL);
-    json_knum(&j, "fom", o < ns ? r->fom[o] : NAN);
-    json_key(&j, "fom_by_system");
-    json_obj_begin(&j);
-    for (size_t s = 0; s < ns; s++)
-        json_knum(&j, st->systems[s].id, r->fom[s]);
-    json_obj_end(&j);
-    json_key(&j, "fom_ci");
-    json_interval(&j, o < ns ? ev->fom_lo[o] : NAN, o < ns ? ev->fom_hi[o] : NAN);
-    json_key(&j, "mean_of_ratios");
-    json_obj_begin(&j);
-    json_knum(&j, "arithmetic", o < ns ? r->mean_ratio_arith[o] : NAN);
-    json_knum(&j, "harmonic", o < ns ? r->mean_ratio_harm[o] : NAN);
-    json_obj_end(&j);
-    json_key(&j, "weighted");
-    json_bool(&j, st->has_weights);
-    json_key(&j, "ci");
-    if (ev->has_repeats || ev->has_spread) {
-        json_obj_begin(&j);
-        json_kstr(&j, "method", !ev->has_spread ? "percentile bootstrap over repeated times"
-                  : ev->has_repeats ? "percentile interval: bootstrap over repeated times and "
-                                      "Monte Carlo over kernel-table p05/p95 spreads"
-                  : "percentile interval of a Monte Carlo over kernel-table p05/p95 spreads");
-        json_knum(&j, "level", ev->ci_level);
-        json_kint(&j, "resamples", ev->resamples);
-        json_kint(&j, "seed", (int64_t)ev->seed);
-        if (ev->has_spread) {
-            json_kint(&j, "estimate_draws", (int64_t)ev->estimate_draws);
-            json_kint(&j, "estimate_seed", (int64_t)ev->estimate_seed);
-            json_kstr(&j, "covers", "kernel timing spread only, not the estimator's error");
-        }
-        json_obj_end(&j);
-    } else {
-        json_null(&j);
-    }
-
-    json_key(&j, "systems");
-    json_arr_begin(&j);
-    for (size_t s = 0; s < ns; s++) {
-        json_obj_begin(&j);
-        json_kstr(&j, "id", st->systems[s].id);
-        json_kint(&j, "nodes", st->systems[s].nodes);
-        json_knum(&j, "harmonic_rate", r->harmonic_rate[s]);
-        json_knum(&j, "fom", r->fom[s]);
-        json_key(&j, "fom_ci");
-        json_interval(&j, ev->fom_lo[s], ev->fom_hi[s]);
-        json_key(&j, "mean_of_ratios");
-        json_obj_begin(&j);
-        json_knum(&j, "arithmetic", r->mean_ratio_arith[s]);
-        json_knum(&j, "harmonic", r->mean_ratio_harm[s]);
-        json_obj_end(&j);
-        json_kstr(&j, "machine", st->systems[s].machine);
-        json_kstr(&j, "kernels", st->systems[s].kernels);
-        json_obj_end(&j);
-    }
-    json_arr_end(&j);
-
+    json_summary(&j, st, ev);
+    json_systems(&j, st, ev);
     json_key(&j, "problems");
     json_arr_begin(&j);
-    for (size_t p = 0; p < np; p++) {
-        json_obj_begin(&j);
-        json_kstr(&j, "id", st->problems[p].id);
-        json_knum(&j, "weight", ev->weights[p]);
-        json_knum(&j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
-        json_key(&j, "ratio_ci");
-        json_interval(&j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
-        json_key(&j, "ratios");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            if (s != base)
-                json_knum(&j, st->systems[s].id, r->ratio[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "ratios_ci");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++) {
-            if (s == base)
-                continue;
-            json_key(&j, st->systems[s].id);
-            json_interval(&j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
-        }
-        json_obj_end(&j);
-        json_key(&j, "units_per_day");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_knum(&j, st->systems[s].id, r->units_per_day[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "hours_per_unit");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_knum(&j, st->systems[s].id, ev->hours[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "runs_per_node");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_knum(&j, st->systems[s].id, ev->runs_per_node[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "repeats");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_kint(&j, st->systems[s].id, (int64_t)ev->repeats[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "hours_per_unit_ci");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++) {
-            const struct median_ci *ci = &ev->hours_ci[p * ns + s];
-            json_key(&j, st->systems[s].id);
-            if (ci->available) {
-                json_obj_begin(&j);
-                json_knum(&j, "lo", ci->lo);
-                json_knum(&j, "hi", ci->hi);
-                json_knum(&j, "coverage", ci->coverage);
-                json_obj_end(&j);
-            } else {
-                json_null(&j);
-            }
-        }
-        json_obj_end(&j);
-        json_obj_end(&j);
-    }
+    for (size_t p = 0; p < ev->n_problems; p++)
+        json_problem(&j, st, ev, p);
     json_arr_end(&j);
     json_obj_end(&j);
     json_finish(&j);
 }
+
 static void csv_num(FILE *fp, double v)
 {
     if (isfinite(v))

@@ -173,15 +173,160 @@ static void first_error(const struct strbuf *err, struct strbuf *msg)
         strbuf_addch(msg, (unsigned char)best[i] < 0x20 ? ' ' : best[i]);
 }
 
+/* A running gnuplot: its pid and our ends of its stdin, stdout, stderr
+ * (-1 once closed). */
+struct gp_child {
+    pid_t pid;
+    int in, out, err;
+};
+
+/* Start exe reading a script on stdin.  stdin is a socket so that a gnuplot
+ * dying early gives us EPIPE from send(MSG_NOSIGNAL) instead of a SIGPIPE
+ * that would kill fom. */
+static int gp_spawn(const char *exe, struct gp_child *c, struct diag *d)
+{
+    int in_sv[2] = { -1, -1 }, out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+    int rc = 0;
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, in_sv) != 0 || pipe(out_p) != 0 ||
+        pipe(err_p) != 0) {
+        rc = diag_syserr(d, "cannot start gnuplot: %s", strerror(errno));
+        goto out;
+    }
+    c->pid = fork();
+    if (c->pid < 0) {
+        rc = diag_syserr(d, "cannot start gnuplot: %s", strerror(errno));
+        goto out;
+    }
+    if (c->pid == 0) {
+        /* child: only async-signal-safe calls from here on */
+        if (dup2(in_sv[1], 0) < 0 || dup2(out_p[1], 1) < 0 || dup2(err_p[1], 2) < 0)
+            _exit(127);
+        close(in_sv[0]); close(in_sv[1]);
+        close(out_p[0]); close(out_p[1]);
+        close(err_p[0]); close(err_p[1]);
+        char *const argv[] = { "gnuplot", "-", NULL };
+        execv(exe, argv);
+        _exit(127);
+    }
+    c->in = in_sv[0]; in_sv[0] = -1;
+    c->out = out_p[0]; out_p[0] = -1;
+    c->err = err_p[0]; err_p[0] = -1;
+    fcntl(c->in, F_SETFL, fcntl(c->in, F_GETFL) | O_NONBLOCK);
+out:
+    for (int i = 0; i < 2; i++) {
+        if (in_sv[i] >= 0) close(in_sv[i]);
+        if (out_p[i] >= 0) close(out_p[i]);
+        if (err_p[i] >= 0) close(err_p[i]);
+    }
+    return rc;
+}
+
+/* Read what fd has into sb (up to max bytes in all, more is dropped when
+ * max_is_error is 0).  Returns 1 while fd stays open, 0 at its end, -1
+ * when sb would pass max and max_is_error. */
+static int gp_drain(int fd, struct strbuf *sb, size_t start, size_t max, int max_is_error)
+{
+    char buf[65536];
+    ssize_t r = read(fd, buf, sizeof buf);
+    if (r > 0) {
+        if (sb->len - start + (size_t)r > max) {
+            if (max_is_error)
+                return -1;
+            if (sb->len - start < max)
+                strbuf_add(sb, buf, (size_t)r);
+            return 1;
+        }
+        strbuf_add(sb, buf, (size_t)r);
+        return 1;
+    }
+    return r == 0 || (errno != EINTR && errno != EAGAIN) ? 0 : 1;
+}
+
+/* Feed the script, collect the image and stderr until gnuplot closes both,
+ * within GP_TIMEOUT_MS. */
+static int gp_exchange(struct gp_child *c, const struct strbuf *script, struct strbuf *image,
+                       size_t image_start, struct strbuf *err, struct diag *d)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    size_t sent = 0;
+    int open_out = 1, open_err = 1;
+    while (open_out || open_err) {
+        struct pollfd pf[3];
+        int n = 0, i_in = -1, i_out = -1, i_err = -1;
+        if (c->in >= 0) {
+            pf[n].fd = c->in; pf[n].events = POLLOUT; i_in = n++;
+        }
+        if (open_out) {
+            pf[n].fd = c->out; pf[n].events = POLLIN; i_out = n++;
+        }
+        if (open_err) {
+            pf[n].fd = c->err; pf[n].events = POLLIN; i_err = n++;
+        }
+        long left = GP_TIMEOUT_MS - elapsed_ms(&t0);
+        if (left <= 0) {
+            kill(c->pid, SIGKILL);
+            return diag_syserr(d, "gnuplot did not finish within %d s", GP_TIMEOUT_MS / 1000);
+        }
+        int pr = poll(pf, (nfds_t)n, (int)left);
+        if (pr < 0) {
+            if (errno == EINTR)
+                continue;
+            return diag_syserr(d, "cannot talk to gnuplot: %s", strerror(errno));
+        }
+        if (i_in >= 0 && (pf[i_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            ssize_t w = send(c->in, script->buf + sent, script->len - sent, MSG_NOSIGNAL);
+            if (w > 0)
+                sent += (size_t)w;
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == script->len) {
+                close(c->in);
+                c->in = -1;
+            }
+        }
+        if (i_out >= 0 && (pf[i_out].revents & (POLLIN | POLLHUP | POLLERR))) {
+            open_out = gp_drain(c->out, image, image_start, GP_IMAGE_MAX, 1);
+            if (open_out < 0) {
+                kill(c->pid, SIGKILL);
+                return diag_syserr(d, "gnuplot wrote more than %u MB", GP_IMAGE_MAX >> 20);
+            }
+        }
+        if (i_err >= 0 && (pf[i_err].revents & (POLLIN | POLLHUP | POLLERR)))
+            open_err = gp_drain(c->err, err, 0, GP_ERR_MAX, 0);
+    }
+    return 0;
+}
+
+/* Wait for gnuplot and judge its exit: it must exit 0 having drawn
+ * something. */
+static int gp_finish(struct gp_child *c, const char *exe, const struct strbuf *image,
+                     size_t image_start, struct strbuf *err, struct diag *d)
+{
+    int status = 0, rc = 0;
+    while (waitpid(c->pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            c->pid = -1;
+            return diag_syserr(d, "cannot wait for gnuplot: %s", strerror(errno));
+        }
+    }
+    c->pid = -1;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || image->len == image_start) {
+        struct strbuf msg = STRBUF_INIT;
+        first_error(err, &msg);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && err->len == 0)
+            rc = diag_syserr(d, "cannot run '%s'", exe);
+        else
+            rc = diag_syserr(d, "gnuplot failed: %s", msg.buf);
+        strbuf_release(&msg);
+    }
+    return rc;
+}
+
 int gnuplot_render(const char *body, enum gp_term t, int width, int height,
                    struct strbuf *image, struct diag *d)
 {
     int rc = 0;
     char *exe = gnuplot_find();
-    int in_sv[2] = { -1, -1 };
-    int out_p[2] = { -1, -1 };
-    int err_p[2] = { -1, -1 };
-    pid_t pid = -1;
+    struct gp_child c = { -1, -1, -1, -1 };
     struct strbuf script = STRBUF_INIT;
     struct strbuf err = STRBUF_INIT;
     size_t image_start = image->len;
@@ -193,125 +338,19 @@ int gnuplot_render(const char *body, enum gp_term t, int width, int height,
     terminal_line(&script, t, width, height);
     strbuf_addstr(&script, body);
     strbuf_addstr(&script, "\nunset output\nexit\n");
-
-    /* stdin is a socket so that a gnuplot dying early gives us EPIPE from
-     * send(MSG_NOSIGNAL) instead of a SIGPIPE that would kill fom */
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, in_sv) != 0 || pipe(out_p) != 0 ||
-        pipe(err_p) != 0) {
-        rc = diag_syserr(d, "cannot start gnuplot: %s", strerror(errno));
-        goto out;
-    }
-    pid = fork();
-    if (pid < 0) {
-        rc = diag_syserr(d, "cannot start gnuplot: %s", strerror(errno));
-        goto out;
-    }
-    if (pid == 0) {
-        /* child: only async-signal-safe calls from here on */
-        if (dup2(in_sv[1], 0) < 0 || dup2(out_p[1], 1) < 0 || dup2(err_p[1], 2) < 0)
-            _exit(127);
-        close(in_sv[0]); close(in_sv[1]);
-        close(out_p[0]); close(out_p[1]);
-        close(err_p[0]); close(err_p[1]);
-        char *const argv[] = { "gnuplot", "-", NULL };
-        execv(exe, argv);
-        _exit(127);
-    }
-    close(in_sv[1]); in_sv[1] = -1;
-    close(out_p[1]); out_p[1] = -1;
-    close(err_p[1]); err_p[1] = -1;
-    fcntl(in_sv[0], F_SETFL, fcntl(in_sv[0], F_GETFL) | O_NONBLOCK);
-
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    size_t sent = 0;
-    int open_out = 1, open_err = 1;
-    while (open_out || open_err) {
-        struct pollfd pf[3];
-        int n = 0, i_in = -1, i_out = -1, i_err = -1;
-        if (in_sv[0] >= 0) {
-            pf[n].fd = in_sv[0]; pf[n].events = POLLOUT; i_in = n++;
-        }
-        if (open_out) {
-            pf[n].fd = out_p[0]; pf[n].events = POLLIN; i_out = n++;
-        }
-        if (open_err) {
-            pf[n].fd = err_p[0]; pf[n].events = POLLIN; i_err = n++;
-        }
-        long left = GP_TIMEOUT_MS - elapsed_ms(&t0);
-        if (left <= 0) {
-            kill(pid, SIGKILL);
-            rc = diag_syserr(d, "gnuplot did not finish within %d s", GP_TIMEOUT_MS / 1000);
-            goto out;
-        }
-        int pr = poll(pf, (nfds_t)n, (int)left);
-        if (pr < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = diag_syserr(d, "cannot talk to gnuplot: %s", strerror(errno));
-            goto out;
-        }
-        if (i_in >= 0 && (pf[i_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            ssize_t w = send(in_sv[0], script.buf + sent, script.len - sent, MSG_NOSIGNAL);
-            if (w > 0)
-                sent += (size_t)w;
-            if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == script.len) {
-                close(in_sv[0]);
-                in_sv[0] = -1;
-            }
-        }
-        char buf[65536];
-        if (i_out >= 0 && (pf[i_out].revents & (POLLIN | POLLHUP | POLLERR))) {
-            ssize_t r = read(out_p[0], buf, sizeof buf);
-            if (r > 0) {
-                if (image->len - image_start + (size_t)r > GP_IMAGE_MAX) {
-                    kill(pid, SIGKILL);
-                    rc = diag_syserr(d, "gnuplot wrote more than %u MB", GP_IMAGE_MAX >> 20);
-                    goto out;
-                }
-                strbuf_add(image, buf, (size_t)r);
-            } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-                open_out = 0;
-            }
-        }
-        if (i_err >= 0 && (pf[i_err].revents & (POLLIN | POLLHUP | POLLERR))) {
-            ssize_t r = read(err_p[0], buf, sizeof buf);
-            if (r > 0) {
-                if (err.len < GP_ERR_MAX)
-                    strbuf_add(&err, buf, (size_t)r);
-            } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-                open_err = 0;
-            }
-        }
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            rc = diag_syserr(d, "cannot wait for gnuplot: %s", strerror(errno));
-            pid = -1;
-            goto out;
-        }
-    }
-    pid = -1;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || image->len == image_start) {
-        struct strbuf msg = STRBUF_INIT;
-        first_error(&err, &msg);
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && err.len == 0)
-            rc = diag_syserr(d, "cannot run '%s'", exe);
-        else
-            rc = diag_syserr(d, "gnuplot failed: %s", msg.buf);
-        strbuf_release(&msg);
-    }
+    rc = gp_spawn(exe, &c, d);
+    if (!rc)
+        rc = gp_exchange(&c, &script, image, image_start, &err, d);
+    if (!rc)
+        rc = gp_finish(&c, exe, image, image_start, &err, d);
 out:
-    if (pid > 0) {
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+    if (c.pid > 0) {
+        while (waitpid(c.pid, NULL, 0) < 0 && errno == EINTR)
             ;
     }
-    for (int i = 0; i < 2; i++) {
-        if (in_sv[i] >= 0) close(in_sv[i]);
-        if (out_p[i] >= 0) close(out_p[i]);
-        if (err_p[i] >= 0) close(err_p[i]);
-    }
+    if (c.in >= 0) close(c.in);
+    if (c.out >= 0) close(c.out);
+    if (c.err >= 0) close(c.err);
     if (rc) {
         image->len = image_start;
         if (image->buf)

@@ -326,32 +326,13 @@ static int any_estimated(const struct report *r)
     return 0;
 }
 
-static void sec_header(struct doc *d, const struct report *r)
+/* The summary table: one row per system. */
+static void header_table(struct doc *d, const struct report *r)
 {
     const struct study *st = r->st;
     const struct study_eval *ev = r->ev;
-    struct strbuf *sb = &d->sb;
     char a[64], b[64];
-    size_t base = st->baseline, o = first_other(st);
-
-    d_heading(d, 1, "Procurement report: ", st->name);
-    strbuf_reset(sb);
-    strbuf_addstr(sb, "Study file ");
-    d_code(d, sb, st->path);
-    strbuf_addf(sb, ", %zu problems on %zu systems, written by fom %s.", ev->n_problems,
-                ev->n_systems, r->fom_version ? r->fom_version : "");
-    d_para(d, sb->buf);
-
-    d_heading(d, 2, "Summary", NULL);
-    strbuf_reset(sb);
-    strbuf_addstr(sb, "Base case: ");
-    d_strong_text(d, sb, st->systems[base].id);
-    strbuf_addf(sb, " (%lld nodes). Every ratio below is the rate of a system divided by the "
-                    "rate of ", (long long)st->systems[base].nodes);
-    d_text(d, sb, st->systems[base].id);
-    strbuf_addstr(sb, " on the same problem, and is printed beside both rates.");
-    d_para(d, sb->buf);
-
+    size_t base = st->baseline;
     static const char *const head[] = {
         "system", "nodes", "harmonic rate [units/day]", "FOM [x]", "FOM CI [x]",
         "arithmetic mean of ratios [x]", "harmonic mean of ratios [x]",
@@ -378,7 +359,17 @@ static void sec_header(struct doc *d, const struct report *r)
         row_emit(d, &rw);
     }
     d_table_end(d);
+    row_release(&rw);
+}
 
+/* "FOM of X = H(X) / H(base) = ..." for every system but the base. */
+static void header_fom_lines(struct doc *d, const struct report *r)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    struct strbuf *sb = &d->sb;
+    char a[64], b[64];
+    size_t base = st->baseline;
     for (size_t s = 0; s < ev->n_systems; s++) {
         if (s == base)
             continue;
@@ -400,60 +391,103 @@ static void sec_header(struct doc *d, const struct report *r)
                     fixed(b, sizeof b, ev->fom.mean_ratio_harm[s], 3));
         d_para(d, sb->buf);
     }
+}
 
-    /* Why they differ, with the weights that make the FOM what it is:
-     * H_s / H_b = sum(w/U_b) / sum(w/U_s), a harmonic mean of the ratios
-     * weighted by each problem's share of the baseline's time. */
-    if (o < ev->n_systems) {
-        strbuf_reset(sb);
-        strbuf_addstr(sb, "Why they differ: the FOM is the ratio of the harmonic means of the "
-                          "rates, which is the same as a harmonic mean of the per-problem ratios "
-                          "in which each problem counts by its share of the base case's time per "
-                          "unit of work (");
-        double tot = 0;
-        for (size_t p = 0; p < ev->n_problems; p++)
-            tot += ev->weights[p] / ev->fom.units_per_day[p * ev->n_systems + base];
-        for (size_t p = 0; p < ev->n_problems; p++) {
-            double share = ev->weights[p] / ev->fom.units_per_day[p * ev->n_systems + base] / tot;
-            if (p)
-                strbuf_addstr(sb, ", ");
-            if (p == 6 && ev->n_problems > 7) {
-                strbuf_addf(sb, "%zu more", ev->n_problems - 6);
-                break;
-            }
-            d_text(d, sb, st->problems[p].id);
-            if (share >= 0.01 || share == 0)
-                strbuf_addf(sb, " %s%%", fixed(a, sizeof a, share * 100, 1));
-            else
-                strbuf_addf(sb, " %.2g%%", share * 100);
+/* Problem p's share of the base case's time per unit of work (tot: the sum
+ * of weight / units per day over the problems). */
+static double base_share(const struct study_eval *ev, size_t base, size_t p, double tot)
+{
+    return ev->weights[p] / ev->fom.units_per_day[p * ev->n_systems + base] / tot;
+}
+
+/* Why the FOM and the means of ratios differ, with the weights that make
+ * the FOM what it is: H_s / H_b = sum(w/U_b) / sum(w/U_s), a harmonic mean
+ * of the ratios weighted by each problem's share of the baseline's time. */
+static void header_why_differ(struct doc *d, const struct report *r, size_t o)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    struct strbuf *sb = &d->sb;
+    char a[64], b[64];
+    size_t base = st->baseline;
+    strbuf_reset(sb);
+    strbuf_addstr(sb, "Why they differ: the FOM is the ratio of the harmonic means of the "
+                      "rates, which is the same as a harmonic mean of the per-problem ratios "
+                      "in which each problem counts by its share of the base case's time per "
+                      "unit of work (");
+    double tot = 0;
+    for (size_t p = 0; p < ev->n_problems; p++)
+        tot += ev->weights[p] / ev->fom.units_per_day[p * ev->n_systems + base];
+    for (size_t p = 0; p < ev->n_problems; p++) {
+        double share = base_share(ev, base, p, tot);
+        if (p)
+            strbuf_addstr(sb, ", ");
+        if (p == 6 && ev->n_problems > 7) {
+            strbuf_addf(sb, "%zu more", ev->n_problems - 6);
+            break;
         }
-        strbuf_addstr(sb, "). The means of ratios count every problem equally: the arithmetic "
-                          "mean is pulled up by the largest ratio, the harmonic mean down by the "
-                          "smallest. Only the FOM answers how much more work of this mix the "
-                          "system completes per day.");
-        /* a problem that owns most of the base case's time drives the FOM */
-        size_t top = 0;
-        double top_share = 0;
-        for (size_t p = 0; p < ev->n_problems; p++) {
-            double share = ev->weights[p] / ev->fom.units_per_day[p * ev->n_systems + base] / tot;
-            if (share > top_share) {
-                top_share = share;
-                top = p;
-            }
-        }
-        if (top_share > 0.5 && ev->n_problems > 1) {
-            strbuf_addstr(sb, " Here ");
-            d_text(d, sb, st->problems[top].id);
-            strbuf_addf(sb, " takes %s%% of the base case's time, so the FOM of ",
-                        fixed(a, sizeof a, top_share * 100, 1));
-            d_text(d, sb, st->systems[o].id);
-            strbuf_addf(sb, " (%s) stays close to its ratio on that problem (%s).",
-                        fixed(a, sizeof a, ev->fom.fom[o], 3),
-                        fixed(b, sizeof b, ev->fom.ratio[top * ev->n_systems + o], 3));
-        }
-        d_para(d, sb->buf);
+        d_text(d, sb, st->problems[p].id);
+        if (share >= 0.01 || share == 0)
+            strbuf_addf(sb, " %s%%", fixed(a, sizeof a, share * 100, 1));
+        else
+            strbuf_addf(sb, " %.2g%%", share * 100);
     }
-    row_release(&rw);
+    strbuf_addstr(sb, "). The means of ratios count every problem equally: the arithmetic "
+                      "mean is pulled up by the largest ratio, the harmonic mean down by the "
+                      "smallest. Only the FOM answers how much more work of this mix the "
+                      "system completes per day.");
+    /* a problem that owns most of the base case's time drives the FOM */
+    size_t top = 0;
+    double top_share = 0;
+    for (size_t p = 0; p < ev->n_problems; p++) {
+        double share = base_share(ev, base, p, tot);
+        if (share > top_share) {
+            top_share = share;
+            top = p;
+        }
+    }
+    if (top_share > 0.5 && ev->n_problems > 1) {
+        strbuf_addstr(sb, " Here ");
+        d_text(d, sb, st->problems[top].id);
+        strbuf_addf(sb, " takes %s%% of the base case's time, so the FOM of ",
+                    fixed(a, sizeof a, top_share * 100, 1));
+        d_text(d, sb, st->systems[o].id);
+        strbuf_addf(sb, " (%s) stays close to its ratio on that problem (%s).",
+                    fixed(a, sizeof a, ev->fom.fom[o], 3),
+                    fixed(b, sizeof b, ev->fom.ratio[top * ev->n_systems + o], 3));
+    }
+    d_para(d, sb->buf);
+}
+
+static void sec_header(struct doc *d, const struct report *r)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    struct strbuf *sb = &d->sb;
+    size_t base = st->baseline, o = first_other(st);
+
+    d_heading(d, 1, "Procurement report: ", st->name);
+    strbuf_reset(sb);
+    strbuf_addstr(sb, "Study file ");
+    d_code(d, sb, st->path);
+    strbuf_addf(sb, ", %zu problems on %zu systems, written by fom %s.", ev->n_problems,
+                ev->n_systems, r->fom_version ? r->fom_version : "");
+    d_para(d, sb->buf);
+
+    d_heading(d, 2, "Summary", NULL);
+    strbuf_reset(sb);
+    strbuf_addstr(sb, "Base case: ");
+    d_strong_text(d, sb, st->systems[base].id);
+    strbuf_addf(sb, " (%lld nodes). Every ratio below is the rate of a system divided by the "
+                    "rate of ", (long long)st->systems[base].nodes);
+    d_text(d, sb, st->systems[base].id);
+    strbuf_addstr(sb, " on the same problem, and is printed beside both rates.");
+    d_para(d, sb->buf);
+
+    header_table(d, r);
+    header_fom_lines(d, r);
+    if (o < ev->n_systems)
+        header_why_differ(d, r, o);
 }
 
 static void sec_problems(struct doc *d, const struct report *r)
@@ -1038,6 +1072,77 @@ static void json_cell(struct json *j, const struct report *r, size_t p, size_t s
     json_obj_end(j);
 }
 
+/* The "charts" key: every chart drawn, with its files. */
+static void json_charts(struct json *j, const struct report *r)
+{
+    json_key(j, "charts");
+    json_arr_begin(j);
+    for (size_t i = 0; i < r->n_charts; i++) {
+        json_obj_begin(j);
+        json_kstr(j, "id", r->charts[i].id);
+        json_kstr(j, "title", r->charts[i].title);
+        json_key(j, "files");
+        json_arr_begin(j);
+        struct strbuf f = STRBUF_INIT;
+        strbuf_addf(&f, "%s.svg", r->charts[i].id);
+        json_str(j, f.buf);
+        if (r->charts[i].has_png) {
+            strbuf_reset(&f);
+            strbuf_addf(&f, "%s.png", r->charts[i].id);
+            json_str(j, f.buf);
+        }
+        strbuf_release(&f);
+        json_arr_end(j);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+/* The "sources" key: the machine file of every system and the trace of
+ * every estimated problem. */
+static void json_sources(struct json *j, const struct report *r)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    json_key(j, "sources");
+    json_obj_begin(j);
+    json_key(j, "machines");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ev->n_systems; s++) {
+        const struct report_system *sy = r->systems ? &r->systems[s] : NULL;
+        json_key(j, st->systems[s].id);
+        if (!sy || !sy->machine_name) {
+            json_null(j);
+            continue;
+        }
+        json_obj_begin(j);
+        json_kstr(j, "name", sy->machine_name);
+        json_kstr(j, "file", sy->machine_path);
+        json_kstr(j, "source", sy->machine_source);
+        json_obj_end(j);
+    }
+    json_obj_end(j);
+    json_key(j, "traces");
+    json_obj_begin(j);
+    for (size_t p = 0; r->problems && p < ev->n_problems; p++) {
+        const struct report_problem *pr = &r->problems[p];
+        if (!pr->profile_path)
+            continue;
+        json_key(j, st->problems[p].id);
+        json_obj_begin(j);
+        json_kstr(j, "file", pr->profile_path);
+        json_kstr(j, "format", pr->profile_format);
+        json_kstr(j, "device", pr->profile_device);
+        json_kstr(j, "framework", pr->profile_framework);
+        json_kint(j, "steps", pr->profile_steps);
+        json_kint(j, "batch", pr->profile_batch);
+        json_knum(j, "step_time_s", pr->profile_step_s > 0 ? pr->profile_step_s : NAN);
+        json_obj_end(j);
+    }
+    json_obj_end(j);
+    json_obj_end(j);
+}
+
 void report_write_json(FILE *fp, const struct report *r, const char *fom_json)
 {
     const struct study *st = r->st;
@@ -1063,65 +1168,8 @@ void report_write_json(FILE *fp, const struct report *r, const char *fom_json)
 
     json_kstr(&j, "fom_version", r->fom_version);
     json_kstr(&j, "charts_note", r->charts_note);
-    json_key(&j, "charts");
-    json_arr_begin(&j);
-    for (size_t i = 0; i < r->n_charts; i++) {
-        json_obj_begin(&j);
-        json_kstr(&j, "id", r->charts[i].id);
-        json_kstr(&j, "title", r->charts[i].title);
-        json_key(&j, "files");
-        json_arr_begin(&j);
-        struct strbuf f = STRBUF_INIT;
-        strbuf_addf(&f, "%s.svg", r->charts[i].id);
-        json_str(&j, f.buf);
-        if (r->charts[i].has_png) {
-            strbuf_reset(&f);
-            strbuf_addf(&f, "%s.png", r->charts[i].id);
-            json_str(&j, f.buf);
-        }
-        strbuf_release(&f);
-        json_arr_end(&j);
-        json_obj_end(&j);
-    }
-    json_arr_end(&j);
-
-    json_key(&j, "sources");
-    json_obj_begin(&j);
-    json_key(&j, "machines");
-    json_obj_begin(&j);
-    for (size_t s = 0; s < ev->n_systems; s++) {
-        const struct report_system *sy = r->systems ? &r->systems[s] : NULL;
-        json_key(&j, st->systems[s].id);
-        if (!sy || !sy->machine_name) {
-            json_null(&j);
-            continue;
-        }
-        json_obj_begin(&j);
-        json_kstr(&j, "name", sy->machine_name);
-        json_kstr(&j, "file", sy->machine_path);
-        json_kstr(&j, "source", sy->machine_source);
-        json_obj_end(&j);
-    }
-    json_obj_end(&j);
-    json_key(&j, "traces");
-    json_obj_begin(&j);
-    for (size_t p = 0; r->problems && p < ev->n_problems; p++) {
-        const struct report_problem *pr = &r->problems[p];
-        if (!pr->profile_path)
-            continue;
-        json_key(&j, st->problems[p].id);
-        json_obj_begin(&j);
-        json_kstr(&j, "file", pr->profile_path);
-        json_kstr(&j, "format", pr->profile_format);
-        json_kstr(&j, "device", pr->profile_device);
-        json_kstr(&j, "framework", pr->profile_framework);
-        json_kint(&j, "steps", pr->profile_steps);
-        json_kint(&j, "batch", pr->profile_batch);
-        json_knum(&j, "step_time_s", pr->profile_step_s > 0 ? pr->profile_step_s : NAN);
-        json_obj_end(&j);
-    }
-    json_obj_end(&j);
-    json_obj_end(&j);
+    json_charts(&j, r);
+    json_sources(&j, r);
 
     json_key(&j, "breakdowns");
     json_arr_begin(&j);

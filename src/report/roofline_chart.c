@@ -101,83 +101,108 @@ static void ceiling_label(const struct ceiling *c, struct strbuf *out)
     }
 }
 
-void roofline_script(const struct machine *m, const char *title, const char *note,
-                     const struct roof_series *series, size_t n_series,
-                     struct strbuf *sb, size_t *skipped)
-{
+/* What the chart is drawn in: the machine's ceilings and bandwidths and the
+ * axis ranges that hold them and every point. */
+struct roof_frame {
     struct ceiling roof[PREC_COUNT * EXEC_COUNT];
-    size_t n_ceil = collect_ceilings(m, roof);
-    size_t n_skipped = 0;
-    char buf[64];
+    size_t n_ceil;
+    double bw_max, bw_min, peak_max;    /* bytes/s, FLOP/s; 0 when none */
+    double xmin, xmax, ymin, ymax;      /* FLOP/byte, FLOP/s */
+    size_t n_skipped;                   /* points that cannot be drawn */
+};
 
-    double bw_max = 0, bw_min = 0, peak_max = 0;
-    for (size_t i = 0; i < m->n_mem; i++) {
-        double bw = m->mem[i].bw_bs;
-        if (!(bw > 0) || !isfinite(bw))
-            continue;
-        if (bw > bw_max)
-            bw_max = bw;
-        if (bw_min == 0 || bw < bw_min)
-            bw_min = bw;
-    }
-    for (size_t i = 0; i < n_ceil; i++)
-        if (roof[i].rate > peak_max)
-            peak_max = roof[i].rate;
+static int bw_ok(double bw)
+{
+    return bw > 0 && isfinite(bw);
+}
 
-    /* ranges: the classic 1/64 .. 4096 FLOP/byte window, widened to hold
-     * every point and every ridge */
-    double xmin = 1.0 / 64, xmax = 4096;
-    double ymin = 0, ymax = peak_max > 0 ? peak_max * 3 : 0;
+/* The classic 1/64 .. 4096 FLOP/byte window, widened to hold every point
+ * and every ridge, then rounded out to decades so that the tick labels
+ * stay at round numbers. */
+static void roof_ranges(struct roof_frame *f, const struct roof_series *series, size_t n_series)
+{
+    f->xmin = 1.0 / 64;
+    f->xmax = 4096;
+    f->ymin = 0;
+    f->ymax = f->peak_max > 0 ? f->peak_max * 3 : 0;
     for (size_t s = 0; s < n_series; s++) {
         for (size_t i = 0; i < series[s].n; i++) {
             const struct roof_point *p = &series[s].pts[i];
             if (!point_ok(p)) {
-                n_skipped++;
+                f->n_skipped++;
                 continue;
             }
-            if (p->ai_fpb / 2 < xmin)
-                xmin = p->ai_fpb / 2;
-            if (p->ai_fpb * 2 > xmax)
-                xmax = p->ai_fpb * 2;
-            if (ymin == 0 || p->rate_flops / 3 < ymin)
-                ymin = p->rate_flops / 3;
-            if (p->rate_flops * 3 > ymax)
-                ymax = p->rate_flops * 3;
+            if (p->ai_fpb / 2 < f->xmin)
+                f->xmin = p->ai_fpb / 2;
+            if (p->ai_fpb * 2 > f->xmax)
+                f->xmax = p->ai_fpb * 2;
+            if (f->ymin == 0 || p->rate_flops / 3 < f->ymin)
+                f->ymin = p->rate_flops / 3;
+            if (p->rate_flops * 3 > f->ymax)
+                f->ymax = p->rate_flops * 3;
         }
     }
-    if (bw_max > 0 && peak_max / bw_max < xmin)
-        xmin = peak_max / bw_max / 2;
-    if (bw_min > 0 && (ymin == 0 || bw_min * xmin < ymin))
-        ymin = bw_min * xmin;
-    if (ymin == 0 || ymin >= ymax) {
-        ymin = ymax > 0 ? ymax / 1e4 : 1e9;
-        if (ymax <= ymin)
-            ymax = ymin * 1e4;
+    if (f->bw_max > 0 && f->peak_max / f->bw_max < f->xmin)
+        f->xmin = f->peak_max / f->bw_max / 2;
+    if (f->bw_min > 0 && (f->ymin == 0 || f->bw_min * f->xmin < f->ymin))
+        f->ymin = f->bw_min * f->xmin;
+    if (f->ymin == 0 || f->ymin >= f->ymax) {
+        f->ymin = f->ymax > 0 ? f->ymax / 1e4 : 1e9;
+        if (f->ymax <= f->ymin)
+            f->ymax = f->ymin * 1e4;
     }
-    /* decades keep the tick labels at round numbers */
-    xmin = pow(10, floor(log10(xmin)));
-    xmax = pow(10, ceil(log10(xmax)));
-    ymin = pow(10, floor(log10(ymin)));
-    ymax = pow(10, ceil(log10(ymax)));
+    f->xmin = pow(10, floor(log10(f->xmin)));
+    f->xmax = pow(10, ceil(log10(f->xmax)));
+    f->ymin = pow(10, floor(log10(f->ymin)));
+    f->ymax = pow(10, ceil(log10(f->ymax)));
+}
 
-    /* roofs as data: two points per line, one index block per line */
+static void roof_frame_init(struct roof_frame *f, const struct machine *m,
+                            const struct roof_series *series, size_t n_series)
+{
+    memset(f, 0, sizeof *f);
+    f->n_ceil = collect_ceilings(m, f->roof);
+    for (size_t i = 0; i < m->n_mem; i++) {
+        double bw = m->mem[i].bw_bs;
+        if (!bw_ok(bw))
+            continue;
+        if (bw > f->bw_max)
+            f->bw_max = bw;
+        if (f->bw_min == 0 || bw < f->bw_min)
+            f->bw_min = bw;
+    }
+    for (size_t i = 0; i < f->n_ceil; i++)
+        if (f->roof[i].rate > f->peak_max)
+            f->peak_max = f->roof[i].rate;
+    roof_ranges(f, series, n_series);
+}
+
+/* One line of data: two points and the blank lines that end its index
+ * block. */
+static void gp_segment(struct strbuf *sb, double x0, double y0, double x1, double y1)
+{
+    gp_num(sb, x0); strbuf_addch(sb, ' '); gp_num(sb, y0);
+    strbuf_addch(sb, '\n');
+    gp_num(sb, x1); strbuf_addch(sb, ' '); gp_num(sb, y1);
+    strbuf_addstr(sb, "\n\n\n");
+}
+
+/* The roofs and the points as inline data blocks $ROOF and $PTS, one index
+ * block per line and per series; rates in TFLOP/s. */
+static void roof_data(struct strbuf *sb, const struct machine *m, const struct roof_frame *f,
+                      const struct roof_series *series, size_t n_series)
+{
     strbuf_addstr(sb, "$ROOF << EOD\n");
     for (size_t i = 0; i < m->n_mem; i++) {
         double bw = m->mem[i].bw_bs;
-        if (!(bw > 0) || !isfinite(bw))
+        if (!bw_ok(bw))
             continue;
-        double top = peak_max > 0 ? peak_max : ymax;
-        gp_num(sb, xmin); strbuf_addch(sb, ' '); gp_num(sb, bw * xmin / 1e12);
-        strbuf_addch(sb, '\n');
-        gp_num(sb, top / bw); strbuf_addch(sb, ' '); gp_num(sb, top / 1e12);
-        strbuf_addstr(sb, "\n\n\n");
+        double top = f->peak_max > 0 ? f->peak_max : f->ymax;
+        gp_segment(sb, f->xmin, bw * f->xmin / 1e12, top / bw, top / 1e12);
     }
-    for (size_t i = 0; i < n_ceil; i++) {
-        double x0 = bw_max > 0 ? roof[i].rate / bw_max : xmin;
-        gp_num(sb, x0); strbuf_addch(sb, ' '); gp_num(sb, roof[i].rate / 1e12);
-        strbuf_addch(sb, '\n');
-        gp_num(sb, xmax); strbuf_addch(sb, ' '); gp_num(sb, roof[i].rate / 1e12);
-        strbuf_addstr(sb, "\n\n\n");
+    for (size_t i = 0; i < f->n_ceil; i++) {
+        double x0 = f->bw_max > 0 ? f->roof[i].rate / f->bw_max : f->xmin;
+        gp_segment(sb, x0, f->roof[i].rate / 1e12, f->xmax, f->roof[i].rate / 1e12);
     }
     strbuf_addstr(sb, "EOD\n");
 
@@ -197,7 +222,11 @@ void roofline_script(const struct machine *m, const char *title, const char *not
         strbuf_addstr(sb, "NaN NaN NaN\n\n\n");
     }
     strbuf_addstr(sb, "EOD\n");
+}
 
+static void roof_settings(struct strbuf *sb, const struct roof_frame *f, const char *title,
+                          const char *note)
+{
     strbuf_addstr(sb, "set title ");
     gp_quote(sb, title, 120);
     if (note && *note) {
@@ -205,7 +234,8 @@ void roofline_script(const struct machine *m, const char *title, const char *not
         gp_quote(sb, note, 140);
     }
     strbuf_addstr(sb, "\nset logscale xy 10\n");
-    strbuf_addf(sb, "set xrange [%g:%g]\nset yrange [%g:%g]\n", xmin, xmax, ymin / 1e12, ymax / 1e12);
+    strbuf_addf(sb, "set xrange [%g:%g]\nset yrange [%g:%g]\n", f->xmin, f->xmax,
+                f->ymin / 1e12, f->ymax / 1e12);
     strbuf_addstr(sb,
         "set xlabel 'arithmetic intensity [FLOP/byte]'\n"
         "set ylabel 'attainable rate [TFLOP/s]'\n"
@@ -216,36 +246,50 @@ void roofline_script(const struct machine *m, const char *title, const char *not
         "samplen 2.5 box lc rgb '#bbbbbb'\n"
         "set border lw 1.2\n"
         "set tics nomirror\n");
+}
 
-    strbuf_addstr(sb, "plot ");
-    int first = 1;
+/* The plot items of the roofs: one per memory bandwidth (the last one
+ * solid, the others dashed), one per compute ceiling, in the order of the
+ * $ROOF blocks. */
+static void plot_roofs(struct strbuf *sb, const struct machine *m, const struct roof_frame *f,
+                         int *first)
+{
+    char buf[64];
     size_t idx = 0;
     size_t last_bw = m->n_mem;
     for (size_t i = 0; i < m->n_mem; i++)
-        if (m->mem[i].bw_bs > 0 && isfinite(m->mem[i].bw_bs))
+        if (bw_ok(m->mem[i].bw_bs))
             last_bw = i;
     for (size_t i = 0; i < m->n_mem; i++) {
         double bw = m->mem[i].bw_bs;
-        if (!(bw > 0) || !isfinite(bw))
+        if (!bw_ok(bw))
             continue;
         struct strbuf lab = STRBUF_INIT;
         strbuf_addf(&lab, "%s %s", m->mem[i].name ? m->mem[i].name : "memory",
                     unit_format(bw, QTY_BW, buf, sizeof buf));
         strbuf_addf(sb, "%s$ROOF index %zu with lines lw 2.5 dt %d lc rgb '#333333' title ",
-                    first ? "" : ", \\\n     ", idx++, i == last_bw ? 1 : (int)(i % 3) + 2);
+                    *first ? "" : ", \\\n     ", idx++, i == last_bw ? 1 : (int)(i % 3) + 2);
         gp_quote(sb, lab.buf, 60);
         strbuf_release(&lab);
-        first = 0;
+        *first = 0;
     }
-    for (size_t i = 0; i < n_ceil; i++) {
+    for (size_t i = 0; i < f->n_ceil; i++) {
         struct strbuf lab = STRBUF_INIT;
-        ceiling_label(&roof[i], &lab);
+        ceiling_label(&f->roof[i], &lab);
         strbuf_addf(sb, "%s$ROOF index %zu with lines lw 2.5 lc rgb '%s' title ",
-                    first ? "" : ", \\\n     ", idx++, roof_colors[i % N_ROOF_COLORS]);
+                    *first ? "" : ", \\\n     ", idx++, roof_colors[i % N_ROOF_COLORS]);
         gp_quote(sb, lab.buf, 80);
         strbuf_release(&lab);
-        first = 0;
+        *first = 0;
     }
+}
+
+static void roof_plot(struct strbuf *sb, const struct machine *m, const struct roof_frame *f,
+                      const struct roof_series *series, size_t n_series)
+{
+    int first = 1;
+    strbuf_addstr(sb, "plot ");
+    plot_roofs(sb, m, f, &first);
     for (size_t s = 0; s < n_series; s++) {
         size_t good = 0;
         for (size_t i = 0; i < series[s].n; i++)
@@ -264,7 +308,17 @@ void roofline_script(const struct machine *m, const char *title, const char *not
         strbuf_addstr(sb, "1/0 notitle");
     }
     strbuf_addch(sb, '\n');
+}
 
+void roofline_script(const struct machine *m, const char *title, const char *note,
+                     const struct roof_series *series, size_t n_series,
+                     struct strbuf *sb, size_t *skipped)
+{
+    struct roof_frame f;
+    roof_frame_init(&f, m, series, n_series);
+    roof_data(sb, m, &f, series, n_series);
+    roof_settings(sb, &f, title, note);
+    roof_plot(sb, m, &f, series, n_series);
     if (skipped)
-        *skipped = n_skipped;
+        *skipped = f.n_skipped;
 }

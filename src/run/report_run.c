@@ -349,13 +349,109 @@ static int ensure_dir(const char *dir, struct diag *d)
     return rc;
 }
 
+/* Allocate the per-system and per-cell arrays of rs for its evaluated
+ * study. */
+static void report_state_alloc(struct report_state *rs, const char *version)
+{
+    size_t ns = rs->st.n_systems, np = rs->st.n_problems, ncell = ns * np;
+    rs->machines = xcalloc(ns, sizeof *rs->machines);
+    rs->machine_ok = xcalloc(ns, sizeof *rs->machine_ok);
+    rs->inputs = xcalloc(ncell ? ncell : 1, sizeof *rs->inputs);
+    rs->est = xcalloc(ncell ? ncell : 1, sizeof *rs->est);
+    rs->est_ok = xcalloc(ncell ? ncell : 1, sizeof *rs->est_ok);
+    rs->r.st = &rs->st;
+    rs->r.ev = &rs->ev;
+    rs->r.fom_version = version;
+    rs->r.cells = xcalloc(ncell ? ncell : 1, sizeof *rs->r.cells);
+    rs->r.systems = xcalloc(ns, sizeof *rs->r.systems);
+    rs->r.problems = xcalloc(np ? np : 1, sizeof *rs->r.problems);
+    for (size_t i = 0; i < ncell; i++) {
+        estimate_init(&rs->est[i]);
+        rs->r.cells[i].pass_s = rs->r.cells[i].pass_lo_s = rs->r.cells[i].pass_hi_s = NAN;
+        rs->r.cells[i].pass_ci_lo_s = rs->r.cells[i].pass_ci_hi_s = NAN;
+    }
+}
+
+static void report_state_release(struct report_state *rs)
+{
+    size_t ncell = rs->st.n_systems * rs->st.n_problems;
+    for (size_t i = 0; i < rs->r.n_charts; i++) {
+        free(rs->r.charts[i].id);
+        free(rs->r.charts[i].title);
+        free(rs->r.charts[i].svg);
+    }
+    free(rs->r.charts);
+    for (size_t i = 0; rs->r.cells && i < ncell; i++)
+        free(rs->r.cells[i].ops);
+    free(rs->r.cells);
+    free(rs->r.systems);
+    free(rs->r.problems);
+    for (size_t i = 0; rs->est && i < ncell; i++) {
+        estimate_release(&rs->est[i]);
+        if (rs->est_ok[i] || rs->inputs[i].profile.ops)
+            estimate_inputs_release(&rs->inputs[i]);
+    }
+    free(rs->est);
+    free(rs->est_ok);
+    free(rs->inputs);
+    for (size_t s = 0; rs->machines && s < rs->st.n_systems; s++)
+        if (rs->machine_ok[s])
+            machine_release(&rs->machines[s]);
+    free(rs->machines);
+    free(rs->machine_ok);
+    study_eval_release(&rs->ev);
+    study_release(&rs->st);
+}
+
+/* Draw the charts when gnuplot is there; otherwise say in the report (and
+ * once on stderr) that they were skipped.  Returns the status of the
+ * charts that failed, which fails the run after the tables are written. */
+static int report_charts(struct report_state *rs, const char *out_dir, struct diag *d)
+{
+    char *gp = gnuplot_find();
+    if (!gp) {
+        rs->r.charts_note = "charts skipped: gnuplot not found (install the Debian package "
+                            "gnuplot-nox); the tables below are complete";
+        diag_warn(d, "charts skipped: gnuplot not found");
+        return 0;
+    }
+    free(gp);
+    int rc = draw_charts(rs, out_dir, d);
+    if (rc)
+        rs->r.charts_note = "some charts could not be drawn (gnuplot failed); the tables "
+                            "below are complete";
+    return rc;
+}
+
+/* report.json (the fom document with the report's keys), report.md and
+ * report.html, each atomically. */
+static int report_write_all(struct report_state *rs, const char *out_dir, struct diag *d)
+{
+    char *fom_json = NULL;
+    size_t fom_len = 0;
+    int rc = 0;
+    FILE *mem = open_memstream(&fom_json, &fom_len);
+    if (!mem) {
+        rc = diag_syserr(d, "out of memory");
+        goto out;
+    }
+    fom_render(mem, FMT_JSON, &rs->st, &rs->ev);
+    fclose(mem);
+
+    rc = write_one(out_dir, "report.json", report_write_json, &rs->r, fom_json, d);
+    if (!rc)
+        rc = write_one(out_dir, "report.md", md_writer, &rs->r, NULL, d);
+    if (!rc)
+        rc = write_one(out_dir, "report.html", html_writer, &rs->r, NULL, d);
+out:
+    free(fom_json);
+    return rc;
+}
+
 int report_run(const struct report_run_opts *o, struct diag *d)
 {
     struct report_state rs;
     int rc, chart_rc = 0;
-    char *fom_json = NULL;
-    size_t fom_len = 0;
-    size_t ncell = 0;
 
     memset(&rs, 0, sizeof rs);
     study_init(&rs.st);
@@ -365,25 +461,7 @@ int report_run(const struct report_run_opts *o, struct diag *d)
     rc = study_eval_run(&rs.st, &rs.ev, d);
     if (rc)
         goto out;
-    size_t ns = rs.st.n_systems, np = rs.st.n_problems;
-    ncell = ns * np;
-    rs.machines = xcalloc(ns, sizeof *rs.machines);
-    rs.machine_ok = xcalloc(ns, sizeof *rs.machine_ok);
-    rs.inputs = xcalloc(ncell ? ncell : 1, sizeof *rs.inputs);
-    rs.est = xcalloc(ncell ? ncell : 1, sizeof *rs.est);
-    rs.est_ok = xcalloc(ncell ? ncell : 1, sizeof *rs.est_ok);
-    rs.r.st = &rs.st;
-    rs.r.ev = &rs.ev;
-    rs.r.fom_version = o->version;
-    rs.r.cells = xcalloc(ncell ? ncell : 1, sizeof *rs.r.cells);
-    rs.r.systems = xcalloc(ns, sizeof *rs.r.systems);
-    rs.r.problems = xcalloc(np ? np : 1, sizeof *rs.r.problems);
-    for (size_t i = 0; i < ncell; i++) {
-        estimate_init(&rs.est[i]);
-        rs.r.cells[i].pass_s = rs.r.cells[i].pass_lo_s = rs.r.cells[i].pass_hi_s = NAN;
-        rs.r.cells[i].pass_ci_lo_s = rs.r.cells[i].pass_ci_hi_s = NAN;
-    }
-
+    report_state_alloc(&rs, o->version);
     rc = run_estimates(&rs, d);
     if (rc)
         goto out;
@@ -391,62 +469,11 @@ int report_run(const struct report_run_opts *o, struct diag *d)
     rc = ensure_dir(o->out_dir, d);
     if (rc)
         goto out;
-
-    char *gp = gnuplot_find();
-    if (!gp) {
-        rs.r.charts_note = "charts skipped: gnuplot not found (install the Debian package "
-                           "gnuplot-nox); the tables below are complete";
-        diag_warn(d, "charts skipped: gnuplot not found");
-    } else {
-        free(gp);
-        chart_rc = draw_charts(&rs, o->out_dir, d);
-        if (chart_rc)
-            rs.r.charts_note = "some charts could not be drawn (gnuplot failed); the tables "
-                               "below are complete";
-    }
-
-    FILE *mem = open_memstream(&fom_json, &fom_len);
-    if (!mem) {
-        rc = diag_syserr(d, "out of memory");
-        goto out;
-    }
-    fom_render(mem, FMT_JSON, &rs.st, &rs.ev);
-    fclose(mem);
-
-    rc = write_one(o->out_dir, "report.json", report_write_json, &rs.r, fom_json, d);
-    if (!rc)
-        rc = write_one(o->out_dir, "report.md", md_writer, &rs.r, NULL, d);
-    if (!rc)
-        rc = write_one(o->out_dir, "report.html", html_writer, &rs.r, NULL, d);
+    chart_rc = report_charts(&rs, o->out_dir, d);
+    rc = report_write_all(&rs, o->out_dir, d);
     if (!rc)
         rc = chart_rc;
 out:
-    free(fom_json);
-    for (size_t i = 0; i < rs.r.n_charts; i++) {
-        free(rs.r.charts[i].id);
-        free(rs.r.charts[i].title);
-        free(rs.r.charts[i].svg);
-    }
-    free(rs.r.charts);
-    for (size_t i = 0; rs.r.cells && i < ncell; i++)
-        free(rs.r.cells[i].ops);
-    free(rs.r.cells);
-    free(rs.r.systems);
-    free(rs.r.problems);
-    for (size_t i = 0; rs.est && i < ncell; i++) {
-        estimate_release(&rs.est[i]);
-        if (rs.est_ok[i] || rs.inputs[i].profile.ops)
-            estimate_inputs_release(&rs.inputs[i]);
-    }
-    free(rs.est);
-    free(rs.est_ok);
-    free(rs.inputs);
-    for (size_t s = 0; rs.machines && s < rs.st.n_systems; s++)
-        if (rs.machine_ok[s])
-            machine_release(&rs.machines[s]);
-    free(rs.machines);
-    free(rs.machine_ok);
-    study_eval_release(&rs.ev);
-    study_release(&rs.st);
+    report_state_release(&rs);
     return rc;
 }
