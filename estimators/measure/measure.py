@@ -684,10 +684,13 @@ def build_conv(s, prec, pas, dev):
 
 def build_rnn(s, prec, pas, dev):
     dt = dtype_of(prec)
-    cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU,
-           "rnn_tanh": torch.nn.RNN}[s["cell"]]
+    cell = s["cell"]
+    if cell not in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+        raise RowError("cell %r is not lstm, gru, rnn_tanh or rnn_relu" % cell)
+    kw = {"nonlinearity": cell[4:]} if cell.startswith("rnn_") else {}
+    cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(cell, torch.nn.RNN)
     mod = cls(s["input"], s["hidden"], s["layers"],
-              bidirectional=bool(s["bidirectional"])).to(dev, dt)
+              bidirectional=bool(s["bidirectional"]), **kw).to(dev, dt)
     x = rand((s["seq"], s["batch"], s["input"]), dt, dev, grad=(pas == "bwd"))
     if pas == "fwd":
         return (lambda: mod(x)), None
@@ -897,9 +900,25 @@ def build_eltwise(s, prec, _pass, dev):
         "mean": lambda: x.mean(),
         "max": lambda: x.max(),
     }
-    if op not in fns:
-        raise RowError("elementwise op %r is not one of %s" % (op, ",".join(ELTWISE_OPS)))
-    return fns[op], None
+    if op in fns:
+        return fns[op], None
+    # another operator of a shapes file: torch.<op> on one tensor, else on
+    # two; bytes are its inputs and output
+    f = getattr(torch, op, None)
+    if not callable(f):
+        raise RowError("elementwise op %r is neither one of %s nor a torch function"
+                       % (op, ",".join(ELTWISE_OPS)))
+    y = rand((n,), dt, dev)
+    for args in ((x,), (x, y)):
+        try:
+            out = f(*args)
+        except (RuntimeError, TypeError):
+            continue
+        if isinstance(out, torch.Tensor):
+            es = x.element_size()
+            nbytes = len(args) * n * es + out.numel() * out.element_size()
+            return (lambda: f(*args)), None, {"bytes": nbytes}
+    raise RowError("torch.%s takes neither one nor two tensors of %d elements" % (op, n))
 
 
 OPT_BYTES = {"sgd": 3, "sgd_momentum": 5, "adam": 7, "adamw": 7}
@@ -1097,11 +1116,11 @@ def shape_from_row(kind, r):
             s[col] = v.lower()
     if kind == "eltwise":
         op = re.sub(r"^aten::", "", s["op"]).rstrip("_")
-        if op not in ELTWISE_OPS:
-            raise ValueError("op %r is not one of %s" % (s["op"], ",".join(ELTWISE_OPS)))
+        if not re.match(r"^[a-z][a-z0-9_]*$", op):
+            raise ValueError("op %r is not an operator name" % s["op"])
         s["op"] = op
-    if kind == "rnn" and s["cell"] not in ("lstm", "gru", "rnn_tanh"):
-        raise ValueError("cell %r is not lstm, gru or rnn_tanh" % s["cell"])
+    if kind == "rnn" and s["cell"] not in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+        raise ValueError("cell %r is not lstm, gru, rnn_tanh or rnn_relu" % s["cell"])
     return s
 
 
@@ -1301,11 +1320,11 @@ def measure_kind(kind, work, table, timer, dev, deadline, stats, progress):
         try:
             ctx = None
             built = BUILD[kind](s, prec, pas, dev)
-            if kind == "attention":
-                fn, setup, extra, ctx = built
-                row.update(extra)
-            else:
-                fn, setup = built
+            fn, setup = built[0], built[1]
+            if len(built) > 2:
+                row.update(built[2])
+            if len(built) > 3:
+                ctx = built[3]
             with Ctx(ctx):
                 r = timer.measure(fn, setup, loop_mean=(kind == "gemm"))
             row.update(r)
@@ -1341,7 +1360,8 @@ def derive(kind, row, prec):
     if kind == "gemm":
         row["tflops"] = 2.0 * row["m"] * row["n"] * row["k"] * row["batch"] / t / 1e6
     elif kind == "eltwise":
-        row["bytes"] = eltwise_bytes(row["op"], row["elements"], es)
+        if "bytes" not in row:
+            row["bytes"] = eltwise_bytes(row["op"], row["elements"], es)
         row["gbps"] = row["bytes"] / t / 1e3
     elif kind == "optimizer":
         row["bytes"] = OPT_BYTES[row["op"]] * row["params"] * es
