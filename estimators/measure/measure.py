@@ -1672,7 +1672,10 @@ def run(args):
     for kind in kinds:
         if kind == "comm":
             if shape_rows is None and dev.type == "cuda":
-                plan.append((kind, None))
+                if torch.cuda.device_count() >= 2:
+                    plan.append((kind, None))
+                else:  # no share of --budget kept for it
+                    LOG("comm: 1 GPU visible; collectives need 2 or more, none measured")
             elif dev.type == "cpu":
                 LOG("comm: collectives are measured between GPUs; none on the CPU")
             else:
