@@ -908,19 +908,27 @@ def build_eltwise(s, prec, _pass, dev):
     # two; bytes are its inputs and output
     f = getattr(torch, op, None)
     if not callable(f):
+        try:
+            f = getattr(torch.ops.aten, op)
+        except (AttributeError, RuntimeError):
+            f = None
+    if f is None:
         raise RowError("elementwise op %r is neither one of %s nor a torch function"
                        % (op, ",".join(ELTWISE_OPS)))
     y = rand((n,), dt, dev)
-    for args in ((x,), (x, y)):
+    # one tensor, two, or two and a scalar (threshold_backward and the like)
+    for args in ((x,), (x, y), (x, y, 0)):
         try:
             out = f(*args)
         except (RuntimeError, TypeError):
             continue
         if isinstance(out, torch.Tensor):
             es = x.element_size()
-            nbytes = len(args) * n * es + out.numel() * out.element_size()
+            nt = sum(isinstance(a, torch.Tensor) for a in args)
+            nbytes = nt * n * es + out.numel() * out.element_size()
             return (lambda: f(*args)), None, {"bytes": nbytes}
-    raise RowError("torch.%s takes neither one nor two tensors of %d elements" % (op, n))
+    raise RowError("torch.%s takes neither one nor two tensors of %d elements (with a scalar)"
+                   % (op, n))
 
 
 OPT_BYTES = {"sgd": 3, "sgd_momentum": 5, "adam": 7, "adamw": 7}
@@ -1138,17 +1146,31 @@ def shapes_cases(path, kinds):
             continue
         if kind not in kinds:
             continue
-        try:
-            s = shape_from_row(kind, r)
-        except ValueError as e:
-            LOG("%s:%d: skipping a %s row: %s" % (path, line, sk, e))
-            continue
+        r = dict(r)
+        # cells the trace did not say: measure every value they can take
+        spread = [r]
+        if kind == "attention" and not (r.get("causal") or "").strip():
+            spread = [dict(r, causal=v) for v in ("0", "1")]
+        if kind == "optimizer":
+            op = (r.get("op") or "").strip().lower()
+            if op not in OPT_BYTES:
+                LOG("%s:%d: skipping optimizer op %r: the optimizer table holds whole steps "
+                    "(sgd, sgd_momentum, adam, adamw), which the grid measures" % (path, line, op))
+                continue
+            if not (r.get("form") or "").strip():
+                spread = [dict(r, form=f) for f in ("single", "foreach", "fused")]
         prec = (r.get("precision") or "").strip().lower() or None
         if prec and prec not in PRECISIONS:
             LOG("%s:%d: skipping precision %r: expected one of %s"
                 % (path, line, prec, ",".join(PRECISIONS)))
             continue
-        out.setdefault(kind, []).append((s, "shapes", prec))
+        for rr in spread:
+            try:
+                s = shape_from_row(kind, rr)
+            except ValueError as e:
+                LOG("%s:%d: skipping a %s row: %s" % (path, line, sk, e))
+                break
+            out.setdefault(kind, []).append((s, "shapes", prec))
     return out
 
 

@@ -128,13 +128,17 @@ S="$T_TMP/shapes"
 "$PY" - "$T_TMP/shapes.csv" <<'PY'
 import csv, sys
 cols = ("kind,op,precision,m,n,k,a_t,b_t,batch,dims,c,d,h,w,f_d,f_h,f_w,pad_h,pad_w,"
-        "stride_h,stride_w,dil_h,dil_w,groups,elements,s,count,share").split(",")
+        "stride_h,stride_w,dil_h,dil_w,groups,elements,s,heads,q_len,kv_len,head_dim,causal,"
+        "count,share").split(",")
 rows = [
     dict(kind="gemm", precision="fp32", m=48, n=24, k=40, a_t="N", b_t="T", count=3, share=0.2),
     dict(kind="conv", precision="fp32", dims=2, n=3, c=4, h=10, w=12, k=8, f_h=3, f_w=3,
          pad_h=1, pad_w=1, stride_h=1, stride_w=1, dil_h=1, dil_w=1, groups=2, count=1, share=0.3),
     dict(kind="elementwise", op="relu", precision="fp32", elements=4096, count=5, share=0.1),
     dict(kind="norm", op="layer_norm", precision="fp32", n=6, c=32, s=8, count=2, share=0.1),
+    # causal not known from the trace: both are measured
+    dict(kind="attention", precision="fp32", batch=1, heads=2, q_len=8, kv_len=8, head_dim=8,
+         count=1, share=0.1),
 ]
 w = csv.DictWriter(open(sys.argv[1], "w", newline=""), cols, lineterminator="\n")
 w.writeheader()
@@ -159,11 +163,14 @@ assert [(r["op"], r["elements"], r["bytes"]) for r in e] == [("relu", "4096", "3
 nm = rows("norm")
 assert sorted((r["op"], r["n"], r["c"], r["s"], r["pass"]) for r in nm) == \
     [("layer_norm", "6", "32", "8", "bwd"), ("layer_norm", "6", "32", "8", "fwd")], nm
+a = rows("attention")
+assert sorted((r["causal"], r["pass"]) for r in a) == \
+    [("0", "bwd"), ("0", "fwd"), ("1", "bwd"), ("1", "fwd")], a
 others = [f for f in os.listdir(d) if f.endswith(".csv") and f.split("_", 1)[1] not in
-          ("gemm.csv", "conv.csv", "eltwise.csv", "norm.csv")]
+          ("gemm.csv", "conv.csv", "eltwise.csv", "norm.csv", "attention.csv")]
 assert not others, others
 PY
-then ok "shapes file: exactly its rows, every pass, source shapes"
+then ok "shapes file: exactly its rows, every pass, both causal forms when unknown, source shapes"
 else not_ok "shapes file rows"; sed 's/^/# /' "$T_TMP/check" | tail -5; fi
 
 # Refused: what the device cannot do, unknown kinds, a shapes file without kind.
