@@ -115,7 +115,9 @@ struct kindex {
     struct kcurve stream[PREC_COUNT];
 };
 
-static const char *const kind_names[KERNEL_KIND_COUNT] = { "gemm", "conv", "eltwise" };
+static const char *const kind_names[KERNEL_KIND_COUNT] = {
+    "gemm", "conv", "eltwise", "rnn", "attention", "norm", "embedding", "optimizer", "comm",
+};
 
 const char *kernel_kind_name(enum kernel_kind k)
 {
@@ -178,6 +180,8 @@ void kernel_table_reindex(struct kernel_table *t)
 {
     index_free(t->index);
     t->index = NULL;
+    kernel_lookup_index_free(t->lookup_index);
+    t->lookup_index = NULL;
 }
 
 struct kernel_row *kernel_table_add(struct kernel_table *t)
@@ -194,13 +198,14 @@ void kernel_table_release(struct kernel_table *t)
 {
     for (size_t i = 0; i < t->n_rows; i++) {
         free(t->rows[i].op);
+        free(t->rows[i].mode);
         free(t->rows[i].source);
     }
     free(t->rows);
     free(t->hw);
     free(t->origin);
     free(t->software);
-    index_free(t->index);
+    kernel_table_reindex(t);
     memset(t, 0, sizeof *t);
 }
 
@@ -289,15 +294,46 @@ static int gemm_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
     return (a->b_t > b->b_t) - (a->b_t < b->b_t);
 }
 
+/* Which passes a conv row times (bit per conv_pass): rows of the older
+ * form hold all three, rows of the form with a pass column one each, and
+ * both may be in a table for the same shape. */
+static int conv_pass_mask(const struct kernel_row *r)
+{
+    return (r->time_s[0] > 0) | (r->time_s[1] > 0) << 1 | (r->time_s[2] > 0) << 2;
+}
+
+static int64_t one_if_0(int64_t v)
+{
+    return v > 0 ? v : 1;
+}
+
 static int conv_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
 {
     int c;
     if ((c = cmp_i64(a->n_, b->n_)) || (c = cmp_i64(a->c, b->c)) || (c = cmp_i64(a->h, b->h)) ||
         (c = cmp_i64(a->w, b->w)) || (c = cmp_i64(a->kf, b->kf)) || (c = cmp_i64(a->r, b->r)) ||
         (c = cmp_i64(a->s, b->s)) || (c = cmp_i64(a->pad_h, b->pad_h)) ||
-        (c = cmp_i64(a->pad_w, b->pad_w)) || (c = cmp_i64(a->stride_h, b->stride_h)))
+        (c = cmp_i64(a->pad_w, b->pad_w)) || (c = cmp_i64(a->stride_h, b->stride_h)) ||
+        (c = cmp_i64(a->stride_w, b->stride_w)))
         return c;
-    return cmp_i64(a->stride_w, b->stride_w);
+    const int64_t ea[] = { one_if_0(a->d), one_if_0(a->t), a->pad_d, one_if_0(a->stride_d),
+                           one_if_0(a->dil_d), one_if_0(a->dil_h), one_if_0(a->dil_w),
+                           one_if_0(a->groups), a->dims == 0 ? 2 : a->dims };
+    const int64_t eb[] = { one_if_0(b->d), one_if_0(b->t), b->pad_d, one_if_0(b->stride_d),
+                           one_if_0(b->dil_d), one_if_0(b->dil_h), one_if_0(b->dil_w),
+                           one_if_0(b->groups), b->dims == 0 ? 2 : b->dims };
+    for (size_t i = 0; i < sizeof ea / sizeof ea[0]; i++)
+        if ((c = cmp_i64(ea[i], eb[i])))
+            return c;
+    /* A probe with mask 0 sorts before every pass mask of its shape. */
+    return conv_pass_mask(a) - conv_pass_mask(b);
+}
+
+static int conv_same_shape(const struct kernel_row *a, const struct kernel_row *b)
+{
+    struct kernel_row x = *a;
+    memcpy(x.time_s, b->time_s, sizeof x.time_s);
+    return conv_key_cmp(&x, b) == 0;
 }
 
 static int eltwise_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
@@ -308,12 +344,37 @@ static int eltwise_key_cmp(const struct kernel_row *a, const struct kernel_row *
     return (a->bytes > b->bytes) - (a->bytes < b->bytes);
 }
 
-static int row_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
+/* rnn .. comm: pass, op, mode (except attention's and comm's backend,
+ * which only say what ran), flag, sizes. */
+static int dims_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
 {
+    int c;
+    if ((c = (int)a->pass - (int)b->pass))
+        return c;
+    if ((c = strcmp(a->op ? a->op : "", b->op ? b->op : "")))
+        return c;
+    if (a->kind != KERNEL_ATTENTION && a->kind != KERNEL_COMM &&
+        (c = strcmp(a->mode ? a->mode : "", b->mode ? b->mode : "")))
+        return c;
+    if ((c = a->flag - b->flag))
+        return c;
+    for (int i = 0; i < KERNEL_DIMS_MAX; i++)
+        if ((c = cmp_i64(a->dim[i], b->dim[i])))
+            return c;
+    return 0;
+}
+
+int kernel_row_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
+{
+    int c;
     switch (a->kind) {
-    case KERNEL_GEMM: return gemm_key_cmp(a, b);
+    case KERNEL_GEMM:
+        if ((c = cmp_i64(one_if_0(a->batch), one_if_0(b->batch))))
+            return c;
+        return gemm_key_cmp(a, b);
     case KERNEL_CONV: return conv_key_cmp(a, b);
-    default: return eltwise_key_cmp(a, b);
+    case KERNEL_ELTWISE: return eltwise_key_cmp(a, b);
+    default: return dims_key_cmp(a, b);
     }
 }
 
@@ -328,7 +389,7 @@ static void sort_rows(const struct kernel_row *rows, size_t *ix, size_t *tmp, si
     sort_rows(rows, ix + h, tmp, n - h);
     size_t i = 0, j = h, o = 0;
     while (i < h && j < n)
-        tmp[o++] = row_key_cmp(&rows[ix[j]], &rows[ix[i]]) < 0 ? ix[j++] : ix[i++];
+        tmp[o++] = kernel_row_key_cmp(&rows[ix[j]], &rows[ix[i]]) < 0 ? ix[j++] : ix[i++];
     while (i < h)
         tmp[o++] = ix[i++];
     while (j < n)
@@ -363,7 +424,7 @@ static const struct kkeys *keys_of(const struct kernel_table *t, enum kernel_kin
     sort_rows(t->rows, ix, tmp, n);
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
-        if (o && row_key_cmp(&t->rows[ix[o - 1]], &t->rows[ix[i]]) == 0)
+        if (o && kernel_row_key_cmp(&t->rows[ix[o - 1]], &t->rows[ix[i]]) == 0)
             ix[o - 1] = ix[i];
         else
             ix[o++] = ix[i];
@@ -372,6 +433,14 @@ static const struct kkeys *keys_of(const struct kernel_table *t, enum kernel_kin
     kk->rows = ix;
     kk->n = o;
     return kk;
+}
+
+const size_t *kernel_table_keys(const struct kernel_table *t, enum kernel_kind kind, enum precision p,
+                                size_t *n)
+{
+    const struct kkeys *kk = keys_of(t, kind, p);
+    *n = kk->n;
+    return kk->rows;
 }
 
 /* Index of the first key >= probe, in [0, n]. */
@@ -594,6 +663,8 @@ static const struct kgroup *gemm_group(const struct kernel_table *t, enum precis
     g->pts = xmalloc((kk->n ? kk->n : 1) * sizeof *g->pts);
     for (size_t i = 0; i < kk->n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];
+        if (r->batch > 1)
+            continue;   /* batched GEMMs: kernel_table_lookup */
         group_add(g, (double)r->m, (double)r->n, (double)r->k, r->time_s[0], r->time_lo_s,
                   r->time_hi_s);
     }
@@ -617,6 +688,9 @@ static const struct kgroup *conv_group(const struct kernel_table *t, enum precis
     for (size_t i = 0; i < kk->n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];
         double m, n, k;
+        /* Dense 2-D rows only; the others are kernel_table_lookup's. */
+        if (r->groups > 1 || r->dims == 1 || r->dims == 3 || r->dil_h > 1 || r->dil_w > 1)
+            continue;
         conv_row_gemm(r, &m, &n, &k);
         /* The spread columns describe the forward pass only. */
         int fwd = pass == CONV_FWD;
@@ -785,16 +859,17 @@ int kernel_table_gemm(const struct kernel_table *t, enum precision p,
     int known = probe.a_t && probe.b_t;
     if (!known)
         probe.a_t = probe.b_t = 'N';
-    size_t at = keys_lower_bound(t, kk, &probe, gemm_key_cmp);
-    if (at < kk->n && gemm_key_cmp(&t->rows[kk->rows[at]], &probe) == 0) {
+    /* Batched rows sort after every plain one (kernel_row_key_cmp). */
+    size_t at = keys_lower_bound(t, kk, &probe, kernel_row_key_cmp);
+    if (at < kk->n && kernel_row_key_cmp(&t->rows[kk->rows[at]], &probe) == 0) {
         from_row(&t->rows[kk->rows[at]], 0, LOOKUP_EXACT, out);
         return 0;
     }
     /* The same shape in another orientation: all orientations of a shape
      * are adjacent in key order, so look for the first of them. */
     probe.a_t = probe.b_t = 0;
-    at = keys_lower_bound(t, kk, &probe, gemm_key_cmp);
-    if (at < kk->n && same_shape(&t->rows[kk->rows[at]], &probe)) {
+    at = keys_lower_bound(t, kk, &probe, kernel_row_key_cmp);
+    if (at < kk->n && t->rows[kk->rows[at]].batch <= 1 && same_shape(&t->rows[kk->rows[at]], &probe)) {
         from_row(&t->rows[kk->rows[at]], 0, known ? LOOKUP_INTERP : LOOKUP_EXACT, out);
         return 0;
     }
@@ -808,7 +883,7 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
     memset(out, 0, sizeof *out);
     if (!t || !cs || (unsigned)p >= PREC_COUNT || (unsigned)pass >= CONV_PASS_COUNT)
         return -1;
-    if (cs->groups > 1 || cs->n <= 0 || cs->c <= 0 || cs->h <= 0 || cs->w <= 0 || cs->k <= 0 ||
+    if (cs->groups > 1 || cs->d > 1 || cs->t > 1 || cs->n <= 0 || cs->c <= 0 || cs->h <= 0 || cs->w <= 0 || cs->k <= 0 ||
         cs->r <= 0 || cs->s <= 0)
         return -1;
     const struct kkeys *kk = keys_of(t, KERNEL_CONV, p);
@@ -821,10 +896,14 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
             .r = cs->r, .s = cs->s, .pad_h = cs->pad_h, .pad_w = cs->pad_w,
             .stride_h = sh, .stride_w = sw,
         };
-        size_t at = keys_lower_bound(t, kk, &probe, conv_key_cmp);
-        if (at < kk->n && conv_key_cmp(&t->rows[kk->rows[at]], &probe) == 0 &&
-            t->rows[kk->rows[at]].time_s[pass] > 0) {
-            from_row(&t->rows[kk->rows[at]], pass, LOOKUP_EXACT, out);
+        /* The probe's pass mask is 0: it sorts first among the rows of its
+         * shape, which differ only in the passes they time. */
+        size_t at = keys_lower_bound(t, kk, &probe, conv_key_cmp), hit = kk->n;
+        for (; at < kk->n && conv_same_shape(&t->rows[kk->rows[at]], &probe); at++)
+            if (t->rows[kk->rows[at]].time_s[pass] > 0)
+                hit = at;
+        if (hit < kk->n) {
+            from_row(&t->rows[kk->rows[hit]], pass, LOOKUP_EXACT, out);
             if (pass != CONV_FWD) {
                 out->time_lo_s = out->time_hi_s = 0;
             }

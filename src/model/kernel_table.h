@@ -9,22 +9,52 @@
 #include "model/precision.h"
 #include "model/profile.h"
 
-enum kernel_kind { KERNEL_GEMM, KERNEL_CONV, KERNEL_ELTWISE, KERNEL_KIND_COUNT };
+/* Kinds of measured kernel rows (the files of estimators/measure/FORMATS.md).
+ * Names: "gemm", "conv", "eltwise", "rnn", "attention", "norm", "embedding",
+ * "optimizer", "comm". */
+enum kernel_kind {
+    KERNEL_GEMM, KERNEL_CONV, KERNEL_ELTWISE, KERNEL_RNN, KERNEL_ATTENTION, KERNEL_NORM,
+    KERNEL_EMBEDDING, KERNEL_OPTIMIZER, KERNEL_COMM, KERNEL_KIND_COUNT
+};
+/* Slots of kernel_row.time_s for conv rows (one row may hold all three). */
 enum conv_pass { CONV_FWD, CONV_BWD_DATA, CONV_BWD_FILTER, CONV_PASS_COUNT };
+/* The pass a row (or query) times: FORMATS.md's `pass` column.  Conv rows
+ * use bwd_data / bwd_weight; the optimizer only step; gemm, eltwise and
+ * comm rows have no pass (KPASS_FWD). */
+enum kernel_pass { KPASS_FWD, KPASS_BWD, KPASS_BWD_DATA, KPASS_BWD_WEIGHT, KPASS_STEP, KPASS_COUNT };
+
+/* Size parameters of the kinds without fields of their own, in
+ * kernel_row.dim / kernel_query.dim; each >= 1. */
+#define KERNEL_DIMS_MAX 6
+enum { RNN_INPUT, RNN_HIDDEN, RNN_LAYERS, RNN_SEQ, RNN_BATCH };
+enum { ATT_BATCH, ATT_HEADS, ATT_Q_LEN, ATT_KV_LEN, ATT_HEAD_DIM };
+enum { NORM_N, NORM_C, NORM_S, NORM_GROUPS };
+enum { EMB_ROWS, EMB_DIM, EMB_LOOKUPS, EMB_BATCH };
+enum { OPT_PARAMS, OPT_TENSORS };
+enum { COMM_RANKS, COMM_BYTES };
 
 struct kernel_row {
     enum kernel_kind kind;
     enum precision prec;
-    /* gemm */
-    int64_t m, n, k;
+    enum kernel_pass pass;          /* rnn, attention, norm, embedding, optimizer */
+    /* gemm; batch > 1: a batched GEMM (bmm) of batch m x n x k products */
+    int64_t m, n, k, batch;
     char a_t, b_t;                  /* 'N' or 'T' */
-    /* conv: NCHW input n x c x h x w, k filters r(=f_h) x s(=f_w) */
-    int64_t n_, c, h, w, kf, r, s, pad_h, pad_w, stride_h, stride_w;
-    /* eltwise */
-    char *op;                       /* "copy", "add", ... or NULL */
-    double elements, bytes;
+    /* conv: input n x c x d x h x w, k filters t(=f_d) x r(=f_h) x s(=f_w);
+     * dims 1: d = h = 1; dims 2: d = 1.  0 in d/t/strides/dilations/groups
+     * reads as 1 (rows of the older 2-D form). */
+    int64_t n_, c, d, h, w, kf, t, r, s, pad_d, pad_h, pad_w, stride_d, stride_h, stride_w;
+    int64_t dil_d, dil_h, dil_w, groups;
+    int dims;                       /* conv: 1, 2 or 3 (0 = 2, the older form) */
+    /* rnn .. comm: the size parameters (RNN_*, ATT_*, ... above) */
+    int64_t dim[KERNEL_DIMS_MAX];
+    char *op;                       /* eltwise/norm/embedding/optimizer/comm op, rnn cell */
+    char *mode;                     /* embedding mode, optimizer form, comm backend,
+                                       attention backend (informative only) */
+    int flag;                       /* rnn bidirectional, attention causal (0/1) */
+    double elements, bytes;         /* eltwise; optimizer bytes; comm bytes is dim[COMM_BYTES] */
     /* times in seconds; conv rows hold one time per pass */
-    double time_s[CONV_PASS_COUNT]; /* gemm/eltwise: [0]; 0 = not measured */
+    double time_s[CONV_PASS_COUNT]; /* others: [0]; 0 = not measured */
     double time_lo_s, time_hi_s;    /* p05/p95 (or min/max) of [0]; 0 if absent */
     double time_loop_s;             /* mean of back-to-back calls (DeepBench's way); 0 if absent */
     int reps;
@@ -38,6 +68,7 @@ struct kernel_table {
     struct kernel_row *rows;
     size_t n_rows, alloc_rows;
     void *index;                    /* private lookup index, built lazily */
+    void *lookup_index;             /* private index of kernel_table_lookup */
 };
 
 enum lookup_method { LOOKUP_NONE, LOOKUP_EXACT, LOOKUP_INTERP, LOOKUP_EXTRAP };
@@ -49,7 +80,86 @@ struct kernel_estimate {
     int neighbours;                 /* rows the estimate used */
 };
 
-const char *kernel_kind_name(enum kernel_kind k);   /* "gemm", "conv", "eltwise" */
+/* ------------------------------------------------------------------ */
+/* kernel_table_lookup: one call for every kind                        */
+
+/* What to look up: one call of one kernel.  Zero the struct, set kind,
+ * prec, pass and the fields of the kind:
+ *   gemm       m, n, k, batch (0 or 1: plain GEMM), a_t, b_t ('N'/'T', 0 = any)
+ *   conv       conv (dims from conv.d: 0/1 = 2-D or 1-D), pass KPASS_FWD,
+ *              KPASS_BWD_DATA, KPASS_BWD_WEIGHT or KPASS_BWD (data + weight)
+ *   eltwise    op (NULL: any op) and bytes (read + written)
+ *   rnn        op = cell ("lstm", "gru", "rnn_tanh"), flag = bidirectional,
+ *              dim[RNN_*], pass KPASS_FWD or KPASS_BWD
+ *   attention  flag = causal, dim[ATT_*], pass
+ *   norm       op ("batch_norm", "layer_norm", "rms_norm", "group_norm"),
+ *              dim[NORM_*] (groups 1 unless group norm), pass
+ *   embedding  op ("embedding", "embedding_bag"), mode ("none", "sum",
+ *              "mean", "max"), dim[EMB_*], pass
+ *   optimizer  op ("sgd", "sgd_momentum", "adam", "adamw"), mode = form
+ *              ("single", "foreach", "fused"), dim[OPT_*]; pass KPASS_STEP
+ *   comm       op ("all_reduce", ...), mode = backend (NULL: any),
+ *              dim[COMM_RANKS], dim[COMM_BYTES] */
+struct kernel_query {
+    enum kernel_kind kind;
+    enum precision prec;
+    enum kernel_pass pass;
+    int64_t m, n, k, batch;
+    char a_t, b_t;
+    struct conv_shape conv;
+    const char *op, *mode;
+    int flag;
+    int64_t dim[KERNEL_DIMS_MAX];
+    double bytes;
+};
+
+/* The answer.  Interpolation runs in natural-log space over the kind's
+ * size parameters ("axes", named by kernel_hit_axis_name):
+ *   gemm       log m, log n, log k (+ log batch for batched rows)
+ *   conv       its implicit GEMM per group: log(N*out spatial),
+ *              log(K/groups), log(C/groups * filter volume); log N; log groups
+ *   eltwise    log bytes
+ *   the others log dim[0..], as many as the kind has
+ * and only among rows of the same categorical parameters: precision,
+ * pass, and cell / direction / causal / op / mode / groups class (dense,
+ * depthwise, grouped) as the kind has them.
+ *
+ * distance: Euclidean distance, in those log axes, from the query to the
+ * nearest measured row of its category: 0 for an exact row, ln 2 ~ 0.69
+ * for a shape twice as large as the nearest row in one axis.
+ * outside[a]: -1 the query lies below every row of its category on axis
+ * a, +1 above, 0 inside the measured range of that axis; method is
+ * LOOKUP_EXTRAP when any axis is outside (or, for conv, the batch is),
+ * LOOKUP_INTERP when inside, LOOKUP_EXACT for a row of the same shape. */
+struct kernel_hit {
+    double time_s;                  /* one call; 0 when method is LOOKUP_NONE */
+    double time_lo_s, time_hi_s;    /* spread from the rows' p05/p95, 0 if unknown */
+    enum lookup_method method;
+    int neighbours;                 /* rows the estimate used */
+    double distance;                /* see above; -1 when method is LOOKUP_NONE */
+    int n_axes;
+    signed char outside[KERNEL_DIMS_MAX];
+    const struct kernel_row *row;   /* the row of an exact hit (owned by the table), else NULL */
+};
+
+/* Look q up in t.  Returns 0 with *hit filled, or -1 with hit->method
+ * LOOKUP_NONE when t has no row of q's kind, precision and categorical
+ * parameters (the caller falls back to its model), or q is malformed
+ * (a size < 1).  Rows of other precisions are never used. */
+int kernel_table_lookup(const struct kernel_table *t, const struct kernel_query *q,
+                        struct kernel_hit *hit);
+/* Name of axis a of kind ("m", "gemm_m", "q_len", ...), NULL past the last. */
+const char *kernel_hit_axis_name(enum kernel_kind kind, int a);
+/* Size-parameter names of the kinds with dim[] ("input", "hidden", ...),
+ * as in the CSV headers; NULL past the last.  *n_out: their count. */
+const char *const *kernel_kind_dims(enum kernel_kind kind, int *n_out);
+const char *kernel_pass_name(enum kernel_pass p);   /* "fwd", "bwd", "bwd_data", ... */
+enum kernel_pass kernel_pass_parse(const char *s);  /* KPASS_COUNT if unknown */
+
+/* ------------------------------------------------------------------ */
+/* Older per-kind lookups (kept while the estimator moves to the above) */
+
+const char *kernel_kind_name(enum kernel_kind k);   /* "gemm", "conv", "eltwise", ... */
 enum kernel_kind kernel_kind_parse(const char *s);  /* KERNEL_KIND_COUNT if unknown */
 const char *lookup_method_name(enum lookup_method m); /* "exact", "interp", "extrap", "none" */
 
@@ -87,5 +197,14 @@ struct kernel_table *kernel_set_get(struct kernel_set *s, const char *hw);
 /* Move every row of src into the same-named tables of dst (appended, so
  * they win over older rows with the same key); src is left empty. */
 void kernel_set_take(struct kernel_set *dst, struct kernel_set *src);
+
+/* Internal to src/model/kernel_*.c: the order of exact keys (kind first
+ * is the caller's business) and the release of kernel_table_lookup's index. */
+int kernel_row_key_cmp(const struct kernel_row *a, const struct kernel_row *b);
+void kernel_lookup_index_free(void *ix);
+/* Row indices of one kind and precision in key order, one per key (the
+ * row added last); *n their count.  Owned by the table's index. */
+const size_t *kernel_table_keys(const struct kernel_table *t, enum kernel_kind kind, enum precision p,
+                                size_t *n);
 
 #endif

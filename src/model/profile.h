@@ -22,6 +22,10 @@ struct conv_shape {
     int64_t k, r, s;        /* filters k of r x s (r along h) */
     int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;
     int64_t p, q;           /* output h, w */
+    /* 3-D convolutions: input depth d, filter depth t, output depth o;
+     * 0 reads as 1 (and pad_d as 0) for 1-D and 2-D ones. */
+    int64_t d, t, stride_d, pad_d, dil_d, o;
+    int dims;               /* 1, 2 or 3 spatial dimensions; 0 = unknown (2) */
 };
 
 struct op {

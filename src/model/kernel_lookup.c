@@ -1,0 +1,671 @@
+/* kernel_table_lookup: one lookup for every kind of measured kernel row.
+ *
+ * The method is kernel_table.c's GEMM method carried to every kind:
+ *  - A row's rate -- its work divided by its time, where the work is the
+ *    kind's operation count (flops of a GEMM or convolution, q·kv·d·heads·
+ *    batch of attention, elements of a norm, bytes moved by an elementwise
+ *    op or a collective) -- is a smooth function of the logarithms of the
+ *    kind's size parameters, while its time spans decades.  So the rate is
+ *    interpolated and time = work / rate.
+ *  - Near a query the log rate is fitted as a plane in the log sizes by
+ *    weighted least squares over the nearest rows of the query's category
+ *    (inverse squared distance weights, a ridge pulling the slopes towards
+ *    zero so that rows on one line still give an answer), and clamped to
+ *    the neighbours' rates within a factor SPAN: past the measured sizes a
+ *    kernel keeps the rate of its nearest measured rows.
+ *  - The rate never exceeds the category's largest and the time never
+ *    drops below its smallest (launch/latency bound), as for GEMMs.
+ *  - Rows of other categories (precision, pass, cell, direction, causal,
+ *    op, mode, groups class) are never neighbours: a GRU is not a slower
+ *    LSTM and a depthwise convolution is not a small dense one.
+ * Plain GEMMs keep kernel_table_gemm's estimate (alignment classes and a
+ * k-d tree over tables of 10^5 rows); this file adds their distance and
+ * hull.  Categories of the other kinds hold hundreds of rows, which a
+ * linear scan serves in microseconds. */
+#include "model/kernel_table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_linalg.h>
+
+#include "core/xalloc.h"
+
+/* Neighbours, ridge and span as kernel_table.c's (KNN_DEFAULT, RIDGE,
+ * PLANE_SPAN), chosen there by leave-one-out on the H100/H200 GEMM tables;
+ * with more axes than a GEMM's three, the plane's D+1 unknowns need at
+ * least twice as many rows to be fitted, hence the max() in lk_knn(). */
+#define LK_KNN 8
+#define LK_KNN_MAX 16
+#define LK_RIDGE 0.002
+#define LK_SPAN 1.5
+/* Points closer than this (squared, in log units) are the same shape. */
+#define LK_SAME_D2 1e-12
+
+/* ------------------------------------------------------------------ */
+/* Kinds                                                               */
+
+static const char *const dims_rnn[] = { "input", "hidden", "layers", "seq", "batch", NULL };
+static const char *const dims_att[] = { "batch", "heads", "q_len", "kv_len", "head_dim", NULL };
+static const char *const dims_norm[] = { "n", "c", "s", "groups", NULL };
+static const char *const dims_emb[] = { "rows", "dim", "lookups", "batch", NULL };
+static const char *const dims_opt[] = { "params", "tensors", NULL };
+static const char *const dims_comm[] = { "ranks", "bytes", NULL };
+static const char *const axes_gemm[] = { "m", "n", "k", "batch", NULL };
+static const char *const axes_conv[] = { "gemm_m", "gemm_n", "gemm_k", "batch", "groups", NULL };
+static const char *const axes_elt[] = { "bytes", NULL };
+
+const char *const *kernel_kind_dims(enum kernel_kind kind, int *n_out)
+{
+    static const char *const none[] = { NULL };
+    const char *const *d = none;
+    switch (kind) {
+    case KERNEL_RNN: d = dims_rnn; break;
+    case KERNEL_ATTENTION: d = dims_att; break;
+    case KERNEL_NORM: d = dims_norm; break;
+    case KERNEL_EMBEDDING: d = dims_emb; break;
+    case KERNEL_OPTIMIZER: d = dims_opt; break;
+    case KERNEL_COMM: d = dims_comm; break;
+    default: break;
+    }
+    int n = 0;
+    while (d[n])
+        n++;
+    if (n_out)
+        *n_out = n;
+    return d;
+}
+
+const char *kernel_hit_axis_name(enum kernel_kind kind, int a)
+{
+    const char *const *names;
+    int n;
+    switch (kind) {
+    case KERNEL_GEMM: names = axes_gemm; n = 4; break;
+    case KERNEL_CONV: names = axes_conv; n = 5; break;
+    case KERNEL_ELTWISE: names = axes_elt; n = 1; break;
+    default: names = kernel_kind_dims(kind, &n); break;
+    }
+    return a >= 0 && a < n ? names[a] : NULL;
+}
+
+static const char *const pass_names[KPASS_COUNT] = { "fwd", "bwd", "bwd_data", "bwd_weight", "step" };
+
+const char *kernel_pass_name(enum kernel_pass p)
+{
+    return (unsigned)p < KPASS_COUNT ? pass_names[p] : "unknown";
+}
+
+enum kernel_pass kernel_pass_parse(const char *s)
+{
+    for (int i = 0; s && i < KPASS_COUNT; i++)
+        if (strcmp(s, pass_names[i]) == 0)
+            return (enum kernel_pass)i;
+    /* DeepBench's and cuDNN's name for the weight gradient */
+    if (s && (strcmp(s, "bwd_filter") == 0 || strcmp(s, "bwd_params") == 0))
+        return KPASS_BWD_WEIGHT;
+    return KPASS_COUNT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Points: a query's (or row's) category, log axes and work            */
+
+struct lkey {
+    enum kernel_kind kind;
+    enum kernel_pass pass;
+    const char *op, *mode;      /* NULL: not part of the category */
+    int flag;
+    int cls;                    /* conv groups class, gemm batched */
+};
+
+struct lpoint {
+    struct lkey key;
+    int n_axes;
+    double x[KERNEL_DIMS_MAX];
+    double work;
+};
+
+static int64_t one_if_0(int64_t v)
+{
+    return v > 0 ? v : 1;
+}
+
+static int64_t conv_out1(int64_t in, int64_t pad, int64_t f, int64_t stride, int64_t dil)
+{
+    int64_t span = one_if_0(dil) * (one_if_0(f) - 1) + 1;
+    if (in + 2 * pad < span)
+        return 0;
+    return (in + 2 * pad - span) / one_if_0(stride) + 1;
+}
+
+/* Conv as the implicit GEMM of one group; groups class 0 dense, 1
+ * depthwise (a group per input channel), 2 other grouped. */
+static int conv_point(const struct conv_shape *c, struct lpoint *pt)
+{
+    int64_t g = one_if_0(c->groups);
+    if (c->n < 1 || c->c < 1 || c->k < 1 || c->c % g || c->k % g)
+        return -1;
+    int64_t od = conv_out1(one_if_0(c->d), c->pad_d, c->t, c->stride_d, c->dil_d);
+    int64_t oh = conv_out1(one_if_0(c->h), c->pad_h, c->r, c->stride_h, c->dil_h);
+    int64_t ow = conv_out1(one_if_0(c->w), c->pad_w, c->s, c->stride_w, c->dil_w);
+    if (od < 1 || oh < 1 || ow < 1)
+        return -1;
+    double m = (double)c->n * (double)od * (double)oh * (double)ow;
+    double n = (double)(c->k / g);
+    double k = (double)(c->c / g) * (double)one_if_0(c->t) * (double)one_if_0(c->r) *
+               (double)one_if_0(c->s);
+    pt->key.cls = g == 1 ? 0 : g == c->c ? 1 : 2;
+    pt->n_axes = 5;
+    pt->x[0] = log(m);
+    pt->x[1] = log(n);
+    pt->x[2] = log(k);
+    pt->x[3] = log((double)c->n);
+    pt->x[4] = log((double)g);
+    pt->work = 2.0 * m * n * k * (double)g;
+    return 0;
+}
+
+/* Work of the kinds with dim[]: what their time grows with. */
+static double dims_work(enum kernel_kind kind, const int64_t *d)
+{
+    switch (kind) {
+    case KERNEL_RNN:        /* layers x steps x batch x hidden x (input + hidden) */
+        return (double)d[RNN_LAYERS] * d[RNN_SEQ] * d[RNN_BATCH] * d[RNN_HIDDEN] *
+               (double)(d[RNN_INPUT] + d[RNN_HIDDEN]);
+    case KERNEL_ATTENTION:  /* the two batched GEMMs, q·kᵀ and p·v */
+        return (double)d[ATT_BATCH] * d[ATT_HEADS] * d[ATT_Q_LEN] * d[ATT_KV_LEN] * d[ATT_HEAD_DIM];
+    case KERNEL_NORM: return (double)d[NORM_N] * d[NORM_C] * d[NORM_S];
+    case KERNEL_EMBEDDING: return (double)d[EMB_DIM] * d[EMB_LOOKUPS] * d[EMB_BATCH];
+    case KERNEL_OPTIMIZER: return (double)d[OPT_PARAMS];
+    case KERNEL_COMM: return (double)d[COMM_BYTES];
+    default: return 0;
+    }
+}
+
+/* Fill pt from q; -1 when q is malformed (a size < 1). */
+static int query_point(const struct kernel_query *q, struct lpoint *pt)
+{
+    memset(pt, 0, sizeof *pt);
+    pt->key.kind = q->kind;
+    pt->key.pass = q->pass;
+    switch (q->kind) {
+    case KERNEL_GEMM: {
+        int64_t b = one_if_0(q->batch);
+        if (q->m < 1 || q->n < 1 || q->k < 1)
+            return -1;
+        pt->key.pass = KPASS_FWD;
+        pt->key.cls = b > 1;
+        pt->n_axes = b > 1 ? 4 : 3;
+        pt->x[0] = log((double)q->m);
+        pt->x[1] = log((double)q->n);
+        pt->x[2] = log((double)q->k);
+        pt->x[3] = log((double)b);
+        pt->work = 2.0 * (double)q->m * (double)q->n * (double)q->k * (double)b;
+        return 0;
+    }
+    case KERNEL_CONV:
+        return conv_point(&q->conv, pt);
+    case KERNEL_ELTWISE:
+        if (!(q->bytes >= 1) || !isfinite(q->bytes))
+            return -1;
+        pt->key.pass = KPASS_FWD;
+        pt->key.op = q->op;
+        pt->n_axes = 1;
+        pt->x[0] = log(q->bytes);
+        pt->work = q->bytes;
+        return 0;
+    default:
+        break;
+    }
+    if ((unsigned)q->kind >= KERNEL_KIND_COUNT)
+        return -1;
+    kernel_kind_dims(q->kind, &pt->n_axes);
+    for (int a = 0; a < pt->n_axes; a++) {
+        if (q->dim[a] < 1)
+            return -1;
+        pt->x[a] = log((double)q->dim[a]);
+    }
+    pt->key.op = q->op ? q->op : "";
+    /* Attention's and comm's backend say what ran, not what was asked. */
+    if (q->kind != KERNEL_ATTENTION && q->kind != KERNEL_COMM)
+        pt->key.mode = q->mode ? q->mode : "";
+    pt->key.flag = q->flag;
+    if (q->kind == KERNEL_COMM || q->kind == KERNEL_OPTIMIZER)
+        pt->key.pass = q->kind == KERNEL_OPTIMIZER ? KPASS_STEP : KPASS_FWD;
+    pt->work = dims_work(q->kind, q->dim);
+    return 0;
+}
+
+static const enum kernel_pass conv_slot_pass[CONV_PASS_COUNT] = {
+    KPASS_FWD, KPASS_BWD_DATA, KPASS_BWD_WEIGHT,
+};
+
+/* The query a row answers in time slot `slot` (conv rows have three). */
+static void row_query(const struct kernel_row *r, int slot, struct kernel_query *q)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = r->kind;
+    q->prec = r->prec;
+    q->pass = r->kind == KERNEL_CONV ? conv_slot_pass[slot] : r->pass;
+    q->m = r->m, q->n = r->n, q->k = r->k, q->batch = r->batch;
+    q->a_t = r->a_t, q->b_t = r->b_t;
+    struct conv_shape *c = &q->conv;
+    c->n = r->n_, c->c = r->c, c->d = r->d, c->h = r->h, c->w = r->w;
+    c->k = r->kf, c->t = r->t, c->r = r->r, c->s = r->s;
+    c->pad_d = r->pad_d, c->pad_h = r->pad_h, c->pad_w = r->pad_w;
+    c->stride_d = r->stride_d, c->stride_h = r->stride_h, c->stride_w = r->stride_w;
+    c->dil_d = r->dil_d, c->dil_h = r->dil_h, c->dil_w = r->dil_w;
+    c->groups = r->groups, c->dims = r->dims;
+    q->op = r->op;
+    q->mode = r->mode;
+    q->flag = r->flag;
+    memcpy(q->dim, r->dim, sizeof q->dim);
+    q->bytes = r->bytes;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int key_eq(const struct lkey *a, const struct lkey *b)
+{
+    return a->kind == b->kind && a->pass == b->pass && str_eq(a->op, b->op) &&
+           str_eq(a->mode, b->mode) && a->flag == b->flag && a->cls == b->cls;
+}
+
+/* A conv row of exactly the query's shape (the implicit-GEMM axes of
+ * different shapes may coincide). */
+static int conv_same(const struct conv_shape *a, const struct conv_shape *b)
+{
+    const int64_t va[] = { a->n, a->c, one_if_0(a->d), a->h, a->w, a->k, one_if_0(a->t), a->r, a->s,
+                           a->pad_d, a->pad_h, a->pad_w, one_if_0(a->stride_d), one_if_0(a->stride_h),
+                           one_if_0(a->stride_w), one_if_0(a->dil_d), one_if_0(a->dil_h),
+                           one_if_0(a->dil_w), one_if_0(a->groups) };
+    const int64_t vb[] = { b->n, b->c, one_if_0(b->d), b->h, b->w, b->k, one_if_0(b->t), b->r, b->s,
+                           b->pad_d, b->pad_h, b->pad_w, one_if_0(b->stride_d), one_if_0(b->stride_h),
+                           one_if_0(b->stride_w), one_if_0(b->dil_d), one_if_0(b->dil_h),
+                           one_if_0(b->dil_w), one_if_0(b->groups) };
+    return memcmp(va, vb, sizeof va) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Categories                                                          */
+
+struct lrow {
+    double x[KERNEL_DIMS_MAX];
+    double y;                   /* log rate */
+    double lo, hi;              /* log(p05/time), log(p95/time); NAN if absent */
+    const struct kernel_row *row;
+    double time_s;
+};
+
+struct lcat {
+    struct lkey key;            /* op/mode point into the table's rows */
+    enum precision prec;
+    int n_axes;
+    struct lrow *rows;
+    size_t n, alloc;
+    double box_lo[KERNEL_DIMS_MAX], box_hi[KERNEL_DIMS_MAX];
+    double min_time_s, max_rate;
+};
+
+struct lindex {
+    unsigned char built[KERNEL_KIND_COUNT][PREC_COUNT];
+    struct lcat *cats;
+    size_t n, alloc;
+};
+
+void kernel_lookup_index_free(void *p)
+{
+    struct lindex *ix = p;
+    if (!ix)
+        return;
+    for (size_t i = 0; i < ix->n; i++)
+        free(ix->cats[i].rows);
+    free(ix->cats);
+    free(ix);
+}
+
+static struct lcat *cat_find(const struct lindex *ix, enum precision p, const struct lkey *k)
+{
+    for (size_t i = 0; i < ix->n; i++)
+        if (ix->cats[i].prec == p && key_eq(&ix->cats[i].key, k))
+            return &ix->cats[i];
+    return NULL;
+}
+
+static double log_ratio(double part, double whole)
+{
+    return part > 0 && whole > 0 ? log(part / whole) : NAN;
+}
+
+/* Add slot `slot` of r to its category (any_op: to the category of
+ * elementwise rows of every op instead). */
+static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, int any_op)
+{
+    struct kernel_query q;
+    struct lpoint pt;
+    double time_s = r->time_s[slot];
+    row_query(r, slot, &q);
+    if (!(time_s > 0) || query_point(&q, &pt) != 0 || !(pt.work > 0))
+        return;
+    if (any_op)
+        pt.key.op = NULL;
+    struct lcat *c = cat_find(ix, r->prec, &pt.key);
+    if (!c) {
+        ALLOC_GROW(ix->cats, ix->n + 1, ix->alloc);
+        c = &ix->cats[ix->n++];
+        memset(c, 0, sizeof *c);
+        c->key = pt.key;
+        c->prec = r->prec;
+        c->n_axes = pt.n_axes;
+    }
+    ALLOC_GROW(c->rows, c->n + 1, c->alloc);
+    struct lrow *lr = &c->rows[c->n++];
+    memcpy(lr->x, pt.x, sizeof lr->x);
+    lr->y = log(pt.work / time_s);
+    /* p05/p95 describe the row's first timed pass (kernel_row). */
+    int first = r->time_s[0] > 0 ? 0 : r->time_s[1] > 0 ? 1 : 2;
+    lr->lo = slot == first ? log_ratio(r->time_lo_s, time_s) : NAN;
+    lr->hi = slot == first ? log_ratio(r->time_hi_s, time_s) : NAN;
+    lr->row = r;
+    lr->time_s = time_s;
+    for (int a = 0; a < c->n_axes; a++) {
+        if (c->n == 1 || pt.x[a] < c->box_lo[a])
+            c->box_lo[a] = pt.x[a];
+        if (c->n == 1 || pt.x[a] > c->box_hi[a])
+            c->box_hi[a] = pt.x[a];
+    }
+    if (c->n == 1 || time_s < c->min_time_s)
+        c->min_time_s = time_s;
+    if (exp(lr->y) > c->max_rate)
+        c->max_rate = exp(lr->y);
+}
+
+/* Categories of one kind and precision, built on first use from the
+ * table's distinct keys (the row added last wins, as for exact hits). */
+static struct lindex *index_for(const struct kernel_table *t, enum kernel_kind kind, enum precision p)
+{
+    struct lindex *ix = t->lookup_index;
+    if (!ix)
+        ix = ((struct kernel_table *)t)->lookup_index = xcalloc(1, sizeof *ix);
+    if (ix->built[kind][p])
+        return ix;
+    ix->built[kind][p] = 1;
+    size_t n;
+    const size_t *rows = kernel_table_keys(t, kind, p, &n);
+    for (size_t i = 0; i < n; i++) {
+        const struct kernel_row *r = &t->rows[rows[i]];
+        for (int slot = 0; slot < (kind == KERNEL_CONV ? CONV_PASS_COUNT : 1); slot++)
+            cat_add(ix, r, slot, 0);
+        if (kind == KERNEL_ELTWISE && r->op)
+            cat_add(ix, r, 0, 1);
+    }
+    return ix;
+}
+
+/* ------------------------------------------------------------------ */
+/* Estimate                                                            */
+
+struct lknn {
+    int k, n;
+    double d2[LK_KNN_MAX];
+    size_t at[LK_KNN_MAX];
+};
+
+static void lknn_offer(struct lknn *h, double d2, size_t at)
+{
+    if (h->n == h->k && d2 >= h->d2[h->n - 1])
+        return;
+    int i = h->n < h->k ? h->n++ : h->n - 1;
+    while (i > 0 && h->d2[i - 1] > d2) {
+        h->d2[i] = h->d2[i - 1];
+        h->at[i] = h->at[i - 1];
+        i--;
+    }
+    h->d2[i] = d2;
+    h->at[i] = at;
+}
+
+/* Weighted ridge plane of the log rate around x0 (D axes, D+1 unknowns);
+ * 0 and the fitted value at x0 in *y, or -1 when singular. */
+static int lplane(const struct lcat *c, const struct lknn *h, const double *w, const double *x0,
+                  double *y)
+{
+    enum { U = KERNEL_DIMS_MAX + 1 };
+    int u = c->n_axes + 1;
+    double a[U * U] = { 0 }, b[U] = { 0 }, sol[U];
+    double wsum = 0;
+    for (int i = 0; i < h->n; i++) {
+        const struct lrow *r = &c->rows[h->at[i]];
+        double v[U] = { 1 };
+        for (int d = 0; d < c->n_axes; d++)
+            v[d + 1] = r->x[d] - x0[d];
+        for (int p = 0; p < u; p++) {
+            for (int q = 0; q < u; q++)
+                a[p * u + q] += w[i] * v[p] * v[q];
+            b[p] += w[i] * v[p] * r->y;
+        }
+        wsum += w[i];
+    }
+    for (int p = 1; p < u; p++)
+        a[p * u + p] += LK_RIDGE * wsum;
+    gsl_matrix_view am = gsl_matrix_view_array(a, (size_t)u, (size_t)u);
+    gsl_vector_view bv = gsl_vector_view_array(b, (size_t)u);
+    gsl_vector_view sv = gsl_vector_view_array(sol, (size_t)u);
+    if (gsl_linalg_cholesky_decomp1(&am.matrix) != 0 ||
+        gsl_linalg_cholesky_solve(&am.matrix, &bv.vector, &sv.vector) != 0 || !isfinite(sol[0]))
+        return -1;
+    *y = sol[0];
+    return 0;
+}
+
+static int lk_knn(const struct lcat *c)
+{
+    int k = 2 * (c->n_axes + 1);
+    if (k < LK_KNN)
+        k = LK_KNN;
+    if (k > LK_KNN_MAX)
+        k = LK_KNN_MAX;
+    return (size_t)k < c->n ? k : (int)c->n;
+}
+
+/* Distance and hull of pt in c (hit->distance, outside, n_axes). */
+static void cat_where(const struct lcat *c, const struct lpoint *pt, const struct lknn *h,
+                      struct kernel_hit *hit)
+{
+    hit->distance = sqrt(h->d2[0]);
+    hit->n_axes = c->n_axes;
+    int out = 0;
+    for (int a = 0; a < c->n_axes; a++) {
+        hit->outside[a] = (signed char)(pt->x[a] < c->box_lo[a] - 1e-9 ? -1
+                                        : pt->x[a] > c->box_hi[a] + 1e-9 ? 1 : 0);
+        out |= hit->outside[a] != 0;
+    }
+    hit->method = out ? LOOKUP_EXTRAP : LOOKUP_INTERP;
+}
+
+/* The time of pt from the rows h of c (the method's plane, clamps and
+ * spread; see the top of this file). */
+static void cat_estimate(const struct lcat *c, const struct lpoint *pt, const struct lknn *h,
+                         struct kernel_hit *hit)
+{
+    double w[LK_KNN_MAX], wsum = 0, y = 0, y_lo = INFINITY, y_hi = -INFINITY;
+    int n_same = 0;
+    for (int i = 0; i < h->n; i++)
+        n_same += h->d2[i] < LK_SAME_D2;
+    for (int i = 0; i < h->n; i++) {
+        double yi = c->rows[h->at[i]].y;
+        /* Rows on the query's point (conv shapes of equal implicit GEMMs)
+         * are averaged; no plane through them. */
+        w[i] = n_same ? h->d2[i] < LK_SAME_D2 : 1.0 / h->d2[i];
+        wsum += w[i];
+        y += w[i] * yi;
+        y_lo = fmin(y_lo, yi);
+        y_hi = fmax(y_hi, yi);
+    }
+    y /= wsum;
+    double yf;
+    if (!n_same && h->n >= c->n_axes + 1 && lplane(c, h, w, pt->x, &yf) == 0)
+        y = fmin(fmax(yf, y_lo - log(LK_SPAN)), y_hi + log(LK_SPAN));
+    double rate = fmin(exp(y), c->max_rate);
+    double time_s = fmax(pt->work / rate, c->min_time_s);
+    double lo = 0, hi = 0, wlo = 0, whi = 0;
+    for (int i = 0; i < h->n; i++) {
+        const struct lrow *r = &c->rows[h->at[i]];
+        if (!isnan(r->lo))
+            lo += w[i] * r->lo, wlo += w[i];
+        if (!isnan(r->hi))
+            hi += w[i] * r->hi, whi += w[i];
+    }
+    hit->time_s = time_s;
+    hit->time_lo_s = wlo > 0 ? time_s * exp(lo / wlo) : 0;
+    hit->time_hi_s = whi > 0 ? time_s * exp(hi / whi) : 0;
+    hit->neighbours = n_same ? n_same : h->n;
+}
+
+/* An exact row among the nearest: same axes and, for conv, the same shape;
+ * the row added last wins. */
+static const struct lrow *cat_exact(const struct lcat *c, const struct kernel_query *q,
+                                    const struct lknn *h)
+{
+    const struct lrow *best = NULL;
+    for (int i = 0; i < h->n && h->d2[i] < LK_SAME_D2; i++) {
+        const struct lrow *r = &c->rows[h->at[i]];
+        struct kernel_query rq;
+        if (q->kind == KERNEL_CONV) {
+            row_query(r->row, 0, &rq);
+            if (!conv_same(&q->conv, &rq.conv))
+                continue;
+        }
+        if (!best || r->row > best->row)
+            best = r;
+    }
+    return best;
+}
+
+/* One lookup in one pass (conv KPASS_BWD is two of these). */
+static int lookup_one(const struct kernel_table *t, const struct kernel_query *q, struct kernel_hit *hit)
+{
+    struct lpoint pt;
+    if (query_point(q, &pt) != 0)
+        return -1;
+    const struct lcat *c = cat_find(index_for(t, q->kind, q->prec), q->prec, &pt.key);
+    if (!c || !c->n)
+        return -1;
+    struct lknn h = { .k = lk_knn(c) };
+    for (size_t i = 0; i < c->n; i++) {
+        double d2 = 0;
+        for (int a = 0; a < c->n_axes; a++)
+            d2 += (c->rows[i].x[a] - pt.x[a]) * (c->rows[i].x[a] - pt.x[a]);
+        lknn_offer(&h, d2, i);
+    }
+    cat_where(c, &pt, &h, hit);
+    const struct lrow *ex = cat_exact(c, q, &h);
+    if (ex) {
+        hit->time_s = ex->time_s;
+        hit->time_lo_s = isnan(ex->lo) ? 0 : ex->time_s * exp(ex->lo);
+        hit->time_hi_s = isnan(ex->hi) ? 0 : ex->time_s * exp(ex->hi);
+        hit->method = LOOKUP_EXACT;
+        hit->neighbours = 1;
+        hit->row = ex->row;
+        return 0;
+    }
+    cat_estimate(c, &pt, &h, hit);
+    return 0;
+}
+
+/* Plain GEMMs: kernel_table_gemm's time, this file's distance and hull. */
+static int lookup_gemm(const struct kernel_table *t, const struct kernel_query *q, struct kernel_hit *hit)
+{
+    struct kernel_estimate e;
+    if (lookup_one(t, q, hit) != 0)
+        return -1;
+    if (kernel_table_gemm(t, q->prec, q->m, q->n, q->k, q->a_t, q->b_t, &e) != 0)
+        return -1;
+    hit->time_s = e.time_s;
+    hit->time_lo_s = e.time_lo_s;
+    hit->time_hi_s = e.time_hi_s;
+    hit->neighbours = e.neighbours;
+    if (e.method == LOOKUP_EXACT)
+        return 0;
+    /* The shape in another orientation, or an interpolation. */
+    hit->row = NULL;
+    if (hit->method == LOOKUP_EXACT)
+        hit->method = LOOKUP_INTERP;
+    return 0;
+}
+
+/* Elementwise ops of any op: kernel_table_stream's time (the monotone
+ * bandwidth curve over every op), this file's distance and hull. */
+static int lookup_stream(const struct kernel_table *t, const struct kernel_query *q,
+                         struct kernel_hit *hit)
+{
+    struct kernel_estimate e;
+    if (lookup_one(t, q, hit) != 0)
+        return -1;
+    if (kernel_table_stream(t, q->prec, q->bytes, &e) != 0)
+        return -1;
+    hit->time_s = e.time_s;
+    hit->time_lo_s = e.time_lo_s;
+    hit->time_hi_s = e.time_hi_s;
+    hit->neighbours = e.neighbours;
+    hit->row = NULL;
+    if (hit->method == LOOKUP_EXACT)
+        hit->method = LOOKUP_INTERP;    /* a curve over every op, not one row */
+    return 0;
+}
+
+static void hit_add(struct kernel_hit *acc, const struct kernel_hit *h)
+{
+    acc->time_s += h->time_s;
+    acc->time_lo_s += h->time_lo_s > 0 ? h->time_lo_s : h->time_s;
+    acc->time_hi_s += h->time_hi_s > 0 ? h->time_hi_s : h->time_s;
+    acc->neighbours += h->neighbours;
+    acc->distance = fmax(acc->distance, h->distance);
+    acc->n_axes = h->n_axes;
+    for (int a = 0; a < KERNEL_DIMS_MAX; a++)
+        acc->outside[a] = acc->outside[a] ? acc->outside[a] : h->outside[a];
+    if (h->method > acc->method)
+        acc->method = h->method;    /* the weakest of the two names the whole */
+}
+
+int kernel_table_lookup(const struct kernel_table *t, const struct kernel_query *q,
+                        struct kernel_hit *hit)
+{
+    memset(hit, 0, sizeof *hit);
+    hit->method = LOOKUP_NONE;
+    hit->distance = -1;
+    int rc = -1;
+    if (!t || !q || (unsigned)q->kind >= KERNEL_KIND_COUNT || (unsigned)q->prec >= PREC_COUNT ||
+        (unsigned)q->pass >= KPASS_COUNT)
+        return -1;
+    if (q->kind == KERNEL_CONV && q->pass == KPASS_BWD) {
+        struct kernel_query one = *q;
+        struct kernel_hit a, b;
+        one.pass = KPASS_BWD_DATA;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        if (lookup_one(t, &one, &a) == 0 && (one.pass = KPASS_BWD_WEIGHT, lookup_one(t, &one, &b) == 0)) {
+            hit->distance = 0;
+            hit->method = LOOKUP_EXACT;
+            hit_add(hit, &a);
+            hit_add(hit, &b);
+            rc = 0;
+        }
+    } else if (q->kind == KERNEL_GEMM && q->batch <= 1) {
+        rc = lookup_gemm(t, q, hit);
+    } else if (q->kind == KERNEL_ELTWISE && !q->op) {
+        rc = lookup_stream(t, q, hit);
+    } else {
+        rc = lookup_one(t, q, hit);
+    }
+    if (rc != 0) {
+        memset(hit, 0, sizeof *hit);
+        hit->method = LOOKUP_NONE;
+        hit->distance = -1;
+    }
+    return rc;
+}

@@ -1,0 +1,308 @@
+/* kernel_table_lookup over every kind: exact rows, interpolation inside
+ * the measured range, extrapolation outside it, the distance in log space
+ * and the hull per axis, and categories that never mix (precision, pass,
+ * cell, causal, groups class, op). */
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "model/kernel_table.h"
+
+static struct kernel_row *dims_row(struct kernel_table *t, enum kernel_kind kind, enum precision p,
+                                   enum kernel_pass pass, const char *op, int flag,
+                                   const int64_t *dim, int n_dim, double time_s)
+{
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = kind;
+    r->prec = p;
+    r->pass = pass;
+    r->op = op ? xstrdup(op) : NULL;
+    r->flag = flag;
+    for (int i = 0; i < n_dim; i++)
+        r->dim[i] = dim[i];
+    r->time_s[0] = time_s;
+    return r;
+}
+
+/* Attention rows whose time is exactly proportional to the work
+ * b·h·q·kv·d (a constant rate): every interpolation must give the rate
+ * back, whatever the weights. */
+static void attention_table(struct kernel_table *t)
+{
+    const double rate = 1e12;
+    for (int64_t seq = 128; seq <= 2048; seq *= 2)
+        for (int64_t d = 64; d <= 128; d *= 2)
+            for (int causal = 0; causal < 2; causal++) {
+                int64_t dim[5] = { 8, 16, seq, seq, d };
+                double work = 8.0 * 16 * seq * seq * d;
+                dims_row(t, KERNEL_ATTENTION, PREC_BF16, KPASS_FWD, NULL, causal, dim, 5,
+                         work / rate * (causal ? 0.6 : 1.0));
+            }
+}
+
+static void att_query(struct kernel_query *q, int64_t seq, int64_t d, int causal)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = KERNEL_ATTENTION;
+    q->prec = PREC_BF16;
+    q->pass = KPASS_FWD;
+    q->flag = causal;
+    int64_t dim[5] = { 8, 16, seq, seq, d };
+    memcpy(q->dim, dim, sizeof dim);
+}
+
+static void test_attention(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    attention_table(&t);
+    struct kernel_query q;
+    struct kernel_hit h;
+
+    /* A measured row: exact, distance 0, inside on every axis. */
+    att_query(&q, 512, 64, 0);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 8.0 * 16 * 512 * 512 * 64 / 1e12, 1e-12);
+    assert_true(h.distance == 0);
+    assert_non_null(h.row);
+    assert_int_equal(h.n_axes, 5);
+
+    /* Between rows: interpolated, the constant rate comes back, and the
+     * distance is that to the nearest row: seq 724 vs 512 or 1024 on two
+     * axes (q_len, kv_len), nearer 512 -> sqrt(2)·ln(724/512). */
+    att_query(&q, 724, 64, 1);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_close(h.time_s, 0.6 * 8.0 * 16 * 724 * 724 * 64 / 1e12, 1e-6);
+    assert_close(h.distance, sqrt(2.0) * log(724.0 / 512.0), 1e-9);
+    for (int a = 0; a < h.n_axes; a++)
+        assert_int_equal(h.outside[a], 0);
+    assert_null(h.row);
+
+    /* Past the longest sequence: extrapolated, flagged on q_len and kv_len
+     * (axes 2 and 3) only, distance ln 2 on each. */
+    att_query(&q, 4096, 128, 0);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    assert_int_equal(h.outside[0], 0);
+    assert_int_equal(h.outside[2], 1);
+    assert_int_equal(h.outside[3], 1);
+    assert_int_equal(h.outside[4], 0);
+    assert_close(h.distance, sqrt(2.0) * log(2.0), 1e-9);
+    assert_string_equal(kernel_hit_axis_name(KERNEL_ATTENTION, 2), "q_len");
+    assert_null(kernel_hit_axis_name(KERNEL_ATTENTION, 5));
+    /* The rate of the nearest rows carries over (constant rate). */
+    assert_close(h.time_s, 8.0 * 16 * 4096 * 4096 * 128 / 1e12, 1e-6);
+
+    /* No fp16 rows, no backward rows: none, never another precision or pass. */
+    q.prec = PREC_FP16;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
+    assert_int_equal(h.method, LOOKUP_NONE);
+    assert_true(h.distance < 0);
+    q.prec = PREC_BF16;
+    q.pass = KPASS_BWD;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
+    /* A size < 1 is malformed. */
+    att_query(&q, 0, 64, 0);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
+    kernel_table_free(&t);
+}
+
+/* RNN cells never stand in for each other. */
+static void test_rnn_cells(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    int64_t dim[5] = { 256, 512, 2, 100, 32 };
+    dims_row(&t, KERNEL_RNN, PREC_FP32, KPASS_FWD, "lstm", 0, dim, 5, 4e-3);
+    dims_row(&t, KERNEL_RNN, PREC_FP32, KPASS_FWD, "lstm", 1, dim, 5, 7e-3);
+    struct kernel_query q = { .kind = KERNEL_RNN, .prec = PREC_FP32, .pass = KPASS_FWD, .op = "lstm" };
+    memcpy(q.dim, dim, sizeof dim);
+    struct kernel_hit h;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_close(h.time_s, 4e-3, 1e-12);
+    q.flag = 1;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_close(h.time_s, 7e-3, 1e-12);
+    q.op = "gru";
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
+    /* One row: a longer sequence keeps its rate (time doubles with seq). */
+    q.op = "lstm";
+    q.flag = 0;
+    q.dim[RNN_SEQ] = 200;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    assert_close(h.time_s, 8e-3, 1e-9);
+    assert_close(h.distance, log(2.0), 1e-12);
+    assert_int_equal(h.outside[RNN_SEQ], 1);
+    kernel_table_free(&t);
+}
+
+static struct kernel_row *conv_row(struct kernel_table *t, int64_t c, int64_t hw, int64_t k,
+                                   int64_t groups, int slot, double time_s)
+{
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = KERNEL_CONV;
+    r->prec = PREC_FP32;
+    r->dims = 2;
+    r->n_ = 32, r->c = c, r->h = hw, r->w = hw, r->kf = k, r->r = 3, r->s = 3;
+    r->pad_h = r->pad_w = 1;
+    r->stride_h = r->stride_w = 1;
+    r->groups = groups;
+    r->time_s[slot] = time_s;
+    return r;
+}
+
+static void conv_query(struct kernel_query *q, int64_t c, int64_t hw, int64_t k, int64_t groups,
+                       enum kernel_pass pass)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = KERNEL_CONV;
+    q->prec = PREC_FP32;
+    q->pass = pass;
+    struct conv_shape cs = { .n = 32, .c = c, .h = hw, .w = hw, .k = k, .r = 3, .s = 3,
+                             .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                             .groups = groups, .dims = 2 };
+    q->conv = cs;
+}
+
+/* Depthwise rows answer depthwise queries only; rows of the form with a
+ * pass column combine per pass; KPASS_BWD is data + weight. */
+static void test_conv_classes(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    conv_row(&t, 64, 56, 64, 64, CONV_FWD, 50e-6);
+    conv_row(&t, 64, 56, 64, 64, CONV_BWD_DATA, 60e-6);
+    conv_row(&t, 64, 56, 64, 64, CONV_BWD_FILTER, 90e-6);
+    conv_row(&t, 256, 56, 256, 256, CONV_FWD, 200e-6);
+    struct kernel_query q;
+    struct kernel_hit h;
+    conv_query(&q, 64, 56, 64, 64, KPASS_FWD);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 50e-6, 1e-12);
+    conv_query(&q, 64, 56, 64, 64, KPASS_BWD);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 150e-6, 1e-12);
+    /* A dense conv of the same sizes has no rows of its class. */
+    conv_query(&q, 64, 56, 64, 1, KPASS_FWD);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
+    /* Depthwise at 128 channels lies between the two rows on the groups
+     * axis (gemm_n = K/groups = 1 and gemm_k = 9 are shared): inside, at
+     * ln 2 from the nearest. */
+    conv_query(&q, 128, 56, 128, 128, KPASS_FWD);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_close(h.distance, log(2.0), 1e-12);
+    assert_null(h.row);
+    assert_true(h.time_s > 50e-6 && h.time_s < 200e-6);
+    /* Past both: the groups axis (4) is flagged. */
+    conv_query(&q, 512, 56, 512, 512, KPASS_FWD);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    assert_int_equal(h.outside[4], 1);
+    assert_int_equal(h.outside[0], 0);
+    /* Backward needs both passes: the 256-channel row has none. */
+    conv_query(&q, 256, 56, 256, 256, KPASS_BWD);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    kernel_table_free(&t);
+}
+
+/* GEMM: plain rows keep kernel_table_gemm's time, with distance and hull;
+ * batched rows are their own category; precisions never mix. */
+static void test_gemm(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    for (int64_t s = 256; s <= 4096; s *= 2) {
+        struct kernel_row *r = kernel_table_add(&t);
+        r->kind = KERNEL_GEMM;
+        r->prec = PREC_FP32;
+        r->m = r->n = r->k = s;
+        r->a_t = r->b_t = 'N';
+        r->time_s[0] = 2.0 * s * s * s / 20e12;
+    }
+    struct kernel_row *b = kernel_table_add(&t);
+    b->kind = KERNEL_GEMM;
+    b->prec = PREC_FP32;
+    b->m = b->n = b->k = 64;
+    b->batch = 512;
+    b->time_s[0] = 30e-6;
+    struct kernel_query q = { .kind = KERNEL_GEMM, .prec = PREC_FP32, .m = 1024, .n = 1024, .k = 1024 };
+    struct kernel_hit h;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_true(h.distance == 0);
+    q.m = q.n = q.k = 1448;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_close(h.distance, sqrt(3.0) * log(1448.0 / 1024.0), 1e-9);
+    assert_close(h.time_s, 2.0 * 1448 * 1448 * 1448 / 20e12, 1e-6);
+    q.m = 8192;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    assert_int_equal(h.outside[0], 1);
+    assert_int_equal(h.outside[1], 0);
+    q.m = q.n = q.k = 64;
+    q.batch = 512;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 30e-6, 1e-12);
+    assert_int_equal(h.n_axes, 4);
+    q.prec = PREC_BF16;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
+    kernel_table_free(&t);
+}
+
+/* Elementwise: an op's own rows, or with no op the curve over all ops. */
+static void test_eltwise(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    const char *ops[] = { "copy", "gelu" };
+    for (int o = 0; o < 2; o++)
+        for (double bytes = 1 << 20; bytes <= (1 << 28); bytes *= 4) {
+            struct kernel_row *r = kernel_table_add(&t);
+            r->kind = KERNEL_ELTWISE;
+            r->prec = PREC_FP32;
+            r->op = xstrdup(ops[o]);
+            r->bytes = bytes;
+            r->time_s[0] = bytes / (o ? 1e12 : 2e12);
+        }
+    struct kernel_query q = { .kind = KERNEL_ELTWISE, .prec = PREC_FP32, .op = "gelu", .bytes = 1 << 23 };
+    struct kernel_hit h;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_close(h.time_s, (1 << 23) / 1e12, 1e-9);
+    assert_close(h.distance, log(2.0), 1e-12);
+    q.op = "tanh";
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
+    q.op = NULL;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_true(h.time_s > (1 << 23) / 2e12 && h.time_s < (1 << 23) / 1e12);
+    kernel_table_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_attention),
+        cmocka_unit_test(test_rnn_cells),
+        cmocka_unit_test(test_conv_classes),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_eltwise),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
