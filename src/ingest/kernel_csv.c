@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,14 @@
 enum role {
     R_NONE,
     R_HW, R_PREC, R_SOURCE,
-    R_M, R_N, R_K, R_AT, R_BT,
+    R_M, R_N, R_K, R_AT, R_BT, R_BATCH,
     R_TIME, R_TMIN, R_TMAX, R_P05, R_P95, R_LOOP, R_REPS,
     R_W, R_H, R_C, R_CN, R_KF, R_FW, R_FH, R_PADW, R_PADH, R_SW, R_SH,
+    R_DIMS, R_D, R_FD, R_PADD, R_SD, R_DILD, R_DILH, R_DILW, R_GROUPS,
     R_FWD, R_BWDI, R_BWDP,
     R_OP, R_ELEM, R_BYTES,
+    R_PASS, R_MODE, R_FLAG,
+    R_DIM0, R_DIM_END = R_DIM0 + KERNEL_DIMS_MAX - 1,
     R_COUNT,
 };
 
@@ -104,7 +108,7 @@ static enum role time_role(enum kernel_kind kind, const char *name, double *scal
         for (size_t i = 0; i < sizeof conv / sizeof conv[0]; i++)
             if (match_time(name, conv[i].base, conv[i].tail, scale))
                 return conv[i].r;
-        return R_NONE;
+        /* the form with a pass column times one pass per row: time_us... */
     }
     for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++)
         if (match_time(name, gemm[i].base, gemm[i].tail, scale))
@@ -112,39 +116,67 @@ static enum role time_role(enum kernel_kind kind, const char *name, double *scal
     return R_NONE;
 }
 
+struct name_map {
+    const char *name;
+    enum role r;
+};
+
+static enum role map_find(const struct name_map *m, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, m[i].name) == 0)
+            return m[i].r;
+    return R_NONE;
+}
+
+#define MAP_FIND(m, name) map_find(m, sizeof m / sizeof m[0], name)
+
+/* Columns of the kinds with size parameters in kernel_row.dim. */
+static enum role dims_role(enum kernel_kind kind, const char *name)
+{
+    static const struct name_map cat[] = {
+        { "op", R_OP }, { "cell", R_OP }, { "mode", R_MODE }, { "form", R_MODE },
+        { "backend", R_MODE }, { "causal", R_FLAG }, { "bidirectional", R_FLAG },
+        { "pass", R_PASS },
+    };
+    int n;
+    const char *const *dims = kernel_kind_dims(kind, &n);
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, dims[i]) == 0)
+            return (enum role)(R_DIM0 + i);
+    if (kind == KERNEL_OPTIMIZER && strcmp(name, "bytes") == 0)
+        return R_BYTES;
+    return MAP_FIND(cat, name);
+}
+
 static enum role name_role(enum kernel_kind kind, const char *name)
 {
-    static const struct { const char *name; enum role r; } common[] = {
+    static const struct name_map common[] = {
         { "hw", R_HW }, { "precision", R_PREC }, { "source", R_SOURCE }, { "reps", R_REPS },
     };
-    static const struct { const char *name; enum role r; } gemm[] = {
-        { "m", R_M }, { "n", R_N }, { "k", R_K }, { "a_t", R_AT }, { "b_t", R_BT },
+    static const struct name_map gemm[] = {
+        { "m", R_M }, { "n", R_N }, { "k", R_K }, { "a_t", R_AT }, { "b_t", R_BT }, { "batch", R_BATCH },
     };
-    static const struct { const char *name; enum role r; } conv[] = {
+    static const struct name_map conv[] = {
         { "w", R_W }, { "h", R_H }, { "c", R_C }, { "n", R_CN }, { "k", R_KF },
         { "f_w", R_FW }, { "filter_w", R_FW }, { "f_h", R_FH }, { "filter_h", R_FH },
         { "pad_w", R_PADW }, { "pad_h", R_PADH }, { "stride_w", R_SW }, { "stride_h", R_SH },
+        { "dims", R_DIMS }, { "d", R_D }, { "f_d", R_FD }, { "pad_d", R_PADD }, { "stride_d", R_SD },
+        { "dil_d", R_DILD }, { "dil_h", R_DILH }, { "dil_w", R_DILW }, { "groups", R_GROUPS },
+        { "pass", R_PASS },
     };
-    static const struct { const char *name; enum role r; } elt[] = {
+    static const struct name_map elt[] = {
         { "op", R_OP }, { "elements", R_ELEM }, { "bytes", R_BYTES },
     };
-    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
-        if (strcmp(name, common[i].name) == 0)
-            return common[i].r;
-    if (kind == KERNEL_GEMM) {
-        for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++)
-            if (strcmp(name, gemm[i].name) == 0)
-                return gemm[i].r;
-    } else if (kind == KERNEL_CONV) {
-        for (size_t i = 0; i < sizeof conv / sizeof conv[0]; i++)
-            if (strcmp(name, conv[i].name) == 0)
-                return conv[i].r;
-    } else {
-        for (size_t i = 0; i < sizeof elt / sizeof elt[0]; i++)
-            if (strcmp(name, elt[i].name) == 0)
-                return elt[i].r;
+    enum role r = MAP_FIND(common, name);
+    if (r != R_NONE)
+        return r;
+    switch (kind) {
+    case KERNEL_GEMM: return MAP_FIND(gemm, name);
+    case KERNEL_CONV: return MAP_FIND(conv, name);
+    case KERNEL_ELTWISE: return MAP_FIND(elt, name);
+    default: return dims_role(kind, name);
     }
-    return R_NONE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -353,24 +385,83 @@ static struct kernel_table *table_for(struct reader *rd, const struct field *hwf
     return kernel_set_get(rd->set, rd->o->hw);
 }
 
+/* The kind a header's columns name (FORMATS.md), or KERNEL_KIND_COUNT. */
+static enum kernel_kind header_kind(const struct field *f, int nf)
+{
+    /* A column only one kind has, tried in this order: conv's w before
+     * norm's (n, c, s), and elementwise (op or bytes) last. */
+    static const struct { const char *col; enum kernel_kind kind; } marks[] = {
+        { "m", KERNEL_GEMM }, { "cell", KERNEL_RNN }, { "q_len", KERNEL_ATTENTION },
+        { "head_dim", KERNEL_ATTENTION }, { "lookups", KERNEL_EMBEDDING },
+        { "ranks", KERNEL_COMM }, { "params", KERNEL_OPTIMIZER }, { "form", KERNEL_OPTIMIZER },
+        { "w", KERNEL_CONV }, { "f_w", KERNEL_CONV }, { "s", KERNEL_NORM },
+        { "op", KERNEL_ELTWISE }, { "bytes", KERNEL_ELTWISE },
+    };
+    for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+        for (int i = 0; i < nf; i++)
+            if (field_is(&f[i], marks[k].col))
+                return marks[k].kind;
+    return KERNEL_KIND_COUNT;
+}
+
+/* Columns every row of a kind needs (FORMATS.md); conv_pass: the conv
+ * form with a pass column. */
+static const char *need_columns(enum kernel_kind kind, int conv_pass)
+{
+    static const char *const need[KERNEL_KIND_COUNT] = {
+        [KERNEL_GEMM] = "m,n,k,precision,time_us",
+        [KERNEL_CONV] = "w,h,c,n,k,f_w,f_h,precision,fwd_time_us",
+        [KERNEL_ELTWISE] = "precision,bytes,time_us",
+        [KERNEL_RNN] = "cell,input,hidden,layers,seq,batch,bidirectional,precision,pass,time_us",
+        [KERNEL_ATTENTION] = "batch,heads,q_len,kv_len,head_dim,causal,precision,pass,time_us",
+        [KERNEL_NORM] = "op,n,c,s,groups,precision,pass,time_us",
+        [KERNEL_EMBEDDING] = "op,rows,dim,lookups,batch,mode,precision,pass,time_us",
+        [KERNEL_OPTIMIZER] = "op,form,params,tensors,precision,time_us",
+        [KERNEL_COMM] = "op,ranks,bytes,precision,time_us",
+    };
+    if (kind == KERNEL_CONV && conv_pass)
+        return "w,h,c,n,k,f_w,f_h,precision,pass,time_us";
+    return need[kind];
+}
+
+static enum role column_role(enum kernel_kind kind, const char *name, double *scale)
+{
+    *scale = 0;
+    enum role r = name_role(kind, name);
+    return r != R_NONE ? r : time_role(kind, name, scale);
+}
+
+static int check_columns(struct reader *rd, const struct field *f, const struct layout *ly)
+{
+    const char *need = need_columns(ly->kind, ly->has[R_PASS] != 0);
+    while (*need) {
+        size_t n = strcspn(need, ",");
+        char name[32];
+        double scale;
+        snprintf(name, sizeof name, "%.*s", (int)n, need);
+        if (!ly->has[column_role(ly->kind, name, &scale)]) {
+            char expected[96];
+            snprintf(expected, sizeof expected, "a '%s' column (%s table)", name,
+                     kernel_kind_name(ly->kind));
+            return bad(rd, &f[0], "header", expected);
+        }
+        need += n + (need[n] == ',');
+    }
+    if (ly->kind == KERNEL_CONV && ly->has[R_PASS] && ly->has[R_FWD])
+        return bad(rd, &f[ly->has[R_FWD] - 1], "header",
+                   "either a pass column with time_us or fwd_time_us without one");
+    return 0;
+}
+
 /* Header line: recognise the kind from its columns and map each one. */
 static int read_header(struct reader *rd, const struct field *f, int nf, struct layout *ly)
 {
-    int has_m = 0, has_w = 0, has_op = 0;
-    for (int i = 0; i < nf; i++) {
-        has_m |= field_is(&f[i], "m");
-        has_w |= field_is(&f[i], "w");
-        has_op |= field_is(&f[i], "op") || field_is(&f[i], "bytes");
-    }
-    if (has_m)
-        ly->kind = KERNEL_GEMM;
-    else if (has_w)
-        ly->kind = KERNEL_CONV;
-    else if (has_op)
-        ly->kind = KERNEL_ELTWISE;
-    else
+    ly->kind = header_kind(f, nf);
+    if (ly->kind == KERNEL_KIND_COUNT)
         return bad(rd, &f[0], "header",
-                   "a header naming gemm (m,n,k,...), conv (w,h,c,n,k,...) or eltwise (op,bytes,...) columns");
+                   "a header naming the columns of a kernel table (estimators/measure/FORMATS.md: "
+                   "gemm m,n,k; conv w,h,c,n,k; rnn cell; attention q_len; norm op,n,c,s; "
+                   "embedding lookups; optimizer params; comm ranks; eltwise op,bytes)");
     ly->n_cols = nf;
     for (int i = 0; i < nf; i++) {
         char name[64];
@@ -379,9 +470,7 @@ static int read_header(struct reader *rd, const struct field *f, int nf, struct 
             name[j] = (char)(f[i].s[j] >= 'A' && f[i].s[j] <= 'Z' ? f[i].s[j] + 32 : f[i].s[j]);
         name[n] = 0;
         double scale = 0;
-        enum role r = name_role(ly->kind, name);
-        if (r == R_NONE)
-            r = time_role(ly->kind, name, &scale);
+        enum role r = column_role(ly->kind, name, &scale);
         if (r != R_NONE && ly->has[r])
             return bad(rd, &f[i], "header", "each column once");
         ly->cols[i].role = r;
@@ -392,22 +481,7 @@ static int read_header(struct reader *rd, const struct field *f, int nf, struct 
         if (r == R_TIME || r == R_FWD)
             ly->time_scale = scale;
     }
-    static const enum role need_gemm[] = { R_M, R_N, R_K, R_PREC, R_TIME };
-    static const enum role need_conv[] = { R_W, R_H, R_C, R_CN, R_KF, R_FW, R_FH, R_PREC, R_FWD };
-    static const enum role need_elt[] = { R_PREC, R_BYTES, R_TIME };
-    static const char *const gemm_names[] = { "m", "n", "k", "precision", "time_us" };
-    static const char *const conv_names[] = { "w", "h", "c", "n", "k", "f_w", "f_h", "precision", "fwd_time_us" };
-    static const char *const elt_names[] = { "precision", "bytes", "time_us" };
-    const enum role *need = ly->kind == KERNEL_GEMM ? need_gemm : ly->kind == KERNEL_CONV ? need_conv : need_elt;
-    const char *const *names = ly->kind == KERNEL_GEMM ? gemm_names : ly->kind == KERNEL_CONV ? conv_names : elt_names;
-    size_t n_need = ly->kind == KERNEL_GEMM ? 5 : ly->kind == KERNEL_CONV ? 9 : 3;
-    for (size_t i = 0; i < n_need; i++)
-        if (!ly->has[need[i]]) {
-            char expected[96];
-            snprintf(expected, sizeof expected, "a '%s' column", names[i]);
-            return bad(rd, &f[0], "header", expected);
-        }
-    return 0;
+    return check_columns(rd, f, ly);
 }
 
 /* Our own column orders, for files without a header line. */
@@ -440,6 +514,187 @@ static int default_layout(struct reader *rd, const struct field *f, int nf, stru
     return rc;
 }
 
+/* Values of one row that need the whole row before they land. */
+struct row_extra {
+    double time_s, tmin, tmax, p05, p95;
+};
+
+static int get_flag(struct reader *rd, const struct field *f, const char *name, int *out)
+{
+    if (field_is(f, "0") || field_is(f, "false")) {
+        *out = 0;
+        return 0;
+    }
+    if (field_is(f, "1") || field_is(f, "true")) {
+        *out = 1;
+        return 0;
+    }
+    return bad(rd, f, name, "0, 1, true or false");
+}
+
+static int get_pass(struct reader *rd, const struct field *f, enum kernel_pass *out)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%.*s", (int)(f->n < 15 ? f->n : 15), f->s);
+    *out = kernel_pass_parse(buf);
+    if (*out != KPASS_COUNT && f->n < 15)
+        return 0;
+    return bad(rd, f, "pass", "fwd, bwd, bwd_data, bwd_weight or step");
+}
+
+/* Shape cells of the gemm and conv columns; *matched = 0 when the role
+ * is not one of them. */
+static int shape_cell(struct reader *rd, enum role role, const struct field *v, struct kernel_row *row,
+                      int *matched)
+{
+    *matched = 1;
+    static const struct { enum role r; const char *name; int64_t min; size_t off; } cells[] = {
+        { R_M, "m", 1, offsetof(struct kernel_row, m) },
+        { R_N, "n", 1, offsetof(struct kernel_row, n) },
+        { R_K, "k", 1, offsetof(struct kernel_row, k) },
+        { R_BATCH, "batch", 1, offsetof(struct kernel_row, batch) },
+        { R_W, "w", 1, offsetof(struct kernel_row, w) },
+        { R_H, "h", 1, offsetof(struct kernel_row, h) },
+        { R_D, "d", 1, offsetof(struct kernel_row, d) },
+        { R_C, "c", 1, offsetof(struct kernel_row, c) },
+        { R_CN, "n", 1, offsetof(struct kernel_row, n_) },
+        { R_KF, "k", 1, offsetof(struct kernel_row, kf) },
+        { R_FW, "f_w", 1, offsetof(struct kernel_row, s) },
+        { R_FH, "f_h", 1, offsetof(struct kernel_row, r) },
+        { R_FD, "f_d", 1, offsetof(struct kernel_row, t) },
+        { R_PADW, "pad_w", 0, offsetof(struct kernel_row, pad_w) },
+        { R_PADH, "pad_h", 0, offsetof(struct kernel_row, pad_h) },
+        { R_PADD, "pad_d", 0, offsetof(struct kernel_row, pad_d) },
+        { R_SW, "stride_w", 1, offsetof(struct kernel_row, stride_w) },
+        { R_SH, "stride_h", 1, offsetof(struct kernel_row, stride_h) },
+        { R_SD, "stride_d", 1, offsetof(struct kernel_row, stride_d) },
+        { R_DILW, "dil_w", 1, offsetof(struct kernel_row, dil_w) },
+        { R_DILH, "dil_h", 1, offsetof(struct kernel_row, dil_h) },
+        { R_DILD, "dil_d", 1, offsetof(struct kernel_row, dil_d) },
+        { R_GROUPS, "groups", 1, offsetof(struct kernel_row, groups) },
+    };
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
+        if (cells[i].r == role)
+            return get_i64(rd, v, cells[i].name, cells[i].min,
+                           (int64_t *)(void *)((char *)row + cells[i].off));
+    *matched = 0;
+    return 0;
+}
+
+/* One cell of a CSV row into row / x. */
+static int csv_cell(struct reader *rd, const struct layout *ly, const struct col *c,
+                    const struct field *v, struct kernel_row *row, struct row_extra *x)
+{
+    double scale = c->scale > 0 ? c->scale : ly->time_scale;
+    int64_t iv;
+    int matched, rc = shape_cell(rd, c->role, v, row, &matched);
+    if (matched)
+        return rc;
+    /* A norm's groups is 0 (or 1) for the norms other than group norm
+     * (FORMATS.md); every other size is >= 1. */
+    int zero_ok = ly->kind == KERNEL_NORM && c->role == R_DIM0 + NORM_GROUPS;
+    if (c->role >= R_DIM0 && c->role <= R_DIM_END)
+        return get_i64(rd, v, kernel_kind_dims(ly->kind, NULL)[c->role - R_DIM0], !zero_ok,
+                       &row->dim[c->role - R_DIM0]);
+    switch (c->role) {
+    case R_PREC: return get_prec(rd, v, &row->prec);
+    case R_AT: return get_trans(rd, v, "a_t", &row->a_t);
+    case R_BT: return get_trans(rd, v, "b_t", &row->b_t);
+    case R_DIMS:
+        if ((rc = get_i64(rd, v, "dims", 1, &iv)) || iv <= 3) {
+            row->dims = (int)iv;
+            return rc;
+        }
+        return bad(rd, v, "dims", "1, 2 or 3");
+    case R_PASS: return get_pass(rd, v, &row->pass);
+    case R_FLAG: return get_flag(rd, v, ly->kind == KERNEL_RNN ? "bidirectional" : "causal", &row->flag);
+    case R_REPS:
+        if (v->n && !(rc = get_i64(rd, v, "reps", 0, &iv)))
+            row->reps = iv > 1000000000 ? 1000000000 : (int)iv;
+        return rc;
+    case R_TIME: return get_pos(rd, v, "time", 0, scale, &x->time_s);
+    case R_FWD: return get_pos(rd, v, "fwd time", 1, scale, &row->time_s[CONV_FWD]);
+    case R_BWDI: return get_pos(rd, v, "bwd inputs time", 1, scale, &row->time_s[CONV_BWD_DATA]);
+    case R_BWDP: return get_pos(rd, v, "bwd params time", 1, scale, &row->time_s[CONV_BWD_FILTER]);
+    case R_TMIN: return get_pos(rd, v, "min time", 1, scale, &x->tmin);
+    case R_TMAX: return get_pos(rd, v, "max time", 1, scale, &x->tmax);
+    case R_P05: return get_pos(rd, v, "p05 time", 1, scale, &x->p05);
+    case R_P95: return get_pos(rd, v, "p95 time", 1, scale, &x->p95);
+    case R_LOOP: return get_pos(rd, v, "loop mean time", 1, scale, &row->time_loop_s);
+    case R_ELEM: return get_pos(rd, v, "elements", 1, 1.0, &row->elements);
+    case R_BYTES: return get_pos(rd, v, "bytes", 0, 1.0, &row->bytes);
+    default: return 0;
+    }
+}
+
+/* Is the text of f one of the comma-separated words of list? */
+static int field_in(const struct field *f, const char *list)
+{
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        if (f->n == n && strncmp(f->s, list, n) == 0)
+            return 1;
+        list += n + (list[n] == ',');
+    }
+    return 0;
+}
+
+/* The op/cell and mode/form words each kind allows (FORMATS.md), and
+ * the passes it has. */
+static int check_words(struct reader *rd, const struct layout *ly, const struct field *f,
+                       struct kernel_row *row)
+{
+    static const struct { const char *op, *mode, *pass; } k[KERNEL_KIND_COUNT] = {
+        [KERNEL_CONV] = { NULL, NULL, "fwd,bwd_data,bwd_weight" },
+        [KERNEL_RNN] = { "lstm,gru,rnn_tanh,rnn_relu", NULL, "fwd,bwd" },
+        [KERNEL_ATTENTION] = { NULL, NULL, "fwd,bwd" },
+        [KERNEL_NORM] = { "batch_norm,layer_norm,rms_norm,group_norm", NULL, "fwd,bwd" },
+        [KERNEL_EMBEDDING] = { "embedding,embedding_bag", "sum,mean,max,none", "fwd,bwd" },
+        [KERNEL_OPTIMIZER] = { "sgd,sgd_momentum,adam,adamw", "single,foreach,fused", "step" },
+        [KERNEL_COMM] = { "all_reduce,all_gather,reduce_scatter,broadcast", NULL, "fwd" },
+    };
+    const struct field *op = ly->has[R_OP] ? &f[ly->has[R_OP] - 1] : NULL;
+    const struct field *mode = ly->has[R_MODE] ? &f[ly->has[R_MODE] - 1] : NULL;
+    const struct field *pass = ly->has[R_PASS] ? &f[ly->has[R_PASS] - 1] : NULL;
+    if (k[ly->kind].op && op && !field_in(op, k[ly->kind].op))
+        return bad(rd, op, ly->kind == KERNEL_RNN ? "cell" : "op", k[ly->kind].op);
+    if (k[ly->kind].mode && mode && !field_in(mode, k[ly->kind].mode))
+        return bad(rd, mode, ly->kind == KERNEL_OPTIMIZER ? "form" : "mode", k[ly->kind].mode);
+    if (!pass && ly->kind == KERNEL_OPTIMIZER)
+        row->pass = KPASS_STEP;
+    if (k[ly->kind].pass && pass && !field_in(pass, k[ly->kind].pass))
+        return bad(rd, pass, "pass", k[ly->kind].pass);
+    return 0;
+}
+
+/* Conv rows: the pass's time slot, and sizes that fit together. */
+static int conv_finish(struct reader *rd, const struct layout *ly, const struct field *f,
+                       struct kernel_row *row, double time_s)
+{
+    if (ly->has[R_PASS])
+        row->time_s[row->pass == KPASS_BWD_DATA ? CONV_BWD_DATA
+                    : row->pass == KPASS_BWD_WEIGHT ? CONV_BWD_FILTER : CONV_FWD] = time_s;
+    row->pass = KPASS_FWD;
+    if (!(row->time_s[0] > 0 || row->time_s[1] > 0 || row->time_s[2] > 0))
+        return diag_error_at(rd->d, rd->path, rd->line,
+                             f[(ly->has[R_FWD] ? ly->has[R_FWD] : ly->has[R_TIME]) - 1].col,
+                             "found no time for any pass, expected a positive fwd, "
+                             "bwd inputs or bwd params time");
+    int64_t g = row->groups > 0 ? row->groups : 1;
+    if (row->c % g || row->kf % g)
+        return bad(rd, &f[ly->has[R_GROUPS] - 1], "groups", "a divisor of both c and k");
+    if ((row->dims == 1 && (row->h > 1 || row->d > 1 || row->r > 1 || row->t > 1)) ||
+        (row->dims == 2 && (row->d > 1 || row->t > 1)))
+        return bad(rd, &f[ly->has[R_DIMS] - 1], "dims",
+                   "3 for a shape with depth, 2 or 3 for one with height");
+    int64_t *ones[] = { &row->stride_h, &row->stride_w, &row->d, &row->t, &row->stride_d,
+                        &row->dil_d, &row->dil_h, &row->dil_w, &row->groups };
+    for (size_t i = 0; i < sizeof ones / sizeof ones[0]; i++)
+        if (!*ones[i])
+            *ones[i] = 1;
+    return 0;
+}
+
 static int csv_row(struct reader *rd, const struct layout *ly, const struct field *f, int nf)
 {
     if (nf != ly->n_cols) {
@@ -450,78 +705,38 @@ static int csv_row(struct reader *rd, const struct layout *ly, const struct fiel
     }
     const struct field *hw = ly->has[R_HW] ? &f[ly->has[R_HW] - 1] : NULL;
     struct kernel_row row;
+    struct row_extra x = { 0 };
     memset(&row, 0, sizeof row);
     row.kind = ly->kind;
     int rc = 0;
-    double tmin = 0, tmax = 0, p05 = 0, p95 = 0;
-    for (int i = 0; i < nf && !rc; i++) {
-        const struct col *c = &ly->cols[i];
-        const struct field *v = &f[i];
-        double scale = c->scale > 0 ? c->scale : ly->time_scale;
-        int64_t iv;
-        switch (c->role) {
-        case R_PREC: rc = get_prec(rd, v, &row.prec); break;
-        case R_M: rc = get_i64(rd, v, "m", 1, &row.m); break;
-        case R_N: rc = get_i64(rd, v, "n", 1, &row.n); break;
-        case R_K: rc = get_i64(rd, v, "k", 1, &row.k); break;
-        case R_AT: rc = get_trans(rd, v, "a_t", &row.a_t); break;
-        case R_BT: rc = get_trans(rd, v, "b_t", &row.b_t); break;
-        case R_W: rc = get_i64(rd, v, "w", 1, &row.w); break;
-        case R_H: rc = get_i64(rd, v, "h", 1, &row.h); break;
-        case R_C: rc = get_i64(rd, v, "c", 1, &row.c); break;
-        case R_CN: rc = get_i64(rd, v, "n", 1, &row.n_); break;
-        case R_KF: rc = get_i64(rd, v, "k", 1, &row.kf); break;
-        case R_FW: rc = get_i64(rd, v, "f_w", 1, &row.s); break;
-        case R_FH: rc = get_i64(rd, v, "f_h", 1, &row.r); break;
-        case R_PADW: rc = get_i64(rd, v, "pad_w", 0, &row.pad_w); break;
-        case R_PADH: rc = get_i64(rd, v, "pad_h", 0, &row.pad_h); break;
-        case R_SW: rc = get_i64(rd, v, "stride_w", 1, &row.stride_w); break;
-        case R_SH: rc = get_i64(rd, v, "stride_h", 1, &row.stride_h); break;
-        case R_REPS:
-            if (v->n) {
-                rc = get_i64(rd, v, "reps", 0, &iv);
-                row.reps = iv > 1000000000 ? 1000000000 : (int)iv;
-            }
-            break;
-        case R_TIME: rc = get_pos(rd, v, "time", 0, scale, &row.time_s[0]); break;
-        case R_FWD: rc = get_pos(rd, v, "fwd time", 1, scale, &row.time_s[CONV_FWD]); break;
-        case R_BWDI: rc = get_pos(rd, v, "bwd inputs time", 1, scale, &row.time_s[CONV_BWD_DATA]); break;
-        case R_BWDP: rc = get_pos(rd, v, "bwd params time", 1, scale, &row.time_s[CONV_BWD_FILTER]); break;
-        case R_TMIN: rc = get_pos(rd, v, "min time", 1, scale, &tmin); break;
-        case R_TMAX: rc = get_pos(rd, v, "max time", 1, scale, &tmax); break;
-        case R_P05: rc = get_pos(rd, v, "p05 time", 1, scale, &p05); break;
-        case R_P95: rc = get_pos(rd, v, "p95 time", 1, scale, &p95); break;
-        case R_LOOP: rc = get_pos(rd, v, "loop mean time", 1, scale, &row.time_loop_s); break;
-        case R_ELEM: rc = get_pos(rd, v, "elements", 1, 1.0, &row.elements); break;
-        case R_BYTES: rc = get_pos(rd, v, "bytes", 0, 1.0, &row.bytes); break;
-        default: break;
-        }
-    }
-    if (rc)
+    for (int i = 0; i < nf && !rc; i++)
+        rc = csv_cell(rd, ly, &ly->cols[i], &f[i], &row, &x);
+    if (rc || (rc = check_words(rd, ly, f, &row)))
         return rc;
     if (ly->kind == KERNEL_CONV) {
-        if (!(row.time_s[0] > 0 || row.time_s[1] > 0 || row.time_s[2] > 0))
-            return diag_error_at(rd->d, rd->path, rd->line, f[ly->has[R_FWD] - 1].col,
-                                 "found no time for any pass, expected a positive fwd, "
-                                 "bwd inputs or bwd params time");
-        if (!row.stride_h)
-            row.stride_h = 1;
-        if (!row.stride_w)
-            row.stride_w = 1;
+        if ((rc = conv_finish(rd, ly, f, &row, x.time_s)))
+            return rc;
+    } else {
+        row.time_s[0] = x.time_s;
     }
     if (ly->kind == KERNEL_GEMM) {
         if (!row.a_t)
             row.a_t = 'N';
         if (!row.b_t)
             row.b_t = 'N';
+        if (!row.batch)
+            row.batch = 1;
     }
-    row.time_lo_s = p05 > 0 ? p05 : tmin;
-    row.time_hi_s = p95 > 0 ? p95 : tmax;
-    struct kernel_table *t = table_for(rd, hw);
-    struct kernel_row *r = kernel_table_add(t);
+    if (ly->kind == KERNEL_NORM && !row.dim[NORM_GROUPS])
+        row.dim[NORM_GROUPS] = 1;
+    row.time_lo_s = x.p05 > 0 ? x.p05 : x.tmin;
+    row.time_hi_s = x.p95 > 0 ? x.p95 : x.tmax;
+    struct kernel_row *r = kernel_table_add(table_for(rd, hw));
     *r = row;
     if (ly->has[R_OP] && f[ly->has[R_OP] - 1].n)
         r->op = field_dup(&f[ly->has[R_OP] - 1]);
+    if (ly->has[R_MODE] && f[ly->has[R_MODE] - 1].n)
+        r->mode = field_dup(&f[ly->has[R_MODE] - 1]);
     if (ly->has[R_SOURCE] && f[ly->has[R_SOURCE] - 1].n)
         r->source = field_dup(&f[ly->has[R_SOURCE] - 1]);
     else

@@ -43,14 +43,14 @@ static void render_text(FILE *out, const struct kernels_count *r, size_t n)
     for (size_t i = 0; i < n; i++)
         if ((int)strlen(r[i].hw) > w)
             w = (int)strlen(r[i].hw);
-    fprintf(out, "%-*s  %-7s  %-9s  %8s\n", w, "hardware", "kind", "precision", "rows");
+    fprintf(out, "%-*s  %-9s  %-9s  %8s\n", w, "hardware", "kind", "precision", "rows");
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
-        fprintf(out, "%-*s  %-7s  %-9s  %8zu\n", w, r[i].hw, kernel_kind_name(r[i].kind),
+        fprintf(out, "%-*s  %-9s  %-9s  %8zu\n", w, r[i].hw, kernel_kind_name(r[i].kind),
                 precision_name(r[i].prec), r[i].rows);
         total += r[i].rows;
     }
-    fprintf(out, "%-*s  %-7s  %-9s  %8zu\n", w, "total", "", "", total);
+    fprintf(out, "%-*s  %-9s  %-9s  %8zu\n", w, "total", "", "", total);
 }
 
 void kernels_render_list(FILE *out, enum out_format fmt, const char *db,

@@ -11,35 +11,87 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 
+/* The kernel table of schema version 2 (STORE_SCHEMA_VERSION), without
+ * its name so that the migration can create it beside the old one. */
+#define KERNEL_TABLE_COLUMNS \
+    "(id INTEGER PRIMARY KEY," \
+    " hw_id INTEGER NOT NULL REFERENCES hardware(id) ON DELETE CASCADE," \
+    " kind TEXT NOT NULL CHECK(kind IN ('gemm','conv','eltwise','rnn','attention','norm'," \
+    "  'embedding','optimizer','comm'))," \
+    " precision TEXT NOT NULL," \
+    " key TEXT NOT NULL," \
+    " m INTEGER, n INTEGER, k INTEGER, a_t TEXT, b_t TEXT," \
+    " conv_n INTEGER, c INTEGER, h INTEGER, w INTEGER, kf INTEGER, r INTEGER, s INTEGER," \
+    " pad_h INTEGER, pad_w INTEGER, stride_h INTEGER, stride_w INTEGER," \
+    " op TEXT, elements REAL, bytes REAL," \
+    " time_s REAL, time_bwd_data_s REAL, time_bwd_filter_s REAL," \
+    " time_lo_s REAL, time_hi_s REAL, time_loop_s REAL, reps INTEGER, source TEXT," \
+    " batch INTEGER, dims INTEGER, conv_d INTEGER, t INTEGER, pad_d INTEGER, stride_d INTEGER," \
+    " dil_d INTEGER, dil_h INTEGER, dil_w INTEGER, groups INTEGER," \
+    " pass TEXT, mode TEXT, flag INTEGER," \
+    " dim0 INTEGER, dim1 INTEGER, dim2 INTEGER, dim3 INTEGER, dim4 INTEGER, dim5 INTEGER," \
+    " UNIQUE(hw_id, kind, precision, key))"
+
+/* The UNIQUE index serves loads per hardware; this one serves direct
+ * shape queries (sqlite3 shell, bench). */
+#define KERNEL_INDEX_SQL "CREATE INDEX kernel_gemm_shape ON kernel(hw_id, kind, precision, m, n, k);"
+
 static const char schema_sql[] =
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(1);"
+    "INSERT INTO schema_version(version) VALUES(2);"
     "CREATE TABLE hardware("
     " id INTEGER PRIMARY KEY,"
     " name TEXT NOT NULL UNIQUE COLLATE NOCASE,"
     " origin TEXT,"
     " software TEXT);"
-    "CREATE TABLE kernel("
-    " id INTEGER PRIMARY KEY,"
-    " hw_id INTEGER NOT NULL REFERENCES hardware(id) ON DELETE CASCADE,"
-    " kind TEXT NOT NULL CHECK(kind IN ('gemm','conv','eltwise')),"
-    " precision TEXT NOT NULL,"
-    " key TEXT NOT NULL,"
-    " m INTEGER, n INTEGER, k INTEGER, a_t TEXT, b_t TEXT,"
-    " conv_n INTEGER, c INTEGER, h INTEGER, w INTEGER, kf INTEGER, r INTEGER, s INTEGER,"
-    " pad_h INTEGER, pad_w INTEGER, stride_h INTEGER, stride_w INTEGER,"
-    " op TEXT, elements REAL, bytes REAL,"
-    " time_s REAL, time_bwd_data_s REAL, time_bwd_filter_s REAL,"
-    " time_lo_s REAL, time_hi_s REAL, time_loop_s REAL, reps INTEGER, source TEXT,"
-    " UNIQUE(hw_id, kind, precision, key));"
-    /* The UNIQUE index serves loads per hardware; this one serves direct
-     * shape queries (sqlite3 shell, bench). */
-    "CREATE INDEX kernel_gemm_shape ON kernel(hw_id, kind, precision, m, n, k);";
+    "CREATE TABLE kernel" KERNEL_TABLE_COLUMNS ";"
+    KERNEL_INDEX_SQL;
+
+/* Version 1 -> 2: the kind CHECK grows (SQLite cannot alter a CHECK, so
+ * the table is rebuilt) and conv keys gain the passes the row times, as
+ * row_key() writes them: ":fwd,bwd_data,bwd_weight" for the older form's
+ * rows, which time all three. */
+static const char migrate_1_2_sql[] =
+    "CREATE TABLE kernel_v2" KERNEL_TABLE_COLUMNS ";"
+    "INSERT INTO kernel_v2(id, hw_id, kind, precision, key, m, n, k, a_t, b_t,"
+    " conv_n, c, h, w, kf, r, s, pad_h, pad_w, stride_h, stride_w, op, elements, bytes,"
+    " time_s, time_bwd_data_s, time_bwd_filter_s, time_lo_s, time_hi_s, time_loop_s, reps, source)"
+    " SELECT id, hw_id, kind, precision,"
+    "  CASE WHEN kind = 'conv' THEN key || ':' || substr("
+    "   CASE WHEN time_s IS NOT NULL THEN ',fwd' ELSE '' END ||"
+    "   CASE WHEN time_bwd_data_s IS NOT NULL THEN ',bwd_data' ELSE '' END ||"
+    "   CASE WHEN time_bwd_filter_s IS NOT NULL THEN ',bwd_weight' ELSE '' END, 2)"
+    "  ELSE key END,"
+    " m, n, k, a_t, b_t, conv_n, c, h, w, kf, r, s, pad_h, pad_w, stride_h, stride_w, op, elements,"
+    " bytes, time_s, time_bwd_data_s, time_bwd_filter_s, time_lo_s, time_hi_s, time_loop_s, reps,"
+    " source FROM kernel;"
+    "DROP TABLE kernel;"
+    "ALTER TABLE kernel_v2 RENAME TO kernel;"
+    KERNEL_INDEX_SQL
+    "UPDATE schema_version SET version = 2;";
+
+/* Columns of a kernel row as the insert binds them and the load reads
+ * them, in one order (KC_*). */
+#define KERNEL_ROW_COLUMNS \
+    "m, n, k, a_t, b_t, batch, conv_n, c, conv_d, h, w, kf, t, r, s, pad_d, pad_h, pad_w," \
+    " stride_d, stride_h, stride_w, dil_d, dil_h, dil_w, groups, dims, pass, op, mode, flag," \
+    " dim0, dim1, dim2, dim3, dim4, dim5, elements, bytes, time_s, time_bwd_data_s," \
+    " time_bwd_filter_s, time_lo_s, time_hi_s, time_loop_s, reps, source"
+enum {
+    KC_M, KC_N, KC_K, KC_AT, KC_BT, KC_BATCH, KC_CONV_N, KC_C, KC_CONV_D, KC_H, KC_W, KC_KF, KC_T,
+    KC_R, KC_S, KC_PAD_D, KC_PAD_H, KC_PAD_W, KC_STRIDE_D, KC_STRIDE_H, KC_STRIDE_W, KC_DIL_D,
+    KC_DIL_H, KC_DIL_W, KC_GROUPS, KC_DIMS, KC_PASS, KC_OP, KC_MODE, KC_FLAG, KC_DIM0,
+    KC_ELEMENTS = KC_DIM0 + KERNEL_DIMS_MAX, KC_BYTES, KC_TIME, KC_LO = KC_TIME + CONV_PASS_COUNT,
+    KC_HI, KC_LOOP, KC_REPS, KC_SOURCE, KC_COUNT
+};
 
 enum stmt_id {
     ST_HW_UPSERT, ST_HW_ID, ST_EXISTS, ST_INSERT, ST_LOAD, ST_COUNTS,
     ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_COUNT,
 };
+
+/* Parameters ?5.. of the insert, one per KC_* column. */
+#define P10(a) "?" #a "0, ?" #a "1, ?" #a "2, ?" #a "3, ?" #a "4, ?" #a "5, ?" #a "6, ?" #a "7, ?" #a "8, ?" #a "9"
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_HW_UPSERT] =
@@ -53,16 +105,11 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_HW_ID] = "SELECT id FROM hardware WHERE name = ?1",
     [ST_EXISTS] = "SELECT 1 FROM kernel WHERE hw_id = ?1 AND kind = ?2 AND precision = ?3 AND key = ?4",
     [ST_INSERT] =
-        "INSERT OR REPLACE INTO kernel(hw_id, kind, precision, key, m, n, k, a_t, b_t,"
-        " conv_n, c, h, w, kf, r, s, pad_h, pad_w, stride_h, stride_w, op, elements, bytes,"
-        " time_s, time_bwd_data_s, time_bwd_filter_s, time_lo_s, time_hi_s, time_loop_s, reps, source)"
-        " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-        " ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
+        "INSERT OR REPLACE INTO kernel(hw_id, kind, precision, key, " KERNEL_ROW_COLUMNS ")"
+        " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, " P10(1) ", " P10(2) ", " P10(3) ", " P10(4) ","
+        " ?50)",
     [ST_LOAD] =
-        "SELECT h.name, h.origin, h.software, k.kind, k.precision, k.m, k.n, k.k, k.a_t, k.b_t,"
-        " k.conv_n, k.c, k.h, k.w, k.kf, k.r, k.s, k.pad_h, k.pad_w, k.stride_h, k.stride_w,"
-        " k.op, k.elements, k.bytes, k.time_s, k.time_bwd_data_s, k.time_bwd_filter_s,"
-        " k.time_lo_s, k.time_hi_s, k.time_loop_s, k.reps, k.source"
+        "SELECT h.name, h.origin, h.software, k.kind, k.precision, " KERNEL_ROW_COLUMNS
         " FROM kernel k JOIN hardware h ON h.id = k.hw_id"
         " WHERE ?1 IS NULL OR h.name = ?1 ORDER BY h.id, k.id",
     [ST_COUNTS] =
@@ -72,6 +119,11 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
 };
+
+/* First parameter of the insert and first column of the load that are
+ * KC_* columns. */
+#define INSERT_KC0 5
+#define LOAD_KC0 5
 
 struct store {
     sqlite3 *db;
@@ -94,6 +146,23 @@ int store_is_db(const char *path)
     size_t n = fread(head, 1, sizeof head, fp);
     fclose(fp);
     return n == sizeof head && memcmp(head, magic, sizeof head) == 0;
+}
+
+/* Bring a database of an older schema to STORE_SCHEMA_VERSION in one
+ * transaction (a failure leaves it as it was). */
+static int schema_migrate(struct store *s, int from, struct diag *d)
+{
+    char *msg = NULL;
+    int rc = 0;
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(s->db, migrate_1_2_sql, NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
+        rc = diag_syserr(d, "%s: cannot migrate schema version %d to %d: %s", s->path, from,
+                         STORE_SCHEMA_VERSION, msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    sqlite3_free(msg);
+    return rc;
 }
 
 /* Check the schema version, creating the schema in an empty database
@@ -145,6 +214,12 @@ static int schema_check(struct store *s, int create, struct diag *d)
         goto out;
     }
     int version = sqlite3_column_int(q, 0);
+    if (version == 1) {
+        sqlite3_finalize(q);
+        q = NULL;
+        rc = schema_migrate(s, version, d);
+        goto out;
+    }
     if (version != STORE_SCHEMA_VERSION)
         rc = diag_error(d, "%s: found schema version %d, expected %d (%s)", s->path, version,
                         STORE_SCHEMA_VERSION,
@@ -219,11 +294,34 @@ static int step_done(struct store *s, enum stmt_id id, struct diag *d, const cha
     return 0;
 }
 
+static long long one_if_0(int64_t v)
+{
+    return v > 0 ? (long long)v : 1;
+}
+
+/* A conv row's passes, as the 1 -> 2 migration writes them. */
+static void conv_passes(const struct kernel_row *r, struct strbuf *sb)
+{
+    static const char *const names[CONV_PASS_COUNT] = { "fwd", "bwd_data", "bwd_weight" };
+    const char *sep = ":";
+    for (int i = 0; i < CONV_PASS_COUNT; i++)
+        if (r->time_s[i] > 0) {
+            strbuf_addf(sb, "%s%s", sep, names[i]);
+            sep = ",";
+        }
+}
+
+/* A row's identity as text; rows of schema version 1 keep their keys
+ * (conv keys gain their passes): sizes of 3-D, dilated and grouped
+ * convolutions and of batched GEMMs are added only where they differ
+ * from 1. */
 static void row_key(const struct kernel_row *r, struct strbuf *sb)
 {
     strbuf_reset(sb);
     switch (r->kind) {
     case KERNEL_GEMM:
+        if (r->batch > 1)
+            strbuf_addf(sb, "b%lld:", (long long)r->batch);
         strbuf_addf(sb, "%lldx%lldx%lld:%c%c", (long long)r->m, (long long)r->n, (long long)r->k,
                     r->a_t ? r->a_t : 'N', r->b_t ? r->b_t : 'N');
         break;
@@ -232,10 +330,33 @@ static void row_key(const struct kernel_row *r, struct strbuf *sb)
                     (long long)r->n_, (long long)r->c, (long long)r->h, (long long)r->w,
                     (long long)r->kf, (long long)r->r, (long long)r->s, (long long)r->pad_h,
                     (long long)r->pad_w, (long long)r->stride_h, (long long)r->stride_w);
+        if (one_if_0(r->d) > 1 || one_if_0(r->t) > 1 || r->pad_d || one_if_0(r->stride_d) > 1 ||
+            one_if_0(r->dil_d) > 1 || (r->dims && r->dims != 2))
+            strbuf_addf(sb, " dims%d d%lld t%lld pad_d%lld stride_d%lld dil_d%lld", r->dims ? r->dims : 2,
+                        one_if_0(r->d), one_if_0(r->t), (long long)r->pad_d, one_if_0(r->stride_d),
+                        one_if_0(r->dil_d));
+        if (one_if_0(r->dil_h) > 1 || one_if_0(r->dil_w) > 1)
+            strbuf_addf(sb, " dil%lldx%lld", one_if_0(r->dil_h), one_if_0(r->dil_w));
+        if (one_if_0(r->groups) > 1)
+            strbuf_addf(sb, " g%lld", one_if_0(r->groups));
+        conv_passes(r, sb);
         break;
-    default:
+    case KERNEL_ELTWISE:
         strbuf_addf(sb, "%s:%.17g", r->op ? r->op : "", r->bytes);
         break;
+    default: {
+        /* pass:op:mode:flag:sizes; the backend of attention and comm rows
+         * says what ran, not what was asked, and is no part of the key
+         * (kernel_row_key_cmp). */
+        int n;
+        kernel_kind_dims(r->kind, &n);
+        int mode = r->kind != KERNEL_ATTENTION && r->kind != KERNEL_COMM;
+        strbuf_addf(sb, "%s:%s:%s:%d:", kernel_pass_name(r->pass), r->op ? r->op : "",
+                    mode && r->mode ? r->mode : "", r->flag);
+        for (int i = 0; i < n; i++)
+            strbuf_addf(sb, "%s%lld", i ? "x" : "", (long long)r->dim[i]);
+        break;
+    }
     }
 }
 
@@ -253,6 +374,86 @@ static void bind_opt_text(sqlite3_stmt *q, int i, const char *v)
         sqlite3_bind_text(q, i, v, -1, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null(q, i);
+}
+
+/* Integer columns of a row that are >0 when set, in KC_* order from
+ * KC_M; NULL where 0.  a_t/b_t/pass/op/mode/flag are bound apart. */
+static const int64_t *row_ints(const struct kernel_row *r, int kc, int64_t *tmp)
+{
+    switch (kc) {
+    case KC_M: return &r->m;
+    case KC_N: return &r->n;
+    case KC_K: return &r->k;
+    case KC_BATCH: return &r->batch;
+    case KC_CONV_N: return &r->n_;
+    case KC_C: return &r->c;
+    case KC_CONV_D: return &r->d;
+    case KC_H: return &r->h;
+    case KC_W: return &r->w;
+    case KC_KF: return &r->kf;
+    case KC_T: return &r->t;
+    case KC_R: return &r->r;
+    case KC_S: return &r->s;
+    case KC_PAD_D: return &r->pad_d;
+    case KC_PAD_H: return &r->pad_h;
+    case KC_PAD_W: return &r->pad_w;
+    case KC_STRIDE_D: return &r->stride_d;
+    case KC_STRIDE_H: return &r->stride_h;
+    case KC_STRIDE_W: return &r->stride_w;
+    case KC_DIL_D: return &r->dil_d;
+    case KC_DIL_H: return &r->dil_h;
+    case KC_DIL_W: return &r->dil_w;
+    case KC_GROUPS: return &r->groups;
+    case KC_DIMS: *tmp = r->dims; return tmp;
+    case KC_FLAG: *tmp = r->flag; return tmp;
+    case KC_REPS: *tmp = r->reps; return tmp;
+    default:
+        if (kc >= KC_DIM0 && kc < KC_DIM0 + KERNEL_DIMS_MAX)
+            return &r->dim[kc - KC_DIM0];
+        return NULL;
+    }
+}
+
+/* Which integer columns a kind stores (the others stay NULL). */
+static int kind_has_col(enum kernel_kind kind, int kc)
+{
+    if (kc == KC_REPS)
+        return 1;
+    if (kind == KERNEL_GEMM)
+        return kc <= KC_BATCH;
+    if (kind == KERNEL_CONV)
+        return kc >= KC_CONV_N && kc <= KC_DIMS;
+    if (kind == KERNEL_ELTWISE)
+        return 0;
+    return kc == KC_FLAG || (kc >= KC_DIM0 && kc < KC_DIM0 + KERNEL_DIMS_MAX);
+}
+
+static void bind_row(sqlite3_stmt *q, const struct kernel_row *r)
+{
+    for (int kc = 0; kc < KC_COUNT; kc++) {
+        int64_t tmp;
+        const int64_t *v = row_ints(r, kc, &tmp);
+        if (v && kind_has_col(r->kind, kc) && (*v > 0 || kc == KC_FLAG || kc == KC_PAD_D ||
+                                               kc == KC_PAD_H || kc == KC_PAD_W))
+            sqlite3_bind_int64(q, INSERT_KC0 + kc, *v);
+    }
+    if (r->kind == KERNEL_GEMM) {
+        char at[2] = { r->a_t ? r->a_t : 'N', 0 }, bt[2] = { r->b_t ? r->b_t : 'N', 0 };
+        sqlite3_bind_text(q, INSERT_KC0 + KC_AT, at, 1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(q, INSERT_KC0 + KC_BT, bt, 1, SQLITE_TRANSIENT);
+    }
+    if (r->kind > KERNEL_ELTWISE)
+        sqlite3_bind_text(q, INSERT_KC0 + KC_PASS, kernel_pass_name(r->pass), -1, SQLITE_STATIC);
+    bind_opt_text(q, INSERT_KC0 + KC_OP, r->op);
+    bind_opt_text(q, INSERT_KC0 + KC_MODE, r->mode);
+    bind_opt_double(q, INSERT_KC0 + KC_ELEMENTS, r->elements);
+    bind_opt_double(q, INSERT_KC0 + KC_BYTES, r->bytes);
+    for (int i = 0; i < CONV_PASS_COUNT; i++)
+        bind_opt_double(q, INSERT_KC0 + KC_TIME + i, r->time_s[i]);
+    bind_opt_double(q, INSERT_KC0 + KC_LO, r->time_lo_s);
+    bind_opt_double(q, INSERT_KC0 + KC_HI, r->time_hi_s);
+    bind_opt_double(q, INSERT_KC0 + KC_LOOP, r->time_loop_s);
+    bind_opt_text(q, INSERT_KC0 + KC_SOURCE, r->source);
 }
 
 static int import_row(struct store *s, sqlite3_int64 hw_id, const struct kernel_row *r,
@@ -276,31 +477,7 @@ static int import_row(struct store *s, sqlite3_int64 hw_id, const struct kernel_
     sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 3, prec, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 4, key->buf, (int)key->len, SQLITE_STATIC);
-    if (r->kind == KERNEL_GEMM) {
-        char at[2] = { r->a_t ? r->a_t : 'N', 0 }, bt[2] = { r->b_t ? r->b_t : 'N', 0 };
-        sqlite3_bind_int64(q, 5, r->m);
-        sqlite3_bind_int64(q, 6, r->n);
-        sqlite3_bind_int64(q, 7, r->k);
-        sqlite3_bind_text(q, 8, at, 1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(q, 9, bt, 1, SQLITE_TRANSIENT);
-    } else if (r->kind == KERNEL_CONV) {
-        const int64_t v[] = { r->n_, r->c, r->h, r->w, r->kf, r->r, r->s,
-                              r->pad_h, r->pad_w, r->stride_h, r->stride_w };
-        for (int i = 0; i < 11; i++)
-            sqlite3_bind_int64(q, 10 + i, v[i]);
-    } else {
-        bind_opt_text(q, 21, r->op);
-        bind_opt_double(q, 22, r->elements);
-        bind_opt_double(q, 23, r->bytes);
-    }
-    for (int i = 0; i < CONV_PASS_COUNT; i++)
-        bind_opt_double(q, 24 + i, r->time_s[i]);
-    bind_opt_double(q, 27, r->time_lo_s);
-    bind_opt_double(q, 28, r->time_hi_s);
-    bind_opt_double(q, 29, r->time_loop_s);
-    if (r->reps > 0)
-        sqlite3_bind_int(q, 30, r->reps);
-    bind_opt_text(q, 31, r->source);
+    bind_row(q, r);
     int rc = step_done(s, ST_INSERT, d, "cannot insert a kernel row");
     if (rc)
         return rc;
@@ -361,6 +538,48 @@ static char *col_text(sqlite3_stmt *q, int i)
     return v ? xstrdup((const char *)v) : NULL;
 }
 
+/* The row at the load statement's current result; -1 for a kind,
+ * precision or pass this fom does not know. */
+static int load_row(sqlite3_stmt *q, struct kernel_row *row)
+{
+    memset(row, 0, sizeof *row);
+    const char *kind = (const char *)sqlite3_column_text(q, 3);
+    const char *prec = (const char *)sqlite3_column_text(q, 4);
+    row->kind = kernel_kind_parse(kind);
+    row->prec = precision_parse(prec);
+    if (row->kind == KERNEL_KIND_COUNT || row->prec == PREC_UNKNOWN)
+        return -1;
+    for (int kc = 0; kc < KC_COUNT; kc++) {
+        int64_t tmp;
+        int64_t *v = (int64_t *)row_ints(row, kc, &tmp);
+        if (!v)
+            continue;
+        int64_t x = sqlite3_column_int64(q, LOAD_KC0 + kc);
+        if (v == &tmp) {
+            int *dst = kc == KC_DIMS ? &row->dims : kc == KC_FLAG ? &row->flag : &row->reps;
+            *dst = (int)x;
+        } else {
+            *v = x;
+        }
+    }
+    const unsigned char *at = sqlite3_column_text(q, LOAD_KC0 + KC_AT);
+    const unsigned char *bt = sqlite3_column_text(q, LOAD_KC0 + KC_BT);
+    row->a_t = at ? (char)at[0] : 0;
+    row->b_t = bt ? (char)bt[0] : 0;
+    const char *pass = (const char *)sqlite3_column_text(q, LOAD_KC0 + KC_PASS);
+    row->pass = pass ? kernel_pass_parse(pass) : KPASS_FWD;
+    if (row->pass == KPASS_COUNT)
+        return -1;
+    row->elements = sqlite3_column_double(q, LOAD_KC0 + KC_ELEMENTS);
+    row->bytes = sqlite3_column_double(q, LOAD_KC0 + KC_BYTES);
+    for (int i = 0; i < CONV_PASS_COUNT; i++)
+        row->time_s[i] = sqlite3_column_double(q, LOAD_KC0 + KC_TIME + i);
+    row->time_lo_s = sqlite3_column_double(q, LOAD_KC0 + KC_LO);
+    row->time_hi_s = sqlite3_column_double(q, LOAD_KC0 + KC_HI);
+    row->time_loop_s = sqlite3_column_double(q, LOAD_KC0 + KC_LOOP);
+    return 0;
+}
+
 int store_load(struct store *s, const char *hw, struct kernel_set *out, struct diag *d)
 {
     sqlite3_stmt *q = s->st[ST_LOAD];
@@ -376,39 +595,20 @@ int store_load(struct store *s, const char *hw, struct kernel_set *out, struct d
             if (!t->software)
                 t->software = col_text(q, 2);
         }
-        const char *kind = (const char *)sqlite3_column_text(q, 3);
-        const char *prec = (const char *)sqlite3_column_text(q, 4);
         struct kernel_row row;
-        memset(&row, 0, sizeof row);
-        row.kind = kernel_kind_parse(kind);
-        row.prec = precision_parse(prec);
-        if (row.kind == KERNEL_KIND_COUNT || row.prec == PREC_UNKNOWN) {
-            rc = diag_error(d, "%s: found kernel kind '%s' precision '%s', expected known ones",
-                            s->path, kind ? kind : "", prec ? prec : "");
+        if (load_row(q, &row) != 0) {
+            const char *kind = (const char *)sqlite3_column_text(q, 3);
+            const char *prec = (const char *)sqlite3_column_text(q, 4);
+            const char *pass = (const char *)sqlite3_column_text(q, LOAD_KC0 + KC_PASS);
+            rc = diag_error(d, "%s: found kernel kind '%s' precision '%s' pass '%s', expected known ones",
+                            s->path, kind ? kind : "", prec ? prec : "", pass ? pass : "");
             goto out;
         }
-        row.m = sqlite3_column_int64(q, 5);
-        row.n = sqlite3_column_int64(q, 6);
-        row.k = sqlite3_column_int64(q, 7);
-        const unsigned char *at = sqlite3_column_text(q, 8), *bt = sqlite3_column_text(q, 9);
-        row.a_t = at ? (char)at[0] : 0;
-        row.b_t = bt ? (char)bt[0] : 0;
-        int64_t *conv[] = { &row.n_, &row.c, &row.h, &row.w, &row.kf, &row.r, &row.s,
-                            &row.pad_h, &row.pad_w, &row.stride_h, &row.stride_w };
-        for (int i = 0; i < 11; i++)
-            *conv[i] = sqlite3_column_int64(q, 10 + i);
-        row.elements = sqlite3_column_double(q, 22);
-        row.bytes = sqlite3_column_double(q, 23);
-        for (int i = 0; i < CONV_PASS_COUNT; i++)
-            row.time_s[i] = sqlite3_column_double(q, 24 + i);
-        row.time_lo_s = sqlite3_column_double(q, 27);
-        row.time_hi_s = sqlite3_column_double(q, 28);
-        row.time_loop_s = sqlite3_column_double(q, 29);
-        row.reps = sqlite3_column_int(q, 30);
         struct kernel_row *dst = kernel_table_add(t);
         *dst = row;
-        dst->op = col_text(q, 21);
-        dst->source = col_text(q, 31);
+        dst->op = col_text(q, LOAD_KC0 + KC_OP);
+        dst->mode = col_text(q, LOAD_KC0 + KC_MODE);
+        dst->source = col_text(q, LOAD_KC0 + KC_SOURCE);
     }
     if (r != SQLITE_DONE)
         rc = db_error(s, d, "cannot read kernel rows");

@@ -1,16 +1,20 @@
 /* The SQLite store of measured kernel tables (`fom kernels import`).
  * The only module that includes sqlite3.h.
  *
- * Schema (version 1):
+ * Schema (version 2):
  *   schema_version(version)
  *   hardware(id, name UNIQUE NOCASE, origin, software)
  *   kernel(id, hw_id, kind, precision, key, shape and time columns...,
  *          UNIQUE(hw_id, kind, precision, key))
+ * `kind` is one of kernel_kind_name()'s; rnn .. comm rows keep their
+ * size parameters in dim0.. (kernel_kind_dims() order), their cell or op
+ * in `op`, mode/form/backend in `mode`, bidirectional/causal in `flag`.
  * `key` is the row's identity as text ("1760x16x1760:NT" for a GEMM), so
  * that one UNIQUE constraint dedups every kind: importing a row whose key
  * exists replaces the old row (the newer measurement wins) and is counted
- * as replaced.  Every import runs in one transaction: a failed or killed
- * import leaves the database as it was. */
+ * as replaced.  A database of version 1 (gemm, conv and eltwise only) is
+ * migrated when opened.  Every import runs in one transaction: a failed
+ * or killed import leaves the database as it was. */
 #ifndef FOM_STORE_H
 #define FOM_STORE_H
 #include <stddef.h>
@@ -20,7 +24,7 @@
 struct diag;
 struct store;
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 /* Open (create = 1: create if missing) the database at path.  On success
  * *out is the handle, freed with store_close(). */

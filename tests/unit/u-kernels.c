@@ -494,6 +494,41 @@ static void test_bad_input(void **state)
           "bad.csv:1:47: error: time: found 'inf', expected a positive finite number" },
         { "   1760     16   1760      0      0   float\n",
           "bad.csv:1:1: error: found 6 fields, expected 7 (gemm" },
+        /* The forms of estimators/measure/FORMATS.md */
+        { "cell,input,hidden,layers,seq,batch,bidirectional,precision,pass,time_us\n"
+          "lstmx,16,32,1,4,2,0,fp32,fwd,140\n",
+          "bad.csv:2:1: error: cell: found 'lstmx', expected lstm,gru,rnn_tanh,rnn_relu" },
+        { "cell,input,hidden,layers,seq,batch,bidirectional,precision,pass,time_us\n"
+          "gru,16,32,0,4,2,0,fp32,fwd,140\n",
+          "bad.csv:2:11: error: layers: found '0', expected a positive integer" },
+        { "batch,heads,q_len,kv_len,head_dim,causal,precision,pass,backend,time_us\n"
+          "1,2,16,16,16,2,fp32,fwd,math,21.9\n",
+          "bad.csv:2:14: error: causal: found '2', expected 0, 1, true or false" },
+        { "batch,heads,q_len,kv_len,head_dim,causal,precision,pass,time_us\n"
+          "1,2,16,16,16,1,fp32,bwd_data,21.9\n",
+          "bad.csv:2:21: error: pass: found 'bwd_data', expected fwd,bwd" },
+        { "op,n,c,s,groups,precision,time_us\nlayer_norm,4,8,64,0,fp32,9.5\n",
+          "bad.csv:1:1: error: header: found 'op', expected a 'pass' column (norm table)" },
+        { "op,rows,dim,lookups,batch,mode,precision,pass,time_us\n"
+          "embedding_bag,1000,16,8,4,avg,fp32,fwd,3.7\n",
+          "bad.csv:2:27: error: mode: found 'avg', expected sum,mean,max,none" },
+        { "op,form,params,tensors,precision,pass,bytes,time_us\nadam,fused,4096,4,fp32,fwd,49152,14\n",
+          "bad.csv:2:24: error: pass: found 'fwd', expected step" },
+        { "op,ranks,bytes,precision,time_us\nall_to_all,2,1024,fp32,10\n",
+          "bad.csv:2:1: error: op: found 'all_to_all', expected all_reduce,all_gather" },
+        { "dims,n,c,d,h,w,k,f_d,f_h,f_w,groups,precision,pass,time_us\n"
+          "2,2,8,1,16,16,12,1,3,3,3,fp32,fwd,34.9\n",
+          "bad.csv:2:24: error: groups: found '3', expected a divisor of both c and k" },
+        { "dims,n,c,d,h,w,k,f_d,f_h,f_w,groups,precision,pass,time_us\n"
+          "1,2,8,1,16,16,16,1,3,3,1,fp32,fwd,34.9\n",
+          "bad.csv:2:1: error: dims: found '1', expected 3 for a shape with depth, 2 or 3 for one with height" },
+        { "dims,n,c,d,h,w,k,f_d,f_h,f_w,groups,precision,pass,time_us\n"
+          "2,2,8,1,16,16,16,1,3,3,1,fp32,bwd,34.9\n",
+          "bad.csv:2:31: error: pass: found 'bwd', expected fwd,bwd_data,bwd_weight" },
+        { "dims,n,c,h,w,k,f_h,f_w,precision,pass,fwd_time_us\n2,2,8,16,16,16,3,3,fp32,fwd,34.9\n",
+          "bad.csv:1:1: error: header: found 'dims', expected a 'time_us' column (conv table)" },
+        { "dims,n,c,h,w,k,f_h,f_w,precision,pass,time_us\n4,2,8,16,16,16,3,3,fp32,fwd,34.9\n",
+          "bad.csv:2:1: error: dims: found '4', expected 1, 2 or 3" },
     };
     struct strbuf msg = STRBUF_INIT;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

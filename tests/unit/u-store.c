@@ -177,6 +177,156 @@ static void test_names_verbatim(void **state)
     free(db);
 }
 
+static int str_same(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Every field of two rows, as the store keeps them. */
+static void expect_same_row(const struct kernel_row *a, const struct kernel_row *b, size_t i)
+{
+    const int64_t va[] = { a->m, a->n, a->k, a->batch, a->n_, a->c, a->d, a->h, a->w, a->kf, a->t,
+                           a->r, a->s, a->pad_d, a->pad_h, a->pad_w, a->stride_d, a->stride_h,
+                           a->stride_w, a->dil_d, a->dil_h, a->dil_w, a->groups, a->dims, a->flag,
+                           a->pass, a->reps, a->a_t, a->b_t, a->kind, a->prec };
+    const int64_t vb[] = { b->m, b->n, b->k, b->batch, b->n_, b->c, b->d, b->h, b->w, b->kf, b->t,
+                           b->r, b->s, b->pad_d, b->pad_h, b->pad_w, b->stride_d, b->stride_h,
+                           b->stride_w, b->dil_d, b->dil_h, b->dil_w, b->groups, b->dims, b->flag,
+                           b->pass, b->reps, b->a_t, b->b_t, b->kind, b->prec };
+    for (size_t f = 0; f < sizeof va / sizeof va[0]; f++)
+        if (va[f] != vb[f])
+            fail_msg("row %zu (%s): integer field %zu is %lld after the store, %lld before", i,
+                     kernel_kind_name(a->kind), f, (long long)vb[f], (long long)va[f]);
+    for (int k = 0; k < KERNEL_DIMS_MAX; k++)
+        assert_int_equal(a->dim[k], b->dim[k]);
+    const double da[] = { a->elements, a->bytes, a->time_s[0], a->time_s[1], a->time_s[2],
+                          a->time_lo_s, a->time_hi_s, a->time_loop_s };
+    const double db[] = { b->elements, b->bytes, b->time_s[0], b->time_s[1], b->time_s[2],
+                          b->time_lo_s, b->time_hi_s, b->time_loop_s };
+    for (size_t f = 0; f < sizeof da / sizeof da[0]; f++)
+        if (!(da[f] == db[f]))
+            fail_msg("row %zu (%s): real field %zu is %.17g after the store, %.17g before", i,
+                     kernel_kind_name(a->kind), f, db[f], da[f]);
+    assert_true(str_same(a->op, b->op));
+    assert_true(str_same(a->mode, b->mode));
+    assert_true(str_same(a->source, b->source));
+}
+
+/* CSV -> import -> load gives every field back, for every form: the
+ * harness's tables of each kind (tests/data/kernels/harness-cpu, written
+ * by estimators/measure/measure.py on this project's CPU, plus a comm
+ * table in its form) and the older forms still read. */
+static void test_round_trip_every_form(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "harness-cpu/cpu_gemm.csv", "harness-cpu/cpu_conv.csv", "harness-cpu/cpu_rnn.csv",
+        "harness-cpu/cpu_attention.csv", "harness-cpu/cpu_norm.csv",
+        "harness-cpu/cpu_embedding.csv", "harness-cpu/cpu_eltwise.csv",
+        "harness-cpu/cpu_optimizer.csv", "harness-cpu/cpu_comm.csv",
+        "h200_gemm.csv", "h200_conv.csv", "h100_eltwise.csv", "deepbench_stdout_conv.txt",
+    };
+    struct diag d;
+    diag_init(&d, stderr);
+    int kinds[KERNEL_KIND_COUNT] = { 0 };
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        struct kernel_set in, out;
+        kernel_set_init(&in);
+        kernel_set_init(&out);
+        read_into(&in, files[fi], "T");
+        const struct kernel_table *a = &in.tables[0];
+        /* Keys repeat in the older tables: compare the rows the table
+         * keeps, in import order. */
+        char *db = tmp_path("every.db");
+        unlink(db);
+        struct store *s = NULL;
+        struct store_import_stats st;
+        assert_int_equal(store_open(db, 1, &s, &d), 0);
+        assert_int_equal(store_import(s, &in, &st, &d), 0);
+        assert_int_equal(store_load(s, NULL, &out, &d), 0);
+        store_close(s);
+        const struct kernel_table *b = &out.tables[0];
+        assert_int_equal(b->n_rows, st.inserted);
+        size_t j = 0;
+        for (size_t i = 0; i < a->n_rows; i++) {
+            /* A row replaced by a later one of the same key is gone. */
+            int later = 0;
+            for (size_t k = i + 1; k < a->n_rows && !later; k++)
+                later = a->rows[k].kind == a->rows[i].kind && a->rows[k].prec == a->rows[i].prec &&
+                        kernel_row_key_cmp(&a->rows[i], &a->rows[k]) == 0;
+            if (later)
+                continue;
+            kinds[a->rows[i].kind]++;
+            assert_true(j < b->n_rows);
+            expect_same_row(&a->rows[i], &b->rows[j++], i);
+        }
+        assert_int_equal(j, b->n_rows);
+        kernel_set_free(&in);
+        kernel_set_free(&out);
+        free(db);
+    }
+    for (int k = 0; k < KERNEL_KIND_COUNT; k++)
+        if (!kinds[k])
+            fail_msg("no %s rows went round", kernel_kind_name((enum kernel_kind)k));
+}
+
+/* A database made by fom's schema version 1 (tests/data/kernels/
+ * schema-v1.db: `fom kernels import h100_conv.csv deepbench_stdout_gemm.txt
+ * h100_eltwise.csv --machine "Old GPU"` before version 2) is migrated
+ * when opened, reads the same rows, and keeps its keys: importing the
+ * same files again only replaces rows. */
+static void test_migrate_v1(void **state)
+{
+    (void)state;
+    struct diag d;
+    diag_init(&d, stderr);
+    char *src = data_path("schema-v1.db"), *db = tmp_path("v1.db");
+    copy_file(src, db);
+    struct kernel_set in, out;
+    kernel_set_init(&in);
+    kernel_set_init(&out);
+    read_into(&in, "h100_conv.csv", "Old GPU");
+    read_into(&in, "deepbench_stdout_gemm.txt", "Old GPU");
+    read_into(&in, "h100_eltwise.csv", "Old GPU");
+    struct store *s = NULL;
+    struct store_import_stats st;
+    assert_int_equal(store_open(db, 0, &s, &d), 0);
+    assert_int_equal(store_load(s, NULL, &out, &d), 0);
+    /* 588 rows read, 580 distinct keys (the import said so). */
+    assert_int_equal(out.n, 1);
+    assert_int_equal(out.tables[0].n_rows, 580);
+    const struct kernel_table *a = &in.tables[0], *b = &out.tables[0];
+    for (size_t i = 0; i < a->n_rows; i++) {
+        const struct kernel_row *r = &a->rows[i];
+        struct kernel_query q = { .kind = r->kind, .prec = r->prec, .m = r->m, .n = r->n, .k = r->k,
+                                  .a_t = r->a_t, .b_t = r->b_t, .op = r->op, .bytes = r->bytes };
+        struct kernel_hit ha, hb;
+        struct conv_shape cs = { .n = r->n_, .c = r->c, .h = r->h, .w = r->w, .k = r->kf, .r = r->r,
+                                 .s = r->s, .pad_h = r->pad_h, .pad_w = r->pad_w,
+                                 .stride_h = r->stride_h, .stride_w = r->stride_w };
+        q.conv = cs;
+        q.pass = r->kind == KERNEL_CONV && !(r->time_s[0] > 0) ? KPASS_BWD_DATA : KPASS_FWD;
+        assert_int_equal(kernel_table_lookup(a, &q, &ha), 0);
+        assert_int_equal(kernel_table_lookup(b, &q, &hb), 0);
+        assert_int_equal(hb.method, LOOKUP_EXACT);
+        assert_true(ha.time_s == hb.time_s);
+    }
+    assert_int_equal(store_import(s, &in, &st, &d), 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.replaced, a->n_rows);
+    store_close(s);
+    /* Opened again: version 2, nothing left to migrate. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "test \"$(sqlite3 '%s' 'SELECT version FROM schema_version')\" = 2", db);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(store_open(db, 0, &s, &d), 0);
+    store_close(s);
+    kernel_set_free(&in);
+    kernel_set_free(&out);
+    free(src);
+    free(db);
+}
+
 static void test_schema_version(void **state)
 {
     (void)state;
@@ -196,7 +346,7 @@ static void test_schema_version(void **state)
     assert_int_equal(store_open(db, 0, &s, &d), FOM_EDATA);
     assert_null(s);
     fclose(mf);
-    assert_non_null(strstr(buf, "found schema version 99, expected 1 (made by a newer fom)"));
+    assert_non_null(strstr(buf, "found schema version 99, expected 2 (made by a newer fom)"));
     free(buf);
     /* Opening a missing db without create is a system error. */
     diag_init(&d, NULL);
@@ -294,6 +444,8 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_names_verbatim),
         cmocka_unit_test(test_schema_version),
+        cmocka_unit_test(test_round_trip_every_form),
+        cmocka_unit_test(test_migrate_v1),
         cmocka_unit_test(test_kernels_open),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
