@@ -704,16 +704,19 @@ static int cb_end_map(void *ctx)
     return 1;
 }
 
-/* Strides (gemm orientation) and concrete inputs (conv geometry) matter
- * for few ops; skipping them elsewhere saves most of the copying and
- * hashing.  Kineto writes "name" before "args"; if not, keep everything. */
+/* Strides (gemm orientation) and concrete inputs (conv geometry, rnn
+ * layers and cell, attention's causal flag, a norm's normalised shape or
+ * groups, an embedding's rows and mode) matter for few ops; skipping them
+ * elsewhere saves most of the copying and hashing.  Kineto writes "name"
+ * before "args"; if not, keep everything. */
 static int needs_detail(const struct kt *k)
 {
     const char *n = k->name.buf;
     if (!k->name.len)
         return 1;
     return strstr(n, "mm") || strstr(n, "conv") || strstr(n, "attention") ||
-           strstr(n, "flash") || strstr(n, "rnn") || strstr(n, "lstm") || strstr(n, "gru");
+           strstr(n, "flash") || strstr(n, "rnn") || strstr(n, "lstm") || strstr(n, "gru") ||
+           strstr(n, "norm") || strstr(n, "embedding");
 }
 
 static int cb_start_array(void *ctx)
@@ -1425,7 +1428,14 @@ static int cmp_identity(const void *pa, const void *pb)
         return a->a_t - b->a_t;
     if (a->b_t != b->b_t)
         return a->b_t - b->b_t;
-    return memcmp(&a->conv, &b->conv, sizeof a->conv);
+    if ((c = memcmp(&a->conv, &b->conv, sizeof a->conv)))
+        return c;
+    /* kernel-table parameters from scalar arguments (an embedding's rows,
+     * an rnn's layers, attention's causal flag) */
+    if ((c = memcmp(a->kdim, b->kdim, sizeof a->kdim)) || (c = strcmp(a->kop, b->kop)) ||
+        (c = strcmp(a->kmode, b->kmode)))
+        return c;
+    return a->kflag - b->kflag;
 }
 
 /* Ops that differ only in what the table does not show (strides that give

@@ -37,6 +37,7 @@
 
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "model/op_args.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -202,17 +203,6 @@ enum op_kind ops_classify_kernel(const char *name)
 
 /* ------------------------------------------------- recorded argument text */
 
-#define MAX_ARGS 24
-#define MAX_DIMS 8
-
-struct targ {
-    int present;        /* a tensor (or tensor list) with recorded dims */
-    int ndim;
-    int64_t d[MAX_DIMS];
-    int ntensors;       /* tensors in this argument (lists: several) */
-    double elems;       /* elements over all its tensors */
-};
-
 static const char *skip_ws(const char *s)
 {
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
@@ -345,8 +335,7 @@ static void free_strlist(char **v, int n)
         free(v[i]);
 }
 
-/* "[1, 2]" or "1" -> up to max ints; returns how many. */
-static int parse_intlist(const char *s, int64_t *v, int max)
+int ops_parse_intlist(const char *s, int64_t *v, int max)
 {
     int n = 0;
     if (!s)
@@ -428,22 +417,17 @@ static const struct conv_schema {
     { "thnn_conv2d", 0, 1, -1, 4, 5, -1, -1, -1 },
 };
 
-static void conv_pair(char **conc, int nconc, int idx, int64_t *h, int64_t *w, int spatial,
-                      int64_t dflt)
+/* Stride, padding or dilation at conc[idx] as (d, h, w); a single
+ * value applies to every spatial dimension, absent ones are dflt. */
+static void conv_triple(char **conc, int nconc, int idx, int spatial, int64_t dflt, int64_t *dhw)
 {
-    *h = *w = dflt;
+    dhw[0] = dhw[1] = dhw[2] = dflt;
     if (idx < 0 || idx >= nconc)
         return;
     int64_t v[3];
-    int n = parse_intlist(conc[idx], v, 3);
-    if (n == 0)
-        return;
-    if (spatial == 1) {
-        *w = v[0];
-    } else {
-        *h = v[0];
-        *w = n > 1 ? v[1] : v[0];
-    }
+    int n = ops_parse_intlist(conc[idx], v, 3);
+    for (int i = 0; i < spatial && n > 0; i++)
+        dhw[3 - spatial + i] = v[i < n ? i : n - 1];
 }
 
 /* Output size (in + 2 pad - dil (r - 1) - 1) / stride + 1 of a conv; the
@@ -472,46 +456,51 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
     if (!cs || cs->input >= na || cs->weight >= na)
         return;
     const struct targ *in = &a[cs->input], *wt = &a[cs->weight];
-    if (!in->present || !wt->present || in->ndim < 3 || in->ndim > 4 || wt->ndim != in->ndim)
+    if (!in->present || !wt->present || in->ndim < 3 || in->ndim > 5 || wt->ndim != in->ndim)
         return;
     struct conv_shape *c = &o->conv;
     int spatial = in->ndim - 2;
+    int64_t stride[3], pad[3], dil[3];
+    c->dims = spatial;
     c->n = in->d[0];
     c->c = in->d[1];
-    c->h = spatial == 2 ? in->d[2] : 1;
+    c->d = spatial == 3 ? in->d[2] : 1;
+    c->h = spatial >= 2 ? in->d[in->ndim - 2] : 1;
     c->w = in->d[in->ndim - 1];
     c->k = wt->d[0];
-    c->r = spatial == 2 ? wt->d[2] : 1;
+    c->t = spatial == 3 ? wt->d[2] : 1;
+    c->r = spatial >= 2 ? wt->d[wt->ndim - 2] : 1;
     c->s = wt->d[wt->ndim - 1];
-    conv_pair(conc, nconc, cs->stride, &c->stride_h, &c->stride_w, spatial, 1);
-    conv_pair(conc, nconc, cs->pad, &c->pad_h, &c->pad_w, spatial, 0);
-    conv_pair(conc, nconc, cs->dil, &c->dil_h, &c->dil_w, spatial, 1);
+    conv_triple(conc, nconc, cs->stride, spatial, 1, stride);
+    conv_triple(conc, nconc, cs->pad, spatial, 0, pad);
+    conv_triple(conc, nconc, cs->dil, spatial, 1, dil);
+    c->stride_d = stride[0], c->stride_h = stride[1], c->stride_w = stride[2];
+    c->pad_d = pad[0], c->pad_h = pad[1], c->pad_w = pad[2];
+    c->dil_d = dil[0], c->dil_h = dil[1], c->dil_w = dil[2];
     c->groups = 1;
     if (cs->groups >= 0 && cs->groups < nconc) {
         int64_t g;
-        if (parse_intlist(conc[cs->groups], &g, 1) == 1 && g > 0)
+        if (ops_parse_intlist(conc[cs->groups], &g, 1) == 1 && g > 0)
             c->groups = g;
     }
-    if (spatial == 1) {
-        c->stride_h = c->dil_h = 1;
-        c->pad_h = 0;
-    }
-    if (c->stride_h <= 0 || c->stride_w <= 0)
+    if (c->stride_d <= 0 || c->stride_h <= 0 || c->stride_w <= 0)
         return;
-    if (conv_out_dim(c->h, c->pad_h, c->dil_h, c->r, c->stride_h, &c->p) < 0 ||
+    if (conv_out_dim(c->d, c->pad_d, c->dil_d, c->t, c->stride_d, &c->o) < 0 ||
+        conv_out_dim(c->h, c->pad_h, c->dil_h, c->r, c->stride_h, &c->p) < 0 ||
         conv_out_dim(c->w, c->pad_w, c->dil_w, c->s, c->stride_w, &c->q) < 0)
         return;
     if (cs->grad_out >= 0 && cs->grad_out < na && a[cs->grad_out].present &&
         a[cs->grad_out].ndim == in->ndim) {
         /* the gradient's shape is the forward output's: trust it */
         const struct targ *g = &a[cs->grad_out];
-        c->p = spatial == 2 ? g->d[2] : 1;
+        c->o = spatial == 3 ? g->d[2] : 1;
+        c->p = spatial >= 2 ? g->d[g->ndim - 2] : 1;
         c->q = g->d[g->ndim - 1];
     }
-    if (c->p <= 0 || c->q <= 0)
+    if (c->o <= 0 || c->p <= 0 || c->q <= 0)
         return;
-    double fwd = 2.0 * (double)c->n * (double)c->k * (double)(c->c / c->groups) *
-                 (double)c->r * (double)c->s * (double)c->p * (double)c->q;
+    double fwd = 2.0 * (double)c->n * (double)c->k * (double)(c->c / c->groups) * (double)c->t *
+                 (double)c->r * (double)c->s * (double)c->o * (double)c->p * (double)c->q;
     double mult = 1;
     if (cs->mask >= 0) {
         mult = 2;
@@ -537,8 +526,8 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
         }
     }
     *flops1 = fwd * mult;
-    *bytes1 = (double)esz * (in->elems + wt->elems +
-                             (double)c->n * (double)c->k * (double)c->p * (double)c->q);
+    *bytes1 = (double)esz * (in->elems + wt->elems + (double)c->n * (double)c->k * (double)c->o *
+                                                      (double)c->p * (double)c->q);
 }
 
 static void fill_attention(struct op *o, const struct targ *a, int na, double *flops1)
@@ -635,6 +624,7 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
         }
         break;
     }
+    op_params_fill(o, a, na, conc, nc);
     if ((o->kind == OP_RNN || o->kind == OP_CONV || o->kind == OP_GEMM ||
          o->kind == OP_ATTENTION) && *flops1 == 0 && !o->flags)
         o->flags = xstrdup("flops-unknown");

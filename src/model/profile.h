@@ -46,6 +46,17 @@ struct op {
     int64_t m, n, k, batch;
     char a_t, b_t;          /* 'N' or 'T'; 0 when unknown */
     struct conv_shape conv; /* OP_CONV only */
+    /* rnn, attention, norm, embedding, optimizer, elementwise/reduction:
+     * the sizes a kernel table keys on, in the order of kernel_table.h's
+     * RNN_*, ATT_*, NORM_*, EMB_*, OPT_* (elementwise: [0] elements of the
+     * largest input); 0 where the trace does not say.  kop: the rnn cell
+     * or norm/embedding op ("lstm", "layer_norm", "embedding_bag"; "" if
+     * unknown); kmode: the embedding mode; kflag: rnn bidirectional or
+     * attention causal, -1 when the trace does not say. */
+    int64_t kdim[6];
+    char kop[32];
+    char kmode[8];
+    int kflag;
     char *shapes;           /* input shapes as text, e.g. "[100, 29532], [1000, 29532]" */
     char *flags;            /* notes such as "ambiguous-orientation", or NULL */
     size_t id;              /* what op_call.op_id refers to (Kineto traces) */

@@ -10,10 +10,14 @@
 
 #include "core/diag.h"
 #include "core/strbuf.h"
+#include "core/outfile.h"
 #include "core/xalloc.h"
 #include "ingest/env_json.h"
+#include "ingest/ingest.h"
 #include "ingest/kernel_csv.h"
+#include "model/kernel_shapes.h"
 #include "report/kernels_render.h"
+#include "report/shapes_render.h"
 #include "store/store.h"
 
 static char *dir_of(const char *path)
@@ -270,5 +274,41 @@ out:
     free(rows);
     store_counts_free(c, n);
     store_close(s);
+    return rc;
+}
+
+int kernels_shapes(char *const *profiles, size_t n, enum out_format fmt, const char *out_path,
+                   FILE *out, struct diag *d)
+{
+    struct ingest_opts io = { TRACE_AUTO, 0, 1.0, NULL };
+    struct kernel_shapes ks;
+    struct outfile of = { NULL, NULL, NULL };
+    int rc = 0;
+    kernel_shapes_init(&ks);
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct profile p;
+        profile_init(&p);
+        rc = ingest_read(profiles[i], &io, &p, d);
+        if (!rc)
+            kernel_shapes_add(&ks, &p);
+        profile_free(&p);
+    }
+    if (rc)
+        goto out;
+    kernel_shapes_finish(&ks);
+    for (int k = 0; k < OP_KIND_COUNT; k++)
+        if (ks.skipped[k])
+            diag_warn(d, "%zu %s ops left out: the trace does not give their shape", ks.skipped[k],
+                      op_kind_name((enum op_kind)k));
+    if (out_path) {
+        if ((rc = outfile_open(&of, out_path, d)))
+            goto out;
+        shapes_render(of.fp, &ks, fmt);
+        rc = outfile_commit(&of, d);
+    } else {
+        shapes_render(out, &ks, fmt);
+    }
+out:
+    kernel_shapes_release(&ks);
     return rc;
 }

@@ -51,4 +51,9 @@ int kernels_import(const struct kernels_import_opts *o, FILE *out, struct diag *
 /* `fom kernels list`: rows per hardware, kind and precision. */
 int kernels_list(const char *db, enum out_format fmt, FILE *out, struct diag *d);
 
+/* `fom kernels shapes`: the distinct kernel shapes of the profiles (traces
+ * or saved profiles), written to out_path (atomically) or out. */
+int kernels_shapes(char *const *profiles, size_t n, enum out_format fmt, const char *out_path,
+                   FILE *out, struct diag *d);
+
 #endif
