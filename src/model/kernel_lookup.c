@@ -669,3 +669,52 @@ int kernel_table_lookup(const struct kernel_table *t, const struct kernel_query 
     }
     return rc;
 }
+
+/* ------------------------------------------------------------------ */
+/* Ops of a profile                                                    */
+
+int kernel_query_from_op(const struct op *o, enum kernel_pass pass, struct kernel_query *q)
+{
+    memset(q, 0, sizeof *q);
+    q->prec = o->dtype;
+    q->pass = pass;
+    switch (o->kind) {
+    case OP_GEMM:
+        q->kind = KERNEL_GEMM;
+        q->pass = KPASS_FWD;
+        q->m = o->m, q->n = o->n, q->k = o->k, q->batch = o->batch;
+        q->a_t = o->a_t, q->b_t = o->b_t;
+        return o->m > 0 && o->n > 0 && o->k > 0 ? 0 : -1;
+    case OP_CONV:
+        q->kind = KERNEL_CONV;
+        q->conv = o->conv;
+        return o->conv.n > 0 && o->conv.c > 0 && o->conv.k > 0 ? 0 : -1;
+    case OP_ELEMENTWISE:
+    case OP_REDUCTION:
+        q->kind = KERNEL_ELTWISE;
+        q->pass = KPASS_FWD;
+        q->bytes = o->count > 0 ? o->bytes / o->count : 0;
+        return q->bytes >= 1 ? 0 : -1;
+    case OP_RNN: q->kind = KERNEL_RNN; break;
+    case OP_ATTENTION: q->kind = KERNEL_ATTENTION; break;
+    case OP_NORM: q->kind = KERNEL_NORM; break;
+    case OP_EMBEDDING: q->kind = KERNEL_EMBEDDING; break;
+    default: return -1;
+    }
+    int n;
+    kernel_kind_dims(q->kind, &n);
+    memcpy(q->dim, o->kdim, sizeof q->dim);
+    if (q->kind == KERNEL_NORM && q->dim[NORM_GROUPS] <= 0)
+        q->dim[NORM_GROUPS] = 1;
+    q->op = o->kop[0] ? o->kop : NULL;
+    q->mode = o->kmode[0] ? o->kmode : NULL;
+    /* An attention op whose causal flag the trace does not give is looked
+     * up as not causal: the full score matrix, the longer of the two. */
+    q->flag = o->kflag > 0;
+    if (q->kind == KERNEL_RNN && o->kflag < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (q->dim[i] <= 0)
+            return -1;
+    return 0;
+}

@@ -148,6 +148,14 @@ struct kernel_hit {
  * (a size < 1).  Rows of other precisions are never used. */
 int kernel_table_lookup(const struct kernel_table *t, const struct kernel_query *q,
                         struct kernel_hit *hit);
+/* The query of one call of profile op o in pass `pass` (ignored for gemm
+ * and elementwise): its kind from o->kind (elementwise and reduction ops
+ * are eltwise queries of any op, bytes per call), its shape from o's
+ * fields (m..b_t, conv, kdim/kop/kmode/kflag).  Returns 0, or -1 for an
+ * op without a table kind (memcpy, comm, optimizer, other) or whose shape
+ * the profile does not give.  q borrows o's strings.  An attention op
+ * whose causal flag is unknown is looked up as not causal. */
+int kernel_query_from_op(const struct op *o, enum kernel_pass pass, struct kernel_query *q);
 /* Name of axis a of kind ("m", "gemm_m", "q_len", ...), NULL past the last. */
 const char *kernel_hit_axis_name(enum kernel_kind kind, int a);
 /* Size-parameter names of the kinds with dim[] ("input", "hidden", ...),

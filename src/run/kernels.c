@@ -291,15 +291,16 @@ int kernels_shapes(char *const *profiles, size_t n, enum out_format fmt, const c
         rc = ingest_read(profiles[i], &io, &p, d);
         if (!rc)
             kernel_shapes_add(&ks, &p);
-        profile_free(&p);
+        profile_release(&p);
     }
     if (rc)
         goto out;
     kernel_shapes_finish(&ks);
     for (int k = 0; k < OP_KIND_COUNT; k++)
         if (ks.skipped[k])
-            diag_warn(d, "%zu %s ops left out: the trace does not give their shape", ks.skipped[k],
-                      op_kind_name((enum op_kind)k));
+            diag_warn(d, "%zu %s ops left out: their shape is not in the profile (a saved "
+                         "profile keeps gemm and conv shapes only; give the trace)",
+                      ks.skipped[k], op_kind_name((enum op_kind)k));
     if (out_path) {
         if ((rc = outfile_open(&of, out_path, d)))
             goto out;

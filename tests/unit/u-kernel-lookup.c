@@ -110,7 +110,7 @@ static void test_attention(void **state)
     /* A size < 1 is malformed. */
     att_query(&q, 0, 64, 0);
     assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
-    kernel_table_free(&t);
+    kernel_table_release(&t);
 }
 
 /* RNN cells never stand in for each other. */
@@ -141,7 +141,7 @@ static void test_rnn_cells(void **state)
     assert_close(h.time_s, 8e-3, 1e-9);
     assert_close(h.distance, log(2.0), 1e-12);
     assert_int_equal(h.outside[RNN_SEQ], 1);
-    kernel_table_free(&t);
+    kernel_table_release(&t);
 }
 
 static struct kernel_row *conv_row(struct kernel_table *t, int64_t c, int64_t hw, int64_t k,
@@ -215,7 +215,7 @@ static void test_conv_classes(void **state)
     conv_query(&q, 256, 56, 256, 256, KPASS_BWD);
     assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
     assert_int_equal(h.method, LOOKUP_EXTRAP);
-    kernel_table_free(&t);
+    kernel_table_release(&t);
 }
 
 /* GEMM: plain rows keep kernel_table_gemm's time, with distance and hull;
@@ -262,7 +262,7 @@ static void test_gemm(void **state)
     assert_int_equal(h.n_axes, 4);
     q.prec = PREC_BF16;
     assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
-    kernel_table_free(&t);
+    kernel_table_release(&t);
 }
 
 /* Elementwise: an op's own rows, or with no op the curve over all ops. */
@@ -292,7 +292,57 @@ static void test_eltwise(void **state)
     q.op = NULL;
     assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
     assert_true(h.time_s > (1 << 23) / 2e12 && h.time_s < (1 << 23) / 1e12);
-    kernel_table_free(&t);
+    kernel_table_release(&t);
+}
+
+/* A profile op's fields become the query of its kind. */
+static void test_query_from_op(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    int64_t dim[5] = { 512, 1024, 2, 100, 64 };
+    dims_row(&t, KERNEL_RNN, PREC_FP16, KPASS_BWD, "lstm", 0, dim, 5, 2.9e-3);
+    struct op o;
+    memset(&o, 0, sizeof o);
+    o.kind = OP_RNN;
+    o.dtype = PREC_FP16;
+    memcpy(o.kdim, dim, sizeof dim);
+    strcpy(o.kop, "lstm");
+    o.kflag = 0;
+    struct kernel_query q;
+    struct kernel_hit h;
+    assert_int_equal(kernel_query_from_op(&o, KPASS_BWD, &q), 0);
+    assert_int_equal(q.kind, KERNEL_RNN);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 2.9e-3, 1e-12);
+    /* Unknown direction, unknown sizes, kinds without tables: -1. */
+    o.kflag = -1;
+    assert_int_equal(kernel_query_from_op(&o, KPASS_BWD, &q), -1);
+    o.kflag = 0;
+    o.kdim[RNN_SEQ] = 0;
+    assert_int_equal(kernel_query_from_op(&o, KPASS_BWD, &q), -1);
+    o.kind = OP_MEMCPY;
+    assert_int_equal(kernel_query_from_op(&o, KPASS_FWD, &q), -1);
+    /* Norm groups 0 (not a group norm) reads as 1; elementwise: bytes per call. */
+    memset(&o, 0, sizeof o);
+    o.kind = OP_NORM;
+    strcpy(o.kop, "layer_norm");
+    int64_t nd[4] = { 8, 768, 1024, 0 };
+    memcpy(o.kdim, nd, sizeof nd);
+    assert_int_equal(kernel_query_from_op(&o, KPASS_FWD, &q), 0);
+    assert_int_equal(q.dim[NORM_GROUPS], 1);
+    assert_string_equal(q.op, "layer_norm");
+    memset(&o, 0, sizeof o);
+    o.kind = OP_ELEMENTWISE;
+    o.count = 4;
+    o.bytes = 4096;
+    assert_int_equal(kernel_query_from_op(&o, KPASS_BWD, &q), 0);
+    assert_int_equal(q.kind, KERNEL_ELTWISE);
+    assert_true(q.bytes == 1024);
+    assert_null(q.op);
+    kernel_table_release(&t);
 }
 
 int main(void)
@@ -303,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_conv_classes),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_eltwise),
+        cmocka_unit_test(test_query_from_op),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,7 +59,7 @@ static void build(struct profile *p)
     c->kernels = 106;
     c->flops = 1.5e12;
     c->bytes = 3e8;
-    struct conv_shape cs = { 64, 3, 224, 224, 64, 7, 7, 2, 2, 3, 3, 1, 1, 1, 112, 112 };
+    struct conv_shape cs = { 64, 3, 224, 224, 64, 7, 7, 2, 2, 3, 3, 1, 1, 1, 112, 112, 0, 0, 0, 0, 0, 0, 0 };
     c->conv = cs;
     c->shapes = strdup("[64, 3, 224, 224], [64, 3, 7, 7]");
     struct op *e = profile_add_op(p);

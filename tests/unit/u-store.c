@@ -261,8 +261,8 @@ static void test_round_trip_every_form(void **state)
             expect_same_row(&a->rows[i], &b->rows[j++], i);
         }
         assert_int_equal(j, b->n_rows);
-        kernel_set_free(&in);
-        kernel_set_free(&out);
+        kernel_set_release(&in);
+        kernel_set_release(&out);
         free(db);
     }
     for (int k = 0; k < KERNEL_KIND_COUNT; k++)
@@ -321,8 +321,8 @@ static void test_migrate_v1(void **state)
     assert_int_equal(system(cmd), 0);
     assert_int_equal(store_open(db, 0, &s, &d), 0);
     store_close(s);
-    kernel_set_free(&in);
-    kernel_set_free(&out);
+    kernel_set_release(&in);
+    kernel_set_release(&out);
     free(src);
     free(db);
 }
