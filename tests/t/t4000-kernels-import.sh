@@ -35,7 +35,7 @@ fom_run 0 kernels import "$K/h100_eltwise.csv" --db "$DB" --machine "x'); DROP T
 fom_run 0 kernels list --db "$DB" --format csv
 expect_golden t4000-list-csv
 fom_run 0 kernels list --db "$DB"
-expect_out_contains "x'); DROP TABLE kernel; --\"q\"  eltwise  fp32             40"
+expect_out_contains "x'); DROP TABLE kernel; --\"q\"  eltwise    fp32             40"
 if grep -Eq '^total +1920$' "$OUT"; then ok "list total 1920"; else not_ok "list total is not 1920"; fi
 fom_run 0 kernels list --db "$DB" --format json
 # 276 + 1260 + 304 + 2 x 40 distinct keys.
@@ -62,7 +62,7 @@ expect_json_num "sum(c['rows'] for c in d['counts'])" 1920 0
 fom_run 2 kernels import "$K/h100_eltwise.csv"
 expect_err_contains "error: --db DB is required"
 fom_run 2 kernels frobnicate --db "$DB"
-expect_err_contains "error: found 'frobnicate', expected import or list"
+expect_err_contains "error: found 'frobnicate', expected import, list or shapes"
 fom_run 2 kernels import --db "$DB"
 expect_err_contains "no FILE given"
 fom_run 3 kernels import "$T_TMP/missing.csv" --db "$DB"
