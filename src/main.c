@@ -80,7 +80,9 @@ static int unknown_command(const char *name)
     size_t best_d = 3;
     for (size_t i = 0; i < N_COMMANDS; i++) {
         size_t d = edit_distance(name, commands[i].name);
-        if (d < best_d || (strncmp(name, commands[i].name, strlen(name)) == 0 && strlen(name) >= 2)) {
+        /* a suggestion must share more than half of what was typed:
+         * "frob" is two edits from "fom" and means nothing by it */
+        if ((d < best_d && 2 * d < strlen(name)) || (strncmp(name, commands[i].name, strlen(name)) == 0 && strlen(name) >= 2)) {
             best_d = d;
             best = &commands[i];
         }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <zlib.h>
 
@@ -115,6 +116,10 @@ int ingest_read(const char *path, const struct ingest_opts *o, struct profile *o
 {
     char head[65537];
     int n;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return diag_error_at(d, path, 0, 0, "found a directory, expected a trace file (give "
+                             "one file of it)");
     gzFile f = gzopen(path, "rb");
     if (!f)
         return diag_syserr(d, "cannot open '%s': %s", path, strerror(errno ? errno : ENOENT));

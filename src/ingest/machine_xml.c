@@ -499,6 +499,10 @@ static int load_tree(struct loader *L, xmlDocPtr doc)
             rc = load_link(L, n, &intra_line, &inter_line);
         else if (is_elem(n, "power"))
             rc = text_qty(L, n, QTY_POWER, &m->power_w);
+        else if (is_elem(n, "device-power"))
+            rc = text_qty(L, n, QTY_POWER, &m->device_power_w);
+        else if (is_elem(n, "host-power"))
+            rc = text_qty(L, n, QTY_POWER, &m->host_power_w);
         else if (is_elem(n, "price"))
             rc = load_price(L, n);
         else if (is_elem(n, "source"))
@@ -509,6 +513,11 @@ static int load_tree(struct loader *L, xmlDocPtr doc)
     }
     if (rc)
         goto out;
+    /* A node's power from its parts when no <power> gives it whole. */
+    if (m->power_w <= 0 && m->device_power_w > 0 && m->host_power_w > 0) {
+        m->power_w = m->devices_per_node * m->device_power_w + m->host_power_w;
+        m->power_from_parts = 1;
+    }
     /* The schema already demands these; kept so that a schema edit cannot
      * let an unusable machine through. */
     if (!m->id || !m->name || !m->vendor || !m->source) {
@@ -715,6 +724,11 @@ const char machine_xsd[] =
     "        <xs:element name=\"memory\" type=\"memory\" maxOccurs=\"unbounded\"/>\n"
     "        <xs:element name=\"overheads\" type=\"overheads\" minOccurs=\"0\"/>\n"
     "        <xs:element name=\"link\" type=\"link\" minOccurs=\"0\" maxOccurs=\"2\"/>\n"
+    "        <!-- device-power: per device, its datasheet TDP; host-power: per node,\n"
+    "             everything else (CPUs, memory, NICs, fans); without <power> a\n"
+    "             node draws devices x device-power + host-power -->\n"
+    "        <xs:element name=\"device-power\" type=\"nonEmpty\" minOccurs=\"0\"/>\n"
+    "        <xs:element name=\"host-power\" type=\"nonEmpty\" minOccurs=\"0\"/>\n"
     "        <!-- per node: device TDPs plus whatever the comment says is included -->\n"
     "        <xs:element name=\"power\" type=\"nonEmpty\" minOccurs=\"0\"/>\n"
     "        <xs:element name=\"price\" type=\"price\" minOccurs=\"0\"/>\n"

@@ -51,12 +51,17 @@ static const char study_xsd[] =
     "      nodes: how many nodes (or nodelets) run units of work side by side.\n"
     "      machine and kernels (a CSV file, a folder of CSV files or a database)\n"
     "      are needed only for problems estimated from a workload; relative\n"
-    "      paths are relative to the study file.\n"
+    "      paths are relative to the study file.  node-power and node-price\n"
+    "      override the machine file's power and price of one node (a number\n"
+    "      with a unit: \"2.8kW\", \"700 W\"; a price in US dollars, \"300000\"), for\n"
+    "      the FOM per megawatt and per dollar.\n"
     "    </xs:documentation></xs:annotation>\n"
     "    <xs:attribute name=\"id\" type=\"xs:string\" use=\"required\"/>\n"
     "    <xs:attribute name=\"nodes\" type=\"xs:positiveInteger\" use=\"required\"/>\n"
     "    <xs:attribute name=\"machine\" type=\"xs:string\"/>\n"
     "    <xs:attribute name=\"kernels\" type=\"xs:string\"/>\n"
+    "    <xs:attribute name=\"node-power\" type=\"xs:string\"/>\n"
+    "    <xs:attribute name=\"node-price\" type=\"xs:string\"/>\n"
     "  </xs:complexType>\n"
     "\n"
     "  <xs:complexType name=\"problemType\">\n"
@@ -89,9 +94,15 @@ static const char study_xsd[] =
     "      run wider than one device splits the batch over its devices and adds\n"
     "      a ring all-reduce of the gradients (parameters x 4 bytes) over the\n"
     "      machine's intra-node link each pass, so it needs parameters.\n"
+    "      profile-batch: the batch the profile was taken at, when the profile\n"
+    "      does not say it; the pass is rescaled from it to batch (per device)\n"
+    "      as `fom estimate --batch` does.  Without it the batch comes from a\n"
+    "      saved profile or the .meta.json beside a trace, and a study whose\n"
+    "      profile says none of these is refused.\n"
     "    </xs:documentation></xs:annotation>\n"
     "    <xs:attribute name=\"profile\" type=\"xs:string\" use=\"required\"/>\n"
     "    <xs:attribute name=\"batch\" type=\"xs:positiveInteger\" use=\"required\"/>\n"
+    "    <xs:attribute name=\"profile-batch\" type=\"xs:positiveInteger\"/>\n"
     "    <xs:attribute name=\"samples-per-epoch\" type=\"xs:positiveInteger\" use=\"required\"/>\n"
     "    <xs:attribute name=\"epochs\" type=\"xs:double\" use=\"required\"/>\n"
     "    <xs:attribute name=\"precision\" type=\"xs:string\"/>\n"
@@ -112,8 +123,7 @@ static const char study_xsd[] =
     "    <xs:attribute name=\"per-epoch\" type=\"xs:string\"/>\n"
     "  </xs:complexType>\n"
     "\n"
-    "</xs:schema>\n"
-    ;
+    "</xs:schema>\n";
 
 const char *study_xsd_text(void)
 {
@@ -259,6 +269,16 @@ out:
 static int validate_schema(xmlDocPtr doc, struct load_state *st)
 {
     int rc = FOM_OK;
+    xmlNodePtr root = xmlDocGetRootElement(doc);
+    /* Another fom file given where a study belongs: say which it is. */
+    if (root && xmlStrcmp(root->name, (const xmlChar *)"study") != 0) {
+        int machine = xmlStrcmp(root->name, (const xmlChar *)"machine") == 0;
+        return diag_error_at(st->d, st->path, xmlGetLineNo(root), 0,
+                             "found <%s>%s, expected a study (<study>; see reports/README.md)",
+                             (const char *)root->name,
+                             machine ? ": this is a machine file (give it to a study's <system "
+                                       "machine=\"...\">, or to fom machine show)" : "");
+    }
     xmlSchemaParserCtxtPtr pctxt = NULL;
     xmlSchemaPtr schema = NULL;
     xmlSchemaValidCtxtPtr vctxt = NULL;
@@ -391,6 +411,7 @@ static void load_system(xmlNodePtr n, struct study *s, struct load_state *st)
     long line = xmlGetLineNo(n);
     char *id = attr(n, "id"), *nodes = attr(n, "nodes");
     char *machine = attr(n, "machine"), *kernels = attr(n, "kernels");
+    char *power = attr(n, "node-power"), *price = attr(n, "node-price");
     long dup = find_system(s, id);
     if (dup >= 0) {
         sem_error(st, line, "found a second system '%s', expected unique ids (first at line %ld)",
@@ -409,7 +430,16 @@ static void load_system(xmlNodePtr n, struct study *s, struct load_state *st)
         sys->machine = resolve_path(s->path, machine);
     if (kernels)
         sys->kernels = resolve_path(s->path, kernels);
+    const char *want = NULL;
+    if (power && (unit_parse(power, QTY_POWER, &sys->node_power_w, &want) ||
+                  !(sys->node_power_w > 0)))
+        sem_error(st, line, "found node-power='%s', expected a positive power with a unit "
+                  "(e.g. \"2.8kW\")", power);
+    if (price && (parse_positive(price, &sys->node_price_usd) || !isfinite(sys->node_price_usd)))
+        sem_error(st, line, "found node-price='%s', expected a positive number of US dollars", price);
 out:
+    free(power);
+    free(price);
     free(id);
     free(nodes);
     free(machine);
@@ -425,11 +455,15 @@ static void load_workload(xmlNodePtr n, struct study *s, struct study_problem *p
     char *spe = attr(n, "samples-per-epoch"), *epochs = attr(n, "epochs");
     char *prec = attr(n, "precision");
     char *dpr = attr(n, "devices-per-run"), *params = attr(n, "parameters");
+    char *pbatch = attr(n, "profile-batch");
     w->present = 1;
     w->line = line;
     w->profile = resolve_path(s->path, profile);
     if (parse_int64(batch, &w->batch) || w->batch <= 0)
         sem_error(st, line, "found batch='%s', expected a positive integer", batch);
+    if (pbatch && (parse_int64(pbatch, &w->profile_batch) || w->profile_batch <= 0))
+        sem_error(st, line, "found profile-batch='%s', expected a positive integer", pbatch);
+    free(pbatch);
     if (parse_int64(spe, &w->samples_per_epoch) || w->samples_per_epoch <= 0)
         sem_error(st, line, "found samples-per-epoch='%s', expected a positive integer", spe);
     if (parse_positive(epochs, &w->epochs))

@@ -37,7 +37,11 @@ struct machine {
     double dispatch_s;          /* per-op host framework dispatch cost */
     struct net_link intra;      /* between devices of a node */
     struct net_link inter;      /* between nodes */
-    double power_w;             /* per node */
+    double power_w;             /* per node: <power>, else devices x device_power_w
+                                   + host_power_w when both are given; 0 unknown */
+    double device_power_w;      /* per device, the datasheet TDP (<device-power>) */
+    double host_power_w;        /* per node, everything but the devices (<host-power>) */
+    int power_from_parts;       /* power_w = devices x device + host */
     double price_usd;           /* per node, 0 if not given */
     char *source;               /* citation of the datasheet */
 };

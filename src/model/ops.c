@@ -98,6 +98,7 @@ static const char *const memcpy_names[] = {
 /* Metadata-only ops: no data moved. */
 static const char *const meta_names[] = {
     "view", "reshape", "_reshape_alias", "t", "transpose", "permute", "expand",
+    "broadcast_tensors", "broadcast_to",
     "as_strided", "unsqueeze", "squeeze", "select", "slice", "detach", "alias",
     "empty", "empty_like", "empty_strided", "resize_", "set_", "flatten",
     "unflatten", "split", "split_with_sizes", "chunk", "narrow", "numpy_T",
@@ -159,7 +160,10 @@ void ops_classify(const char *name, struct op_class *c)
     } else if (starts(base, "embedding") || starts(base, "_embedding")) {
         c->kind = OP_EMBEDDING;
     } else if (has(base, "nccl") || starts(base, "all_reduce") || starts(base, "all_gather") ||
-               starts(base, "reduce_scatter") || starts(base, "broadcast")) {
+               starts(base, "reduce_scatter") || strcmp(base, "broadcast") == 0 ||
+               strcmp(base, "broadcast_") == 0) {
+        /* broadcast the collective, not broadcast_tensors / broadcast_to
+         * (shape operations) */
         c->kind = OP_COMM;
     } else if (is_one_of(base, reduction_names)) {
         c->kind = OP_REDUCTION;
@@ -187,6 +191,10 @@ enum op_kind ops_classify_kernel(const char *name)
         return OP_MEMCPY;
     if (has(name, "flash") || has(name, "fmha") || has(name, "attention"))
         return OP_ATTENTION;
+    /* FBGEMM's embedding kernels (fbgemm_gpu split_embedding_*, *embedding_
+     * backward*) hold "gemm" in their library's name but are lookups */
+    if (has(name, "embedding"))
+        return OP_EMBEDDING;
     if (has(name, "gemm") || has(name, "cutlass") || has(name, "Cijk_") || has(name, "xmma"))
         return OP_GEMM;
     if (has(name, "conv") || has(name, "implicit_convolve") || has(name, "wgrad") ||

@@ -28,6 +28,8 @@ struct study_workload {
     int present;
     char *profile;          /* resolved path of the trace or profile */
     int64_t batch;          /* samples per minibatch (one pass) */
+    int64_t profile_batch;  /* batch the profile was taken at, 0 when not given
+                               (then the profile or its .meta.json must say it) */
     int64_t samples_per_epoch;
     double epochs;          /* epochs per unit of work */
     enum precision precision;   /* PREC_UNKNOWN when not given */
@@ -54,6 +56,8 @@ struct study_system {
     int64_t nodes;
     char *machine;          /* resolved path, NULL when not given */
     char *kernels;          /* resolved path, NULL when not given */
+    double node_power_w;    /* study override of a node's power, 0 when not given */
+    double node_price_usd;  /* study override of a node's price, 0 when not given */
     long line;
 };
 

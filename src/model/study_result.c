@@ -67,6 +67,28 @@ void study_eval_release(struct study_eval *ev)
     free(ev->n_hours_draws);
     free(ev->ratio_lo);
     free(ev->ratio_hi);
+    free(ev->basis);
+    free(ev->estimated);
+    free(ev->fom_unformed);
+    for (size_t s = 0; ev->power_from && s < ev->n_systems; s++) {
+        free(ev->power_from[s]);
+        free(ev->price_from[s]);
+    }
+    free(ev->power_from);
+    free(ev->price_from);
+    free(ev->node_power_w);
+    free(ev->node_price_usd);
+    econ_result_release(&ev->econ);
     fom_result_release(&ev->fom);
     memset(ev, 0, sizeof *ev);
+}
+
+double study_weak_share(const struct estimate_basis *b)
+{
+    return b->method_share[EST_ROOFLINE] + b->method_share[EST_SCALED];
+}
+
+int study_cell_weak(const struct study_eval *ev, size_t i)
+{
+    return ev->estimated && ev->estimated[i] && study_weak_share(&ev->basis[i]) >= STUDY_WEAK_SHARE;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/basis.h"
+#include "model/econ.h"
 #include "model/fom.h"
 #include "model/stats.h"
 #include "model/study.h"
@@ -39,8 +41,33 @@ struct study_eval {
     size_t estimate_draws;      /* draws per estimated cell (EST_MC_DRAWS) */
     unsigned long estimate_seed;/* their seed (EST_MC_SEED) */
     double *ratio_lo, *ratio_hi;/* [p * n_systems + s], NaN when unavailable
-                                   (the baseline, or neither cell varies) */
+                                   (the baseline, or neither cell varies; an
+                                   interval of zero width is unavailable too) */
+    struct estimate_basis *basis;/* [p * n_systems + s], what an estimated cell
+                                   rests on (pass time, bound, method shares,
+                                   memory and fit; model/basis.h) */
+    int *estimated;             /* [p * n_systems + s], 1 for estimated cells */
+    /* Power and price of one node of each system (study override, else the
+     * machine file; NaN when neither gives it), where each came from, and
+     * the figures beside the FOM (model/econ.h). */
+    double *node_power_w, *node_price_usd;  /* [s] */
+    char **power_from, **price_from;        /* [s], owned, NULL when unknown */
+    struct econ_result econ;
+    int has_power, has_price;   /* some system has one */
+    size_t unfit;               /* estimated cells whose run does not fit a device */
+    int *fom_unformed;          /* [s], 1 when a cell of s (or of the baseline)
+                                   does not fit: its FOM is NaN */
 };
+
+/* A cell mostly (at least STUDY_WEAK_SHARE of its op time) estimated from
+ * the machine file's roofline or from peak ratios (methods roofline and
+ * scaled) rather than measured kernel tables: the roofline assumes peak
+ * rates no kernel reaches (2-3.6x optimistic for an A100 or MI250X node
+ * against measured tables), so such cells are marked wherever the FOM is
+ * shown. */
+#define STUDY_WEAK_SHARE 0.5
+double study_weak_share(const struct estimate_basis *b);
+int study_cell_weak(const struct study_eval *ev, size_t i);
 
 /* Frees what ev holds, not ev itself. */
 void study_eval_release(struct study_eval *ev);

@@ -21,6 +21,13 @@ static const char *prec_or(enum precision p, const char *dflt)
     return (unsigned)p < PREC_COUNT ? precision_name(p) : dflt;
 }
 
+/* An interval of zero width (the draws never move the pass, e.g. a
+ * host-bound step) is reported as unavailable, not as "x .. x". */
+static int ci_moves(const struct estimate *e)
+{
+    return isfinite(e->pass_ci_lo_s) && isfinite(e->pass_ci_hi_s) && e->pass_ci_hi_s > e->pass_ci_lo_s;
+}
+
 /* ------------------------------------------------------------------ text */
 
 static void render_text(FILE *fp, const struct estimate *e, const struct estimate_render_info *in)
@@ -38,8 +45,9 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
                 e->source_hw);
     fprintf(fp, "precision:      %s\n", prec_or(e->precision, "as profiled"));
     if (e->batch > 0 && e->src_batch > 0)
-        fprintf(fp, "batch:          %lld (profiled %lld, x%.4g)\n", (long long)e->batch,
-                (long long)e->src_batch, e->batch_scale);
+        fprintf(fp, "batch:          %lld (profiled %lld, from %s; x%.4g)\n", (long long)e->batch,
+                (long long)e->src_batch, in && in->batch_from ? in->batch_from : "the profile",
+                e->batch_scale);
     else
         fprintf(fp, "batch:          as profiled (%lld)\n", (long long)e->src_batch);
     fputc('\n', fp);
@@ -64,7 +72,11 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
     fprintf(fp, "sync [ms]          %10.4f\n", ms(e->sync_s));
     fprintf(fp, "pass time [ms]     %10.4f  (p05..p95 %.4f..%.4f)  bound: %s\n", ms(e->pass_time_s),
             ms(e->pass_lo_s), ms(e->pass_hi_s), est_bound_name(e->bound));
-    if (e->n_draws)
+    if (e->n_draws && !ci_moves(e))
+        fprintf(fp, "pass %2.0f%% CI [ms]        n/a  (the spreads of %zu op%s do not move the "
+                    "pass time: it is bound by the host)\n", e->ci_level * 100, e->n_spread_ops,
+                e->n_spread_ops == 1 ? "" : "s");
+    else if (e->n_draws)
         fprintf(fp, "pass %2.0f%% CI [ms] %10.4f .. %.4f  (Monte Carlo over the table spreads of "
                     "%zu op%s, %zu draws, seed %lu: kernel timing spread only, not model error)\n",
                 e->ci_level * 100, ms(e->pass_ci_lo_s), ms(e->pass_ci_hi_s), e->n_spread_ops,
@@ -107,7 +119,7 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_knum(&j, "pass_time_lo_s", e->pass_lo_s);
     json_knum(&j, "pass_time_hi_s", e->pass_hi_s);
     json_key(&j, "pass_time_ci");
-    if (e->n_draws) {
+    if (e->n_draws && ci_moves(e)) {
         json_obj_begin(&j);
         json_knum(&j, "lo_s", e->pass_ci_lo_s);
         json_knum(&j, "hi_s", e->pass_ci_hi_s);
@@ -139,6 +151,7 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_kstr(&j, "precision", (unsigned)e->precision < PREC_COUNT ? precision_name(e->precision) : NULL);
     json_kint(&j, "batch", e->batch > 0 ? e->batch : e->src_batch);
     json_kint(&j, "profiled_batch", e->src_batch);
+    json_kstr(&j, "profiled_batch_from", in ? in->batch_from : NULL);
     json_key(&j, "method_time_s");
     json_obj_begin(&j);
     for (int m = 0; m < EST_METHOD_COUNT; m++)
@@ -204,7 +217,7 @@ static void render_csv(FILE *fp, const struct estimate *e)
             ms(e->pass_time_s), ms(e->device_time_s), ms(e->host_time_s), ms(e->pass_lo_s),
             ms(e->pass_hi_s));
     /* the Monte Carlo interval of the pass (empty when no op has a spread) */
-    if (isfinite(e->pass_ci_lo_s) && isfinite(e->pass_ci_hi_s))
+    if (ci_moves(e))
         fprintf(fp, "%.9g,%.9g", ms(e->pass_ci_lo_s), ms(e->pass_ci_hi_s));
     else
         fputc(',', fp);

@@ -12,6 +12,7 @@ struct estimate_render_info {
     const char *source_device;  /* device the profile was measured on, or NULL */
     const char *const *kernels; /* --kernels paths */
     size_t n_kernels;
+    const char *batch_from;     /* where the profiled batch came from, or NULL */
 };
 
 void estimate_render(FILE *fp, enum out_format f, const struct estimate *e,

@@ -32,46 +32,72 @@ static const char *fixed(char *buf, size_t n, double v, int dec)
     return fmt_fixed(buf, n, v, dec);
 }
 
-/* One row of the per-problem table: problem p on system s. */
-static void text_row(FILE *fp, const struct study *st, const struct study_eval *ev, size_t p,
-                     size_t s)
+static int any_estimated(const struct study_eval *ev)
 {
-    size_t ns = ev->n_systems, base = st->baseline, i = p * ns + s;
-    const struct fom_result *r = &ev->fom;
-    char a[64], b[64], c[64], e[64], f[64];
-    fprintf(fp, "%-10s %-10s %10lld %7s %4zu %16s %20s %16s",
-            st->problems[p].id, st->systems[s].id, (long long)st->systems[s].nodes,
-            num(a, sizeof a, ev->weights[p]), ev->repeats[i],
-            num(b, sizeof b, ev->hours[i]), num(c, sizeof c, r->units_per_day[i]),
-            s == base ? "(baseline)" : fixed(e, sizeof e, r->ratio[i], 2));
-    if (ev->has_repeats || ev->has_spread) {
-        char ci[64];
-        if (s == base)
-            snprintf(ci, sizeof ci, "-");
-        else if (isfinite(ev->ratio_lo[i]))
-            snprintf(ci, sizeof ci, "%.2f .. %.2f", ev->ratio_lo[i], ev->ratio_hi[i]);
-        else
-            snprintf(ci, sizeof ci, "n/a");
-        fprintf(fp, " %18s", ci);
-    }
-    if (ev->has_repeats) {
-        const struct median_ci *ci = &ev->hours_ci[i];
-        if (ci->available)
-            fprintf(fp, "  %s .. %s (%.1f%%)", num(e, sizeof e, ci->lo),
-                    num(f, sizeof f, ci->hi), ci->coverage * 100);
-        else
-            fprintf(fp, "  n/a (n < 6)");
-    }
-    fputc('\n', fp);
+    for (size_t i = 0; ev->estimated && i < ev->n_systems * ev->n_problems; i++)
+        if (ev->estimated[i])
+            return 1;
+    return 0;
 }
 
-/* The heading and the per-problem table, with a note for every estimated
- * run that shares a node. */
-static void text_problems(FILE *fp, const struct study *st, const struct study_eval *ev)
+/* "study time" (a measured <time>), or the method with the largest share and that share, with
+ * a '!' when the cell rests mostly on the roofline or peak scaling. */
+static const char *basis_text(char *buf, size_t n, const struct study_eval *ev, size_t i)
+{
+    if (!ev->estimated || !ev->estimated[i]) {
+        snprintf(buf, n, "study time");
+        return buf;
+    }
+    const struct estimate_basis *b = &ev->basis[i];
+    if (b->fits == 0) {
+        snprintf(buf, n, "DOES NOT FIT %.1f > %.1f GB", b->mem.total_b / 1e9, b->capacity_b / 1e9);
+        return buf;
+    }
+    int best = 0;
+    for (int m = 1; m < EST_METHOD_COUNT; m++)
+        if (b->method_share[m] > b->method_share[best])
+            best = m;
+    snprintf(buf, n, "%s %.0f%%%s", est_method_name((enum est_method)best),
+             100 * b->method_share[best], study_cell_weak(ev, i) ? " !" : "");
+    return buf;
+}
+
+static const char *num_or_na(char *buf, size_t n, double v, int dec)
+{
+    if (!isfinite(v))
+        return "n/a";
+    return dec < 0 ? num(buf, n, v) : fixed(buf, n, v, dec);
+}
+
+/* Power and price beside the FOM: never in place of it. */
+static void render_econ_text(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    const struct econ_result *e = &ev->econ;
+    char a[64], b[64], c[64], g[64], h[64], k[64];
+    fprintf(fp, "\n%-10s %12s %22s %12s %14s %24s %12s\n", "system", "power [kW]",
+            "units/day per MW", "FOM/W [x]", "price [M$]", "units/day per M$", "FOM/$ [x]");
+    for (size_t s = 0; s < ev->n_systems; s++)
+        fprintf(fp, "%-10s %12s %22s %12s %14s %24s %12s\n", st->systems[s].id,
+                num_or_na(a, sizeof a, e->power_w[s] / 1e3, -1),
+                num_or_na(b, sizeof b, e->rate_per_mw[s], -1),
+                num_or_na(c, sizeof c, e->fom_per_watt[s], 3),
+                num_or_na(g, sizeof g, e->cost_usd[s] / 1e6, -1),
+                num_or_na(h, sizeof h, e->rate_per_musd[s], -1),
+                num_or_na(k, sizeof k, e->fom_per_dollar[s], 3));
+    for (size_t s = 0; s < ev->n_systems; s++) {
+        fprintf(fp, "  %s: power %s", st->systems[s].id,
+                ev->power_from[s] ? ev->power_from[s] : "not given (no node-power, no power in "
+                                                        "a machine file)");
+        fprintf(fp, "; price %s\n", ev->price_from[s] ? ev->price_from[s] : "not given");
+    }
+}
+
+static void render_text(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
     size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
     const char *bid = st->systems[base].id;
-    char a[64], b[64];
+    const struct fom_result *r = &ev->fom;
+    char a[64], b[64], c[64], e[64], f[64];
     int pct = (int)lround(ev->ci_level * 100);
 
     fprintf(fp, "study: %s (%s)\n", st->name, st->path);
@@ -81,14 +107,51 @@ static void text_problems(FILE *fp, const struct study *st, const struct study_e
     fprintf(fp, "%-10s %-10s %10s %7s %4s %16s %20s %16s",
             "problem", "system", "nodes", "weight", "n", "hours/unit [h]",
             "units/day [1/day]", "ratio [x]");
-    if (ev->has_repeats || ev->has_spread)
+    int varies = ev->has_repeats || ev->has_spread;
+    if (varies)
         fprintf(fp, " %18s", "ratio CI [x]");
+    int est = any_estimated(ev);
+    if (ev->has_power)
+        fprintf(fp, " %18s", "energy/unit [kWh]");
+    if (est)
+        fprintf(fp, "  %-20s", "basis");
     if (ev->has_repeats)
         fprintf(fp, "  %d%% CI of median [h]", pct);
     fputc('\n', fp);
-    for (size_t p = 0; p < np; p++)
-        for (size_t s = 0; s < ns; s++)
-            text_row(fp, st, ev, p, s);
+    for (size_t p = 0; p < np; p++) {
+        for (size_t s = 0; s < ns; s++) {
+            size_t i = p * ns + s;
+            fprintf(fp, "%-10s %-10s %10lld %7s %4zu %16s %20s %16s",
+                    st->problems[p].id, st->systems[s].id, (long long)st->systems[s].nodes,
+                    num(a, sizeof a, ev->weights[p]), ev->repeats[i],
+                    num(b, sizeof b, ev->hours[i]), num(c, sizeof c, r->units_per_day[i]),
+                    s == base ? "(baseline)" : fixed(e, sizeof e, r->ratio[i], 2));
+            if (varies) {
+                char ci[64];
+                if (s == base)
+                    snprintf(ci, sizeof ci, "-");
+                else if (isfinite(ev->ratio_lo[i]))
+                    snprintf(ci, sizeof ci, "%.2f .. %.2f", ev->ratio_lo[i], ev->ratio_hi[i]);
+                else
+                    snprintf(ci, sizeof ci, "n/a");
+                fprintf(fp, " %18s", ci);
+            }
+            if (ev->has_power)
+                fprintf(fp, " %18s", isfinite(ev->econ.energy_kwh_per_unit[i])
+                        ? num(f, sizeof f, ev->econ.energy_kwh_per_unit[i]) : "n/a");
+            if (est)
+                fprintf(fp, "  %-24s", basis_text(e, sizeof e, ev, i));
+            if (ev->has_repeats) {
+                const struct median_ci *ci = &ev->hours_ci[i];
+                if (ci->available)
+                    fprintf(fp, "  %s .. %s (%.1f%%)", num(e, sizeof e, ci->lo),
+                            num(f, sizeof f, ci->hi), ci->coverage * 100);
+                else
+                    fprintf(fp, "  n/a (n < 6)");
+            }
+            fputc('\n', fp);
+        }
+    }
 
     /* Estimated runs that share a node: say how hours/unit was made. */
     for (size_t i = 0; i < np * ns; i++)
@@ -96,15 +159,6 @@ static void text_problems(FILE *fp, const struct study *st, const struct study_e
             fprintf(fp, "  %s on %s: %s runs side by side per node; hours/unit = one run's "
                         "time / %s\n", st->problems[i / ns].id, st->systems[i % ns].id,
                     num(a, sizeof a, ev->runs_per_node[i]), num(b, sizeof b, ev->runs_per_node[i]));
-}
-
-/* The per-system table and the FOM of the first other system. */
-static void text_systems(FILE *fp, const struct study *st, const struct study_eval *ev)
-{
-    size_t ns = ev->n_systems, base = st->baseline;
-    const char *bid = st->systems[base].id;
-    const struct fom_result *r = &ev->fom;
-    char a[64], b[64], c[64], e[64];
     fprintf(fp, "\n%-10s %10s %26s %14s %18s %16s %16s\n", "system", "nodes",
             "harmonic rate [units/day]", "FOM [x]", "FOM CI [x]",
             "mean ratio [x]", "harm. ratio [x]");
@@ -121,48 +175,28 @@ static void text_systems(FILE *fp, const struct study *st, const struct study_ev
                 fixed(e, sizeof e, r->mean_ratio_harm[s], 3));
     }
 
+    if (ev->has_power || ev->has_price)
+        render_econ_text(fp, st, ev);
     size_t o = first_other(st);
     fputc('\n', fp);
-    if (o < ns)
+    if (o < ns && isfinite(r->fom[o]))
         fprintf(fp, "FOM of %s = H(%s) / H(%s) = %s / %s = %.3f\n", st->systems[o].id,
                 st->systems[o].id, bid, num(a, sizeof a, r->harmonic_rate[o]),
                 num(b, sizeof b, r->harmonic_rate[base]), r->fom[o]);
-}
-
-/* The legend lines about the intervals. */
-static void text_legend_ci(FILE *fp, const struct study *st, const struct study_eval *ev)
-{
-    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
-    int pct = (int)lround(ev->ci_level * 100);
-    int varies = ev->has_repeats || ev->has_spread;
-    if (ev->has_repeats && !ev->has_spread)
-        fprintf(fp, "  FOM CI: %d%% percentile bootstrap over the repeats, %d resamples, "
-                    "seed %lu; median CI from order statistics (achieved coverage shown)\n",
-                pct, ev->resamples, ev->seed);
-    else if (!varies)
-        fprintf(fp, "  FOM CI: n/a, every time was measured once (no repeats, no interval)\n");
-    if (ev->has_spread) {
-        fprintf(fp, "  FOM and ratio CI: %d%% percentile interval over %d resamples (seed %lu); "
-                    "each resample takes one of %zu Monte Carlo draws (seed %lu) of every "
-                    "estimated cell whose kernel tables give p05/p95%s; other cells stay fixed\n",
-                pct, ev->resamples, ev->seed, ev->estimate_draws, ev->estimate_seed,
-                ev->has_repeats ? " and a bootstrap resample of every cell with repeats" : "");
-        fprintf(fp, "  the Monte Carlo draws each op's device time from a log-normal with the "
-                    "table's p05/p95 as its 5%%/95%% quantiles: it reflects kernel timing spread "
-                    "only, not the error of the estimator itself\n");
+    for (size_t i = 0; i < np * ns; i++) {
+        const struct estimate_basis *eb = &ev->basis[i];
+        if (!ev->estimated[i] || eb->fits != 0)
+            continue;
+        size_t s = i % ns;
+        fprintf(fp, "%s on %s does not fit a device: needs %.1f GB per device (weights %.2f, "
+                    "gradients %.2f, optimizer %.2f, autocast copies %.2f, activations %.2f GB), "
+                    "has %.1f GB; give it more devices per run (devices-per-run) or a smaller "
+                    "batch.  The FOM of %s cannot be formed without it.\n",
+                st->problems[i / ns].id, st->systems[s].id, eb->mem.total_b / 1e9,
+                eb->mem.weights_b / 1e9, eb->mem.grads_b / 1e9, eb->mem.optimizer_b / 1e9,
+                eb->mem.casts_b / 1e9, eb->mem.activations_b / 1e9, eb->capacity_b / 1e9,
+                s == base ? "any system" : st->systems[s].id);
     }
-    int ratio_na = 0;
-    for (size_t i = 0; varies && i < np * ns; i++)
-        if (i % ns != base && !isfinite(ev->ratio_lo[i]))
-            ratio_na = 1;
-    if (ratio_na)
-        fprintf(fp, "  ratio CI n/a: neither the system's nor %s's cell of the problem varies\n",
-                st->systems[base].id);
-}
-
-static void text_legend(FILE *fp, const struct study *st, const struct study_eval *ev)
-{
-    const char *bid = st->systems[st->baseline].id;
     fprintf(fp, "\nlegend:\n");
     fprintf(fp, "  units/day = 24 / hours per unit x nodes; ratio = units/day of the system / "
                 "units/day of %s\n", bid);
@@ -183,183 +217,270 @@ static void text_legend(FILE *fp, const struct study *st, const struct study_eva
     fprintf(fp, "  ratios are printed rounded to 2 decimals, FOM and means to 3; all are "
                 "computed from unrounded rates\n");
     fprintf(fp, "  n = measured times (repeats); hours/unit is their median\n");
-    text_legend_ci(fp, st, ev);
-}
-
-static void render_text(FILE *fp, const struct study *st, const struct study_eval *ev)
-{
-    text_problems(fp, st, ev);
-    text_systems(fp, st, ev);
-    text_legend(fp, st, ev);
-}
-
-/* The "ci" key: how the intervals were made, or null when none were. */
-static void json_ci_method(struct json *j, const struct study_eval *ev)
-{
-    json_key(j, "ci");
-    if (!ev->has_repeats && !ev->has_spread) {
-        json_null(j);
-        return;
-    }
-    json_obj_begin(j);
-    json_kstr(j, "method", !ev->has_spread ? "percentile bootstrap over repeated times"
-              : ev->has_repeats ? "percentile interval: bootstrap over repeated times and "
-                                  "Monte Carlo over kernel-table p05/p95 spreads"
-              : "percentile interval of a Monte Carlo over kernel-table p05/p95 spreads");
-    json_knum(j, "level", ev->ci_level);
-    json_kint(j, "resamples", ev->resamples);
-    json_kint(j, "seed", (int64_t)ev->seed);
+    if (ev->has_power)
+        fprintf(fp, "  energy/unit = hours/unit on one node x node power (at the stated power: "
+                    "datasheet TDPs are maxima)\n");
+    if (ev->has_power || ev->has_price)
+        fprintf(fp, "  units/day per MW (per M$) = H / system power (price); FOM/W (FOM/$) = that "
+                    "of the system / that of %s; n/a where a power or price is not given\n", bid);
+    if (est)
+        fprintf(fp, "  basis = how an estimated cell's op time was obtained: the method with the "
+                    "largest share and that share (fom fom --format json lists them all); "
+                    "! = at least %.0f%% from the machine file's roofline or peak scaling, not "
+                    "measured kernel tables: peak rates no kernel reaches, optimistic by 2-3.6x "
+                    "on GPUs\n", 100 * STUDY_WEAK_SHARE);
+    if (ev->has_repeats && !ev->has_spread)
+        fprintf(fp, "  FOM CI: %d%% percentile bootstrap over the repeats, %d resamples, "
+                    "seed %lu; median CI from order statistics (achieved coverage shown)\n",
+                pct, ev->resamples, ev->seed);
+    else if (!varies)
+        fprintf(fp, "  FOM CI: n/a, every time was measured once (no repeats, no interval)\n");
     if (ev->has_spread) {
-        json_kint(j, "estimate_draws", (int64_t)ev->estimate_draws);
-        json_kint(j, "estimate_seed", (int64_t)ev->estimate_seed);
-        json_kstr(j, "covers", "kernel timing spread only, not the estimator's error");
+        fprintf(fp, "  FOM and ratio CI: %d%% percentile interval over %d resamples (seed %lu); "
+                    "each resample takes one of %zu Monte Carlo draws (seed %lu) of every "
+                    "estimated cell whose kernel tables give p05/p95%s; other cells stay fixed\n",
+                pct, ev->resamples, ev->seed, ev->estimate_draws, ev->estimate_seed,
+                ev->has_repeats ? " and a bootstrap resample of every cell with repeats" : "");
+        fprintf(fp, "  the Monte Carlo draws each op's device time from a log-normal with the "
+                    "table's p05/p95 as its 5%%/95%% quantiles: it reflects kernel timing spread "
+                    "only, not the error of the estimator itself\n");
     }
-    json_obj_end(j);
+    int fom_na = 0;
+    for (size_t s = 0; varies && s < ns; s++)
+        if (s != base && !isfinite(ev->fom_lo[s]))
+            fom_na = 1;
+    if (fom_na)
+        fprintf(fp, "  FOM CI n/a: no resampled input moves it (an interval of zero width is not "
+                    "reported)\n");
+    int ratio_na = 0;
+    for (size_t i = 0; varies && i < np * ns; i++)
+        if (i % ns != base && !isfinite(ev->ratio_lo[i]))
+            ratio_na = 1;
+    if (ratio_na)
+        fprintf(fp, "  ratio CI n/a: neither the system's nor %s's cell of the problem varies\n",
+                bid);
 }
 
-/* The contract's summary keys, about the first other system. */
-static void json_summary(struct json *j, const struct study *st, const struct study_eval *ev)
+/* {"pass_time_s", "bound", "methods": {method: share}, "weak"} of an
+ * estimated cell; only methods with a share are listed. */
+static void write_basis(struct json *j, const struct study_eval *ev, size_t i)
 {
-    size_t ns = ev->n_systems, o = first_other(st);
-    const struct fom_result *r = &ev->fom;
-    json_kstr(j, "study", st->name);
-    json_kstr(j, "file", st->path);
-    json_kstr(j, "baseline", st->systems[st->baseline].id);
-    json_kstr(j, "compared", o < ns ? st->systems[o].id : NULL);
-    json_knum(j, "fom", o < ns ? r->fom[o] : NAN);
-    json_key(j, "fom_by_system");
+    const struct estimate_basis *b = &ev->basis[i];
     json_obj_begin(j);
-    for (size_t s = 0; s < ns; s++)
-        json_knum(j, st->systems[s].id, r->fom[s]);
+    json_knum(j, "pass_time_s", b->pass_time_s);
+    json_kstr(j, "bound", est_bound_name(b->bound));
+    json_key(j, "methods");
+    json_obj_begin(j);
+    for (int m = 0; m < EST_METHOD_COUNT; m++)
+        if (b->method_share[m] > 0)
+            json_knum(j, est_method_name((enum est_method)m), b->method_share[m]);
     json_obj_end(j);
-    json_key(j, "fom_ci");
-    json_interval(j, o < ns ? ev->fom_lo[o] : NAN, o < ns ? ev->fom_hi[o] : NAN);
-    json_key(j, "mean_of_ratios");
+    json_key(j, "mostly_roofline_or_scaled");
+    json_bool(j, study_cell_weak(ev, i));
+    json_kint(j, "batch", b->batch);
+    json_kint(j, "profile_batch", b->profile_batch);
+    json_knum(j, "memory_bytes", b->mem.available ? b->mem.total_b : NAN);
+    json_knum(j, "device_memory_bytes", b->capacity_b > 0 ? b->capacity_b : NAN);
+    json_key(j, "fits");
+    if (b->fits < 0)
+        json_null(j);
+    else
+        json_bool(j, b->fits);
+    json_key(j, "memory");
     json_obj_begin(j);
-    json_knum(j, "arithmetic", o < ns ? r->mean_ratio_arith[o] : NAN);
-    json_knum(j, "harmonic", o < ns ? r->mean_ratio_harm[o] : NAN);
+    json_knum(j, "weights_bytes", b->mem.available ? b->mem.weights_b : NAN);
+    json_knum(j, "gradients_bytes", b->mem.available ? b->mem.grads_b : NAN);
+    json_knum(j, "optimizer_bytes", b->mem.available ? b->mem.optimizer_b : NAN);
+    json_knum(j, "autocast_copies_bytes", b->mem.available ? b->mem.casts_b : NAN);
+    json_knum(j, "activations_bytes", b->mem.activations_b);
+    json_kstr(j, "optimizer", mem_optimizer_name(b->mem.optimizer));
+    json_kstr(j, "parameters_from", b->params_from);
     json_obj_end(j);
-    json_key(j, "weighted");
-    json_bool(j, st->has_weights);
-    json_ci_method(j, ev);
-}
-
-static void json_systems(struct json *j, const struct study *st, const struct study_eval *ev)
-{
-    const struct fom_result *r = &ev->fom;
-    json_key(j, "systems");
-    json_arr_begin(j);
-    for (size_t s = 0; s < ev->n_systems; s++) {
-        json_obj_begin(j);
-        json_kstr(j, "id", st->systems[s].id);
-        json_kint(j, "nodes", st->systems[s].nodes);
-        json_knum(j, "harmonic_rate", r->harmonic_rate[s]);
-        json_knum(j, "fom", r->fom[s]);
-        json_key(j, "fom_ci");
-        json_interval(j, ev->fom_lo[s], ev->fom_hi[s]);
-        json_key(j, "mean_of_ratios");
-        json_obj_begin(j);
-        json_knum(j, "arithmetic", r->mean_ratio_arith[s]);
-        json_knum(j, "harmonic", r->mean_ratio_harm[s]);
-        json_obj_end(j);
-        json_kstr(j, "machine", st->systems[s].machine);
-        json_kstr(j, "kernels", st->systems[s].kernels);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
-}
-
-/* key: { system: v[p * ns + s] } over every system (skip: one to leave
- * out, or ns for none); v_int, when given, writes integers instead of v. */
-static void json_by_system(struct json *j, const char *key, const struct study *st, size_t ns,
-                           size_t p, size_t skip, const double *v, const size_t *v_int)
-{
-    json_key(j, key);
-    json_obj_begin(j);
-    for (size_t s = 0; s < ns; s++) {
-        if (s == skip)
-            continue;
-        if (v_int)
-            json_kint(j, st->systems[s].id, (int64_t)v_int[p * ns + s]);
-        else
-            json_knum(j, st->systems[s].id, v[p * ns + s]);
-    }
-    json_obj_end(j);
-}
-
-static void json_hours_ci(struct json *j, const struct study *st, const struct study_eval *ev,
-                          size_t p)
-{
-    size_t ns = ev->n_systems;
-    json_key(j, "hours_per_unit_ci");
-    json_obj_begin(j);
-    for (size_t s = 0; s < ns; s++) {
-        const struct median_ci *ci = &ev->hours_ci[p * ns + s];
-        json_key(j, st->systems[s].id);
-        if (ci->available) {
-            json_obj_begin(j);
-            json_knum(j, "lo", ci->lo);
-            json_knum(j, "hi", ci->hi);
-            json_knum(j, "coverage", ci->coverage);
-            json_obj_end(j);
-        } else {
-            json_null(j);
-        }
-    }
-    json_obj_end(j);
-}
-
-static void json_problem(struct json *j, const struct study *st, const struct study_eval *ev,
-                         size_t p)
-{
-    size_t ns = ev->n_systems, base = st->baseline, o = first_other(st);
-    const struct fom_result *r = &ev->fom;
-    json_obj_begin(j);
-    json_kstr(j, "id", st->problems[p].id);
-    json_knum(j, "weight", ev->weights[p]);
-    json_knum(j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
-    json_key(j, "ratio_ci");
-    json_interval(j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
-    json_by_system(j, "ratios", st, ns, p, base, r->ratio, NULL);
-    json_key(j, "ratios_ci");
-    json_obj_begin(j);
-    for (size_t s = 0; s < ns; s++) {
-        if (s == base)
-            continue;
-        json_key(j, st->systems[s].id);
-        json_interval(j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
-    }
-    json_obj_end(j);
-    json_by_system(j, "units_per_day", st, ns, p, ns, r->units_per_day, NULL);
-    json_by_system(j, "hours_per_unit", st, ns, p, ns, ev->hours, NULL);
-    json_by_system(j, "runs_per_node", st, ns, p, ns, ev->runs_per_node, NULL);
-    json_by_system(j, "repeats", st, ns, p, ns, NULL, ev->repeats);
-    json_hours_ci(j, st, ev, p);
     json_obj_end(j);
 }
 
 static void render_json(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    size_t o = first_other(st);
+    const struct fom_result *r = &ev->fom;
     struct json j;
     json_init(&j, fp, 1);
     json_obj_begin(&j);
-    json_summary(&j, st, ev);
-    json_systems(&j, st, ev);
+    json_kstr(&j, "study", st->name);
+    json_kstr(&j, "file", st->path);
+    json_kstr(&j, "baseline", st->systems[base].id);
+    json_kstr(&j, "compared", o < ns ? st->systems[o].id : NULL);
+    json_knum(&j, "fom", o < ns ? r->fom[o] : NAN);
+    json_key(&j, "fom_by_system");
+    json_obj_begin(&j);
+    for (size_t s = 0; s < ns; s++)
+        json_knum(&j, st->systems[s].id, r->fom[s]);
+    json_obj_end(&j);
+    json_key(&j, "fom_ci");
+    json_interval(&j, o < ns ? ev->fom_lo[o] : NAN, o < ns ? ev->fom_hi[o] : NAN);
+    json_key(&j, "mean_of_ratios");
+    json_obj_begin(&j);
+    json_knum(&j, "arithmetic", o < ns ? r->mean_ratio_arith[o] : NAN);
+    json_knum(&j, "harmonic", o < ns ? r->mean_ratio_harm[o] : NAN);
+    json_obj_end(&j);
+    json_key(&j, "weighted");
+    json_bool(&j, st->has_weights);
+    json_key(&j, "ci");
+    if (ev->has_repeats || ev->has_spread) {
+        json_obj_begin(&j);
+        json_kstr(&j, "method", !ev->has_spread ? "percentile bootstrap over repeated times"
+                  : ev->has_repeats ? "percentile interval: bootstrap over repeated times and "
+                                      "Monte Carlo over kernel-table p05/p95 spreads"
+                  : "percentile interval of a Monte Carlo over kernel-table p05/p95 spreads");
+        json_knum(&j, "level", ev->ci_level);
+        json_kint(&j, "resamples", ev->resamples);
+        json_kint(&j, "seed", (int64_t)ev->seed);
+        if (ev->has_spread) {
+            json_kint(&j, "estimate_draws", (int64_t)ev->estimate_draws);
+            json_kint(&j, "estimate_seed", (int64_t)ev->estimate_seed);
+            json_kstr(&j, "covers", "kernel timing spread only, not the estimator's error");
+        }
+        json_obj_end(&j);
+    } else {
+        json_null(&j);
+    }
+
+    json_key(&j, "systems");
+    json_arr_begin(&j);
+    for (size_t s = 0; s < ns; s++) {
+        json_obj_begin(&j);
+        json_kstr(&j, "id", st->systems[s].id);
+        json_kint(&j, "nodes", st->systems[s].nodes);
+        json_knum(&j, "harmonic_rate", r->harmonic_rate[s]);
+        json_knum(&j, "fom", r->fom[s]);
+        json_key(&j, "fom_ci");
+        json_interval(&j, ev->fom_lo[s], ev->fom_hi[s]);
+        json_key(&j, "mean_of_ratios");
+        json_obj_begin(&j);
+        json_knum(&j, "arithmetic", r->mean_ratio_arith[s]);
+        json_knum(&j, "harmonic", r->mean_ratio_harm[s]);
+        json_obj_end(&j);
+        json_kstr(&j, "machine", st->systems[s].machine);
+        json_kstr(&j, "kernels", st->systems[s].kernels);
+        json_knum(&j, "node_power_w", ev->node_power_w ? ev->node_power_w[s] : NAN);
+        json_knum(&j, "power_w", ev->econ.power_w ? ev->econ.power_w[s] : NAN);
+        json_kstr(&j, "power_from", ev->power_from ? ev->power_from[s] : NULL);
+        json_knum(&j, "harmonic_rate_per_mw", ev->econ.rate_per_mw ? ev->econ.rate_per_mw[s] : NAN);
+        json_knum(&j, "fom_per_watt", ev->econ.fom_per_watt ? ev->econ.fom_per_watt[s] : NAN);
+        json_knum(&j, "node_price_usd", ev->node_price_usd ? ev->node_price_usd[s] : NAN);
+        json_knum(&j, "price_usd", ev->econ.cost_usd ? ev->econ.cost_usd[s] : NAN);
+        json_kstr(&j, "price_from", ev->price_from ? ev->price_from[s] : NULL);
+        json_knum(&j, "harmonic_rate_per_musd",
+                  ev->econ.rate_per_musd ? ev->econ.rate_per_musd[s] : NAN);
+        json_knum(&j, "fom_per_dollar", ev->econ.fom_per_dollar ? ev->econ.fom_per_dollar[s] : NAN);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+
     json_key(&j, "problems");
     json_arr_begin(&j);
-    for (size_t p = 0; p < ev->n_problems; p++)
-        json_problem(&j, st, ev, p);
+    for (size_t p = 0; p < np; p++) {
+        json_obj_begin(&j);
+        json_kstr(&j, "id", st->problems[p].id);
+        json_knum(&j, "weight", ev->weights[p]);
+        json_knum(&j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
+        json_key(&j, "ratio_ci");
+        json_interval(&j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
+        json_key(&j, "ratios");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            if (s != base)
+                json_knum(&j, st->systems[s].id, r->ratio[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "ratios_ci");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++) {
+            if (s == base)
+                continue;
+            json_key(&j, st->systems[s].id);
+            json_interval(&j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
+        }
+        json_obj_end(&j);
+        json_key(&j, "units_per_day");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_knum(&j, st->systems[s].id, r->units_per_day[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "hours_per_unit");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_knum(&j, st->systems[s].id, ev->hours[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "runs_per_node");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_knum(&j, st->systems[s].id, ev->runs_per_node[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "repeats");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_kint(&j, st->systems[s].id, (int64_t)ev->repeats[p * ns + s]);
+        json_obj_end(&j);
+        json_key(&j, "energy_kwh_per_unit");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            json_knum(&j, st->systems[s].id, ev->econ.energy_kwh_per_unit
+                      ? ev->econ.energy_kwh_per_unit[p * ns + s] : NAN);
+        json_obj_end(&j);
+        json_key(&j, "estimates");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++)
+            if (ev->estimated && ev->estimated[p * ns + s]) {
+                json_key(&j, st->systems[s].id);
+                write_basis(&j, ev, p * ns + s);
+            }
+        json_obj_end(&j);
+        json_key(&j, "hours_per_unit_ci");
+        json_obj_begin(&j);
+        for (size_t s = 0; s < ns; s++) {
+            const struct median_ci *ci = &ev->hours_ci[p * ns + s];
+            json_key(&j, st->systems[s].id);
+            if (ci->available) {
+                json_obj_begin(&j);
+                json_knum(&j, "lo", ci->lo);
+                json_knum(&j, "hi", ci->hi);
+                json_knum(&j, "coverage", ci->coverage);
+                json_obj_end(&j);
+            } else {
+                json_null(&j);
+            }
+        }
+        json_obj_end(&j);
+        json_obj_end(&j);
+    }
     json_arr_end(&j);
     json_obj_end(&j);
     json_finish(&j);
 }
-
 static void csv_num(FILE *fp, double v)
 {
     if (isfinite(v))
         fprintf(fp, ",%.15g", v);
     else
         fputs(",", fp);
+}
+
+/* pass_time, bound and the method shares of an estimated cell; empty
+ * fields for measured cells and system rows (i = (size_t)-1). */
+static void csv_basis(FILE *fp, const struct study_eval *ev, size_t i)
+{
+    int est = i != (size_t)-1 && ev->estimated && ev->estimated[i];
+    const struct estimate_basis *b = est ? &ev->basis[i] : NULL;
+    csv_num(fp, est ? b->pass_time_s : NAN);
+    fputc(',', fp);
+    if (est)
+        fputs(est_bound_name(b->bound), fp);
+    for (int m = 0; m < EST_METHOD_COUNT; m++)
+        csv_num(fp, est ? b->method_share[m] : NAN);
+    csv_num(fp, est && b->mem.available ? b->mem.total_b : NAN);
+    csv_num(fp, est && b->capacity_b > 0 ? b->capacity_b : NAN);
+    fputs(!est || b->fits < 0 ? "," : b->fits ? ",yes" : ",no", fp);
 }
 
 /* One table: "problem" rows per problem and system, then "system" rows
@@ -379,7 +500,11 @@ static void render_csv(FILE *fp, const struct study *st, const struct study_eval
     csv_field(fp, strbuf_str(&h));
     strbuf_release(&h);
     fputs(",ci_lo [x],ci_hi [x],mean_of_ratios_arithmetic [x],"
-          "mean_of_ratios_harmonic [x]\n", fp);
+          "mean_of_ratios_harmonic [x],energy_per_unit [kWh],power [W],fom_per_watt [x],"
+          "price [USD],fom_per_dollar [x],pass_time [s],bound", fp);
+    for (int m = 0; m < EST_METHOD_COUNT; m++)
+        fprintf(fp, ",share_%s [1]", est_method_name((enum est_method)m));
+    fputs(",memory [B],device_memory [B],fits\n", fp);
     for (size_t p = 0; p < np; p++) {
         for (size_t s = 0; s < ns; s++) {
             size_t i = p * ns + s;
@@ -395,7 +520,11 @@ static void render_csv(FILE *fp, const struct study *st, const struct study_eval
             csv_num(fp, r->ratio[i]);
             csv_num(fp, ev->ratio_lo[i]);
             csv_num(fp, ev->ratio_hi[i]);
-            fputs(",,\n", fp);
+            fputs(",,", fp);
+            csv_num(fp, ev->econ.energy_kwh_per_unit[i]);
+            fputs(",,,,", fp);
+            csv_basis(fp, ev, i);
+            fputc('\n', fp);
         }
     }
     for (size_t s = 0; s < ns; s++) {
@@ -408,6 +537,12 @@ static void render_csv(FILE *fp, const struct study *st, const struct study_eval
         csv_num(fp, ev->fom_hi[s]);
         csv_num(fp, r->mean_ratio_arith[s]);
         csv_num(fp, r->mean_ratio_harm[s]);
+        fputc(',', fp);
+        csv_num(fp, ev->econ.power_w[s]);
+        csv_num(fp, ev->econ.fom_per_watt[s]);
+        csv_num(fp, ev->econ.cost_usd[s]);
+        csv_num(fp, ev->econ.fom_per_dollar[s]);
+        csv_basis(fp, ev, (size_t)-1);
         fputc('\n', fp);
     }
 }

@@ -326,6 +326,15 @@ static int any_estimated(const struct report *r)
     return 0;
 }
 
+/* Cells of system s estimated mostly from the roofline or peak scaling. */
+static size_t weak_cells(const struct study_eval *ev, size_t s)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < ev->n_problems; p++)
+        n += study_cell_weak(ev, p * ev->n_systems + s) ? 1 : 0;
+    return n;
+}
+
 /* The summary table: one row per system. */
 static void header_table(struct doc *d, const struct report *r)
 {
@@ -333,6 +342,7 @@ static void header_table(struct doc *d, const struct report *r)
     const struct study_eval *ev = r->ev;
     char a[64], b[64];
     size_t base = st->baseline;
+    struct strbuf *sb = &d->sb;
     static const char *const head[] = {
         "system", "nodes", "harmonic rate [units/day]", "FOM [x]", "FOM CI [x]",
         "arithmetic mean of ratios [x]", "harmonic mean of ratios [x]",
@@ -347,6 +357,9 @@ static void header_table(struct doc *d, const struct report *r)
         strbuf_addf(row_next(&rw), "%lld", (long long)st->systems[s].nodes);
         strbuf_addstr(row_next(&rw), num(a, sizeof a, ev->fom.harmonic_rate[s]));
         strbuf_addstr(row_next(&rw), fixed(a, sizeof a, ev->fom.fom[s], 3));
+        size_t nweak = weak_cells(ev, s);
+        if (nweak)
+            strbuf_addstr(&rw.c[rw.n - 1], " !");
         if (s == base)
             strbuf_addstr(row_next(&rw), "(base)");
         else if (ev->fom_lo && isfinite(ev->fom_lo[s]))
@@ -359,6 +372,18 @@ static void header_table(struct doc *d, const struct report *r)
         row_emit(d, &rw);
     }
     d_table_end(d);
+    size_t nweak = 0;
+    for (size_t s = 0; s < ev->n_systems; s++)
+        nweak += weak_cells(ev, s);
+    if (nweak) {
+        strbuf_reset(sb);
+        strbuf_addf(sb, "! = the system has problems estimated mostly (at least %.0f%% of the "
+                        "op time) from its machine file's roofline or peak scaling instead of "
+                        "measured kernel tables (%zu cells, marked in Problems): peak rates no "
+                        "kernel reaches, optimistic by 2-3.6x on GPUs.", 100 * STUDY_WEAK_SHARE,
+                    nweak);
+        d_para(d, sb->buf);
+    }
     row_release(&rw);
 }
 
@@ -540,7 +565,9 @@ static void sec_problems(struct doc *d, const struct report *r)
             else
                 strbuf_addstr(row_next(&rw), "CI unavailable");
             if (cell && cell->estimated)
-                strbuf_addf(row_next(&rw), "estimated (pass %s ms)", ms(a, sizeof a, cell->pass_s));
+                strbuf_addf(row_next(&rw), "estimated (pass %s ms)%s%s", ms(a, sizeof a, cell->pass_s),
+                            study_cell_weak(ev, i) ? " ! roofline/scaled" : "",
+                            ev->estimated[i] && ev->basis[i].fits == 0 ? " DOES NOT FIT" : "");
             else
                 strbuf_addf(row_next(&rw), "measured (n=%zu)", ev->repeats[i]);
             strbuf_addstr(row_next(&rw), cell && cell->bound ? cell->bound : "");
@@ -889,9 +916,73 @@ static void sec_sources(struct doc *d, const struct report *r)
     d_list_end(d);
 }
 
+/* Power, price and whether each run fits: beside the FOM, never in its
+ * place; unavailable figures say so. */
+static void sec_economics(struct doc *d, const struct report *r)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    const struct econ_result *e = &ev->econ;
+    size_t ns = ev->n_systems, np = ev->n_problems;
+    char a[64];
+    struct strbuf *sb = &d->sb;
+    if (!(ev->has_power || ev->has_price) && !ev->unfit)
+        return;
+    d_heading(d, 2, "Power, price and fit", NULL);
+    if (ev->has_power || ev->has_price) {
+        strbuf_reset(sb);
+        strbuf_addstr(sb, "Figures beside the FOM, not in its place: the harmonic rate per "
+                          "megawatt of system power and per million dollars of system price, and "
+                          "their ratios to the base case. Power is at the stated node power: "
+                          "datasheet TDPs are maxima, so these are lower bounds on work per MW.");
+        d_para(d, sb->buf);
+        static const char *const head[] = {
+            "system", "power [kW]", "units/day per MW", "FOM per W [x]", "price [M$]",
+            "units/day per M$", "FOM per $ [x]", "power from", "price from",
+        };
+        d_table_begin(d, head, 9);
+        struct row rw;
+        row_init(&rw);
+        for (size_t s = 0; s < ns; s++) {
+            d_text(d, row_next(&rw), st->systems[s].id);
+            strbuf_addstr(row_next(&rw), num(a, sizeof a, e->power_w[s] / 1e3));
+            strbuf_addstr(row_next(&rw), num(a, sizeof a, e->rate_per_mw[s]));
+            strbuf_addstr(row_next(&rw), fixed(a, sizeof a, e->fom_per_watt[s], 3));
+            strbuf_addstr(row_next(&rw), num(a, sizeof a, e->cost_usd[s] / 1e6));
+            strbuf_addstr(row_next(&rw), num(a, sizeof a, e->rate_per_musd[s]));
+            strbuf_addstr(row_next(&rw), fixed(a, sizeof a, e->fom_per_dollar[s], 3));
+            d_text(d, row_next(&rw), ev->power_from[s] ? ev->power_from[s] : "not given");
+            d_text(d, row_next(&rw), ev->price_from[s] ? ev->price_from[s] : "not given");
+            row_emit(d, &rw);
+        }
+        d_table_end(d);
+        row_release(&rw);
+    }
+    for (size_t i = 0; i < np * ns; i++) {
+        const struct estimate_basis *b = &ev->basis[i];
+        if (!ev->estimated[i] || b->fits != 0)
+            continue;
+        strbuf_reset(sb);
+        strbuf_addstr(sb, "Does not fit: ");
+        d_text(d, sb, st->problems[i / ns].id);
+        strbuf_addstr(sb, " on ");
+        d_text(d, sb, st->systems[i % ns].id);
+        strbuf_addf(sb, " needs %.1f GB per device (weights %.2f, gradients %.2f, optimizer "
+                        "state %.2f, autocast copies %.2f, activations %.2f GB) and a device has "
+                        "%.1f GB. Give it more devices per run (devices-per-run) or a smaller "
+                        "batch. The FOM of ", b->mem.total_b / 1e9, b->mem.weights_b / 1e9,
+                    b->mem.grads_b / 1e9, b->mem.optimizer_b / 1e9, b->mem.casts_b / 1e9,
+                    b->mem.activations_b / 1e9, b->capacity_b / 1e9);
+        d_text(d, sb, i % ns == st->baseline ? "every system" : st->systems[i % ns].id);
+        strbuf_addstr(sb, " cannot be formed without it.");
+        d_para(d, sb->buf);
+    }
+}
+
 static void sec_body(struct doc *d, const struct report *r)
 {
     sec_header(d, r);
+    sec_economics(d, r);
     sec_problems(d, r);
     sec_charts(d, r);
     sec_estimates(d, r);

@@ -145,7 +145,7 @@ int chart_ratios(const struct report *r, struct strbuf *sb)
     for (size_t s = 0; s < ns; s++) {
         if (s == base)
             continue;
-        const char *c = sys_colors[k % N_SYS_COLORS];
+        const char *c = sys_colors[s % N_SYS_COLORS];    /* one colour per system everywhere */
         strbuf_addf(sb, "%s$D index %zu using 1:2 with boxes fs solid 0.8 noborder lc rgb '%s' title ",
                     k ? ", \\\n  " : "", k, c);
         gp_quote(sb, st->systems[s].id, 40);
@@ -308,5 +308,57 @@ int chart_breakdown(const struct report *r, size_t p, struct strbuf *sb)
                       "lc rgb '#000000' title 'pass time'");
     strbuf_addstr(sb, ", \\\n  $T using ($1+0.36):3:(sprintf('pass %.3g ms', $3)) with labels left "
                       "offset 0.5,0 font ',9' notitle\n");
+    return 0;
+}
+
+/* FOM, FOM per watt and FOM per dollar side by side, each as a ratio to
+ * the base case; a figure whose inputs are missing has no bar. */
+int chart_economics(const struct report *r, struct strbuf *sb)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    size_t ns = ev->n_systems, base = st->baseline;
+    if (ns < 2 || !(ev->has_power || ev->has_price))
+        return -1;
+    size_t nbars = ns - 1, k = 0;
+    double w = 0.8 / (double)nbars, ymax = 0;
+    strbuf_addstr(sb, "$D << EOD\n");
+    for (size_t s = 0; s < ns; s++) {
+        if (s == base)
+            continue;
+        const double v[3] = { ev->fom.fom[s], ev->econ.fom_per_watt[s], ev->econ.fom_per_dollar[s] };
+        for (size_t g = 0; g < 3; g++) {
+            gp_num(sb, (double)g - 0.4 + w * ((double)k + 0.5));
+            strbuf_addch(sb, ' ');
+            gp_num(sb, isfinite(v[g]) ? v[g] : NAN);
+            strbuf_addch(sb, '\n');
+            if (isfinite(v[g]) && v[g] > ymax)
+                ymax = v[g];
+        }
+        strbuf_addstr(sb, "\n\n");
+        k++;
+    }
+    strbuf_addstr(sb, "EOD\n");
+    title(sb, "FOM, FOM per watt and FOM per dollar against ", st->systems[base].id);
+    common(sb);
+    strbuf_addf(sb, "set yrange [0:%g]\n", ymax > 0 ? ymax * 1.3 : 1);
+    strbuf_addstr(sb, "set ylabel 'ratio to base case [x]'\n");
+    strbuf_addstr(sb, "set xrange [-0.6:2.6]\n");
+    const char *names[3] = { "FOM", "FOM per MW", "FOM per $" };
+    xtics(sb, names, 3);
+    strbuf_addf(sb, "set boxwidth %g absolute\n", w * 0.92);
+    strbuf_addstr(sb, "plot ");
+    k = 0;
+    for (size_t s = 0; s < ns; s++) {
+        if (s == base)
+            continue;
+        strbuf_addf(sb, "%s$D index %zu using 1:2 with boxes fs solid 0.8 noborder lc rgb '%s' "
+                        "title ", k ? ", \\\n  " : "", k, sys_colors[s % N_SYS_COLORS]);
+        gp_quote(sb, st->systems[s].id, 40);
+        strbuf_addf(sb, ", \\\n  $D index %zu using 1:2:(sprintf('%%.3f', $2)) with labels "
+                        "offset 0,0.7 font ',9' notitle", k);
+        k++;
+    }
+    strbuf_addch(sb, '\n');
     return 0;
 }

@@ -15,6 +15,8 @@ int chart_ratios(const struct report *r, struct strbuf *sb);
 /* Units of work per day per problem and system (log scale), with the
  * intervals of the hours per unit where they exist. */
 int chart_units_per_day(const struct report *r, struct strbuf *sb);
+/* FOM, FOM per watt and per dollar side by side (-1 without power or price). */
+int chart_economics(const struct report *r, struct strbuf *sb);
 /* Estimated pass time of problem p on each system where it was estimated,
  * stacked by op kind [ms].  Returns -1 when p has no estimated cell. */
 int chart_breakdown(const struct report *r, size_t p, struct strbuf *sb);

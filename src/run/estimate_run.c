@@ -1,11 +1,14 @@
 #include "run/estimate_run.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/diag.h"
 #include "core/outfile.h"
 #include "ingest/ingest.h"
 #include "ingest/machine_xml.h"
+#include "ingest/sidecar.h"
+#include "core/xalloc.h"
 #include "report/estimate_render.h"
 #include "run/kernels.h"
 
@@ -14,6 +17,61 @@ void estimate_run_opts_init(struct estimate_run_opts *o)
     memset(o, 0, sizeof *o);
     o->precision = PREC_UNKNOWN;
     o->format = FMT_TEXT;
+}
+
+/* The batch the profile was taken at: --profile-batch (or a study's
+ * profile-batch), else what a saved profile says, else the "batch" of the
+ * .meta.json a harness wrote beside the trace.  A rescale (--batch) with
+ * none of these is refused: estimating at the profiled batch instead would
+ * ignore the option. */
+static int resolve_profile_batch(const struct estimate_run_opts *o, struct estimate_inputs *in,
+                                 struct diag *d)
+{
+    struct profile *p = &in->profile;
+    /* Trace readers take their batch from the options only, so a batch
+     * already set here was read from a saved profile. */
+    const char *opt = o->batch_file ? "profile-batch" : "--profile-batch";
+    if (o->profile_batch > 0) {
+        if (p->batch > 0 && p->batch != o->profile_batch) {
+            if (o->batch_file)
+                return diag_error_at(d, o->batch_file, o->batch_line, 0,
+                                     "found profile-batch=\"%lld\" but the saved profile '%s' "
+                                     "was taken at batch %lld, expected the two to agree",
+                                     (long long)o->profile_batch, o->profile, (long long)p->batch);
+            return diag_usage(d, "--profile-batch %lld: the saved profile '%s' was taken at batch "
+                              "%lld, expected the two to agree", (long long)o->profile_batch,
+                              o->profile, (long long)p->batch);
+        }
+        p->batch = o->profile_batch;
+        in->batch_from = xstrdup(opt);
+        return 0;
+    }
+    if (p->batch > 0) {
+        in->batch_from = xstrdup("the saved profile");
+        return 0;
+    }
+    if (o->batch <= 0)
+        return 0;
+    struct trace_sidecar sc;
+    int rc = trace_sidecar_read(o->profile, &sc, d);
+    if (rc)
+        return rc;
+    if (sc.path && sc.batch > 0) {
+        p->batch = sc.batch;
+        in->batch_from = sc.path;
+        sc.path = NULL;
+    }
+    trace_sidecar_release(&sc);
+    if (p->batch > 0)
+        return 0;
+    if (o->batch_file)
+        return diag_error_at(d, o->batch_file, o->batch_line, 0,
+                             "found batch=\"%lld\" but '%s' does not say the batch it was "
+                             "profiled at (no batch in it, no .meta.json beside it), expected "
+                             "profile-batch=\"N\" to rescale from", (long long)o->batch, o->profile);
+    return diag_usage(d, "--batch %lld: '%s' does not say the batch it was profiled at (no batch "
+                      "in it, no .meta.json beside it); give --profile-batch N to rescale from",
+                      (long long)o->batch, o->profile);
 }
 
 int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inputs *in,
@@ -39,8 +97,9 @@ int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inpu
     rc = ingest_read(o->profile, &io, &in->profile, d);
     if (rc)
         goto out;
-    if (o->profile_batch > 0)
-        in->profile.batch = o->profile_batch;
+    rc = resolve_profile_batch(o, in, d);
+    if (rc)
+        goto out;
     for (size_t i = 0; i < o->n_kernels; i++) {
         rc = kernels_open(o->kernels[i], &in->tables, d);
         if (rc)
@@ -57,6 +116,7 @@ void estimate_inputs_release(struct estimate_inputs *in)
     if (in->has_source)
         machine_release(&in->source);
     kernel_set_release(&in->tables);
+    free(in->batch_from);
     memset(in, 0, sizeof *in);
 }
 
@@ -87,8 +147,64 @@ int estimate_pass_time(const struct estimate_run_opts *o, double *pass_s, struct
     return rc;
 }
 
+void estimate_basis_of(const struct estimate *e, struct estimate_basis *b)
+{
+    double total = 0;
+    memset(b, 0, sizeof *b);
+    b->pass_time_s = e->pass_time_s;
+    b->bound = e->bound;
+    b->batch = e->batch;
+    b->profile_batch = e->src_batch;
+    for (size_t i = 0; i < e->n_ops; i++) {
+        const struct op_estimate *op = &e->ops[i];
+        if ((unsigned)op->method < EST_METHOD_COUNT && op->time_s > 0) {
+            b->method_share[op->method] += op->time_s;
+            total += op->time_s;
+        }
+    }
+    for (int m = 0; m < EST_METHOD_COUNT; m++)
+        b->method_share[m] = total > 0 ? b->method_share[m] / total : 0;
+}
+
 int estimate_pass_draws(const struct estimate_run_opts *o, double *pass_s, double **draws,
                         size_t *n_draws, struct diag *d)
+{
+    struct estimate_basis b;
+    int rc = estimate_pass_basis(o, &b, draws, n_draws, d);
+    if (!rc)
+        *pass_s = b.pass_time_s;
+    return rc;
+}
+
+/* The memory one run needs on a device of the target (after the basis of
+ * the pass time is filled). */
+static int memory_basis(const struct estimate_run_opts *o, const struct estimate_inputs *in,
+                        const struct estimate *e, struct estimate_basis *b, struct diag *d)
+{
+    int64_t params = o->parameters;
+    estimate_basis_of(e, b);
+    b->params_from = params > 0 ? "study" : NULL;
+    if (params <= 0) {
+        struct trace_sidecar sc;
+        int rc = trace_sidecar_read(o->profile, &sc, d);
+        if (rc)
+            return rc;
+        if (sc.params > 0) {
+            params = sc.params;
+            b->params_from = ".meta.json";
+        }
+        trace_sidecar_release(&sc);
+    }
+    double scale = e->batch > 0 && e->src_batch > 0 ? (double)e->batch / (double)e->src_batch : 1;
+    mem_estimate_run(&in->profile, params, scale, &b->mem);
+    const struct machine *m = &in->machine;
+    b->capacity_b = m->n_mem ? m->mem[m->n_mem - 1].capacity_b : 0;
+    b->fits = !b->mem.available || b->capacity_b <= 0 ? -1 : b->mem.total_b <= b->capacity_b;
+    return 0;
+}
+
+int estimate_pass_basis(const struct estimate_run_opts *o, struct estimate_basis *basis,
+                        double **draws, size_t *n_draws, struct diag *d)
 {
     struct estimate_inputs in;
     struct estimate e;
@@ -96,8 +212,9 @@ int estimate_pass_draws(const struct estimate_run_opts *o, double *pass_s, doubl
     *draws = NULL;
     *n_draws = 0;
     int rc = estimate_run_inputs(o, &in, &e, d);
+    if (!rc)
+        rc = memory_basis(o, &in, &e, basis, d);
     if (!rc) {
-        *pass_s = e.pass_time_s;
         *draws = e.pass_draws;
         *n_draws = e.n_draws;
         e.pass_draws = NULL;
@@ -128,6 +245,7 @@ int estimate_run(const struct estimate_run_opts *o, struct diag *d)
         .source_device = in.profile.device_name,
         .kernels = o->kernels,
         .n_kernels = o->n_kernels,
+        .batch_from = in.batch_from,
     };
     estimate_render(of.fp, o->format, &e, &info);
     rc = outfile_commit(&of, d);

@@ -9,6 +9,8 @@
 #include "model/estimate.h"
 #include "model/kernel_table.h"
 #include "model/machine.h"
+#include "model/basis.h"
+#include "model/memory.h"
 #include "model/profile.h"
 
 struct diag;
@@ -23,6 +25,12 @@ struct estimate_run_opts {
     int64_t batch;                  /* 0: as profiled */
     int64_t profile_batch;          /* batch of the profiled run when the
                                        trace does not say it; 0: unknown */
+    const char *batch_file;         /* a study's <workload> that set batch and
+                                       profile-batch (for messages); NULL: the
+                                       command line's --batch / --profile-batch */
+    long batch_line;
+    int64_t parameters;             /* trained parameters for the memory
+                                       estimate; 0: the trace's .meta.json */
     enum out_format format;
     const char *out_path;           /* NULL: standard output */
 };
@@ -36,6 +44,9 @@ struct estimate_inputs {
     struct machine source;
     int has_source;
     struct kernel_set tables;
+    char *batch_from;               /* where the profiled batch came from
+                                       ("--profile-batch", "the saved profile",
+                                       a trace's .meta.json), NULL: unknown */
 };
 
 /* Load the inputs named in o.  in is released by estimate_inputs_release,
@@ -56,6 +67,13 @@ int estimate_pass_time(const struct estimate_run_opts *o, double *pass_s, struct
  * caller, NULL and *n_draws = 0 when no op has a table spread). */
 int estimate_pass_draws(const struct estimate_run_opts *o, double *pass_s, double **draws,
                         size_t *n_draws, struct diag *d);
+
+void estimate_basis_of(const struct estimate *e, struct estimate_basis *b);
+
+/* The pass time, its basis and its Monte Carlo draws (as
+ * estimate_pass_draws). */
+int estimate_pass_basis(const struct estimate_run_opts *o, struct estimate_basis *basis,
+                        double **draws, size_t *n_draws, struct diag *d);
 
 /* `fom estimate`: load, estimate, render to o->out_path or stdout. */
 int estimate_run(const struct estimate_run_opts *o, struct diag *d);

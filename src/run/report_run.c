@@ -244,6 +244,13 @@ static int draw_charts(struct report_state *rs, const char *dir, struct diag *d)
         if (rc)
             goto out;
     }
+    strbuf_reset(&sb);
+    if (chart_economics(r, &sb) == 0) {
+        rc = draw(dir, add_chart(r, "economics", "FOM, FOM per MW and FOM per $ (ratios to the "
+                                 "base case)"), sb.buf, d);
+        if (rc)
+            goto out;
+    }
     for (size_t p = 0; p < np; p++) {
         strbuf_reset(&sb);
         if (chart_breakdown(r, p, &sb))

@@ -41,12 +41,16 @@ void study_estimate_opts(const struct study *st, size_t p, size_t s,
     o->kernels = kern;
     o->n_kernels = n;
     o->precision = w->precision;
-    /* The workload's batch is the batch the profile was taken at and the
-     * one the unit of work runs at; a data-parallel run gives each device
-     * its share of it. */
-    o->profile_batch = w->batch;
-    if (w->devices_per_run > 1)
-        o->batch = w->batch / w->devices_per_run;
+    /* The workload's batch is the one the unit of work runs at; a
+     * data-parallel run gives each device its share of it.  The pass is
+     * rescaled to it from the batch the profile was taken at (profile-batch,
+     * else what the profile or its .meta.json says), as `fom estimate
+     * --batch --profile-batch` does. */
+    o->profile_batch = w->profile_batch;
+    o->batch = w->batch / (w->devices_per_run > 1 ? w->devices_per_run : 1);
+    o->parameters = w->parameters;
+    o->batch_file = st->path;
+    o->batch_line = w->line;
 }
 
 int study_layout(const struct study *st, size_t p, size_t s, const struct machine *m,
@@ -85,8 +89,8 @@ int study_layout(const struct study *st, size_t p, size_t s, const struct machin
  * evaluation has not printed yet: the same machine pair gives the same
  * warning for every problem, and repeating it buries the ones that differ.
  * seen holds the printed lines, one per line. */
-static int estimate_once(const struct estimate_run_opts *o, double *pass_s, double **draws,
-                         size_t *n_draws, struct strbuf *seen, struct diag *d)
+static int estimate_once(const struct estimate_run_opts *o, struct estimate_basis *basis,
+                         double **draws, size_t *n_draws, struct strbuf *seen, struct diag *d)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -94,7 +98,7 @@ static int estimate_once(const struct estimate_run_opts *o, double *pass_s, doub
     struct diag cap;
     diag_init(&cap, mf);
     cap.no_warn = d->no_warn;
-    int rc = estimate_pass_draws(o, pass_s, draws, n_draws, &cap);
+    int rc = estimate_pass_basis(o, basis, draws, n_draws, &cap);
     d->errors += cap.errors;
     d->warnings += cap.warnings;
     if (!mf)
@@ -122,8 +126,9 @@ static int estimate_once(const struct estimate_run_opts *o, double *pass_s, doub
 /* Hours per unit of problem p on system s from an estimate, and the
  * hours of each of its Monte Carlo draws (*draws NULL when none). */
 static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
-                                   double *hours, double *runs, double **draws,
-                                   size_t *n_draws, struct strbuf *seen, struct diag *d)
+                                   double *hours, double *runs, struct estimate_basis *basis,
+                                   double **draws, size_t *n_draws, struct strbuf *seen,
+                                   struct diag *d)
 {
     const struct study_problem *prob = &st->problems[p];
     const struct study_system *sys = &st->systems[s];
@@ -149,11 +154,11 @@ static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
     struct estimate_run_opts o;
     const char **kern = xcalloc(st->n_systems, sizeof *kern);
     study_estimate_opts(st, p, s, &o, kern);
-    double pass_s = NAN;
-    rc = estimate_once(&o, &pass_s, draws, n_draws, seen, d);
+    rc = estimate_once(&o, basis, draws, n_draws, seen, d);
     free(kern);
     if (rc)
         return rc;
+    double pass_s = basis->pass_time_s;
     *runs = (double)lay.runs_per_node;
     *hours = study_cell_hours(&prob->workload, &lay, pass_s);
     for (size_t k = 0; k < *n_draws; k++)
@@ -176,6 +181,12 @@ static double *measured_hours(const struct study *st, size_t p, size_t s, size_t
         if (prob->times[k].system == s)
             h[(*n)++] = study_time_hours(prob, &prob->times[k]);
     return h;
+}
+
+static void drop_zero_width(double *lo, double *hi)
+{
+    if (!(*hi > *lo))
+        *lo = *hi = NAN;
 }
 
 /* Percentile intervals of the ratios and the FOM from one loop of
@@ -225,9 +236,15 @@ static void bootstrap_fom(const struct study *st, struct study_eval *ev)
             rdraws[i * B + b] = r.ratio[i];
         fom_result_release(&r);
     }
+    /* The baseline's FOM is 1 by definition, and an interval of zero
+     * width says only that no resampled input moved this figure: both are
+     * left unavailable (NaN) rather than printed as "x .. x". */
     for (size_t s = 0; s < ns; s++) {
+        if (s == base)
+            continue;
         memcpy(one, draws + s * B, B * sizeof *one);
         bootstrap_percentile_ci(one, B, ev->ci_level, &ev->fom_lo[s], &ev->fom_hi[s]);
+        drop_zero_width(&ev->fom_lo[s], &ev->fom_hi[s]);
     }
     for (size_t i = 0; i < np * ns; i++) {
         size_t ib = i - i % ns + base;
@@ -235,6 +252,7 @@ static void bootstrap_fom(const struct study *st, struct study_eval *ev)
             continue;
         memcpy(one, rdraws + i * B, B * sizeof *one);
         bootstrap_percentile_ci(one, B, ev->ci_level, &ev->ratio_lo[i], &ev->ratio_hi[i]);
+        drop_zero_width(&ev->ratio_lo[i], &ev->ratio_hi[i]);
     }
     ev->resamples = (int)B;
 out:
@@ -247,6 +265,101 @@ out:
     free(buf);
     free(one);
     bootstrap_free(bs);
+}
+
+/* Where a node's power comes from, in words for the outputs. */
+static char *power_note(const struct machine *m)
+{
+    struct strbuf sb = STRBUF_INIT;
+    if (m->power_from_parts)
+        strbuf_addf(&sb, "%s: %d x %.0f W device TDP (datasheet) + %.0f W host", m->path,
+                    m->devices_per_node, m->device_power_w, m->host_power_w);
+    else
+        strbuf_addf(&sb, "%s: <power> of a node", m->path);
+    return strbuf_detach(&sb);
+}
+
+/* Power and price of every system's node (the study's node-power and
+ * node-price, else its machine file), then the figures beside the FOM. */
+static int study_econ(const struct study *st, struct study_eval *ev, struct diag *d)
+{
+    size_t ns = st->n_systems;
+    int rc = 0;
+    ev->node_power_w = xcalloc(ns + 1, sizeof *ev->node_power_w);
+    ev->node_price_usd = xcalloc(ns + 1, sizeof *ev->node_price_usd);
+    ev->power_from = xcalloc(ns + 1, sizeof *ev->power_from);
+    ev->price_from = xcalloc(ns + 1, sizeof *ev->price_from);
+    for (size_t s = 0; s < ns && !rc; s++) {
+        const struct study_system *sys = &st->systems[s];
+        struct machine m;
+        memset(&m, 0, sizeof m);
+        ev->node_power_w[s] = ev->node_price_usd[s] = NAN;
+        if (sys->machine && (!(sys->node_power_w > 0) || !(sys->node_price_usd > 0)))
+            rc = machine_load(sys->machine, &m, d);
+        if (rc)
+            break;
+        if (sys->node_power_w > 0) {
+            ev->node_power_w[s] = sys->node_power_w;
+            ev->power_from[s] = xstrdup("study: node-power");
+        } else if (m.power_w > 0) {
+            ev->node_power_w[s] = m.power_w;
+            ev->power_from[s] = power_note(&m);
+        }
+        if (sys->node_price_usd > 0) {
+            ev->node_price_usd[s] = sys->node_price_usd;
+            ev->price_from[s] = xstrdup("study: node-price");
+        } else if (m.price_usd > 0) {
+            ev->node_price_usd[s] = m.price_usd;
+            struct strbuf sb = STRBUF_INIT;
+            strbuf_addf(&sb, "%s: <price>", m.path);
+            ev->price_from[s] = strbuf_detach(&sb);
+        }
+        ev->has_power |= ev->power_from[s] != NULL;
+        ev->has_price |= ev->price_from[s] != NULL;
+        machine_release(&m);
+    }
+    struct econ_input in = { ns, st->n_problems, st->baseline, ev->nodes, ev->node_power_w,
+                             ev->node_price_usd, ev->fom.harmonic_rate, ev->hours };
+    econ_compute(&in, &ev->econ);
+    return rc;
+}
+
+/* A run that does not fit a device's memory does not run: its cell has
+ * no rate, and the FOM of its system (every system's, when it is the
+ * baseline) cannot be formed from a problem set that lacks it.  The
+ * outputs keep the estimate and say what to change. */
+static void drop_unfit(const struct study *st, struct study_eval *ev, struct diag *d)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    struct fom_result *r = &ev->fom;
+    for (size_t i = 0; i < np * ns; i++) {
+        if (!ev->estimated[i] || ev->basis[i].fits != 0)
+            continue;
+        size_t p = i / ns, s = i % ns;
+        const struct estimate_basis *b = &ev->basis[i];
+        const struct study_workload *w = &st->problems[p].workload;
+        ev->unfit++;
+        diag_warn_at(d, st->path, w->line, 0,
+                     "problem '%s' does not fit a device of system '%s': needs %.1f GB per "
+                     "device, has %.1f GB; give it more devices per run (devices-per-run) or a "
+                     "smaller batch; the FOM of %s cannot be formed without it",
+                     st->problems[p].id, st->systems[s].id, b->mem.total_b / 1e9,
+                     b->capacity_b / 1e9, s == base ? "every system" : st->systems[s].id);
+        for (size_t j = 0; j < ns; j++) {
+            if (j != s && s != base)
+                continue;
+            r->harmonic_rate[j] = r->fom[j] = NAN;
+            r->mean_ratio_arith[j] = r->mean_ratio_harm[j] = NAN;
+            ev->fom_lo[j] = ev->fom_hi[j] = NAN;
+            ev->fom_unformed[j] = 1;
+        }
+        r->units_per_day[i] = NAN;
+        for (size_t j = 0; j < ns; j++)
+            if (s == base || j == s) {
+                r->ratio[p * ns + j] = NAN;
+                ev->ratio_lo[p * ns + j] = ev->ratio_hi[p * ns + j] = NAN;
+            }
+    }
 }
 
 int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d)
@@ -275,6 +388,9 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
     ev->ratio_hi = xcalloc(np * ns + 1, sizeof *ev->ratio_hi);
     for (size_t i = 0; i < np * ns; i++)
         ev->ratio_lo[i] = ev->ratio_hi[i] = NAN;
+    ev->basis = xcalloc(np * ns + 1, sizeof *ev->basis);
+    ev->estimated = xcalloc(np * ns + 1, sizeof *ev->estimated);
+    ev->fom_unformed = xcalloc(ns + 1, sizeof *ev->fom_unformed);
     ev->estimate_draws = EST_MC_DRAWS;
     ev->estimate_seed = EST_MC_SEED;
     for (size_t s = 0; s < ns; s++) {
@@ -294,9 +410,10 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
                     ev->has_repeats = 1;
             } else {
                 stats_median_ci(h, 0, ev->ci_level, &ev->hours_ci[i]);
+                ev->estimated[i] = 1;
                 int e = estimate_hours_per_unit(st, p, s, &ev->hours[i], &ev->runs_per_node[i],
-                                                &ev->hours_draws[i], &ev->n_hours_draws[i],
-                                                &seen, d);
+                                                &ev->basis[i], &ev->hours_draws[i],
+                                                &ev->n_hours_draws[i], &seen, d);
                 if (e)
                     rc = e;
                 if (ev->n_hours_draws[i])
@@ -317,6 +434,11 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
     }
     if (ev->has_repeats || ev->has_spread)
         bootstrap_fom(st, ev);
+    drop_unfit(st, ev, d);
+    rc = study_econ(st, ev, d);
+    for (size_t i = 0; !rc && i < np * ns; i++)
+        if (ev->estimated[i] && ev->basis[i].fits == 0)
+            ev->econ.energy_kwh_per_unit[i] = NAN;
 out:
     strbuf_release(&seen);
     return rc;

@@ -18,6 +18,11 @@ expect_golden_err t0000-unknown-estimat
 
 fom_run 2 frobnicate
 expect_err_contains "'frobnicate' is not a fom command"
+# "frob" is two edits from "fom" but shares nothing of substance: no suggestion
+fom_run 2 frob
+if grep -q "most similar" "$ERR"; then not_ok "fom frob suggests a command"; else ok "fom frob suggests nothing"; fi
+fom_run 2 reprot
+expect_err_contains "the most similar command is"
 
 for c in ingest estimate fom report machine kernels roofline; do
     fom_run 0 $c --help

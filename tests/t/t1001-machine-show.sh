@@ -16,7 +16,8 @@ expect_json_num 'd["main_memory_bw_bs"]' 3.35e12 1e-12
 expect_json_num 'd["memory"][1]["capacity_b"]' 80e9 1e-12
 expect_json_num 'd["launch_latency_s"]' 4e-6 1e-12
 expect_json_num 'd["intra_node"]["bw_bs"]' 450e9 1e-12
-expect_json_num 'd["power_w"]' 700 0
+# 1 x 700 W device TDP + 575 W host share (device-power + host-power)
+expect_json_num 'd["power_w"]' 1275 0
 expect_json_num 'd["price_usd"] is None' 1 0
 
 # A four-device node: per-node peak = 4 x 9.7 TFLOP/s

@@ -18,7 +18,11 @@ expect_json_num '"not the estimator" in d["ci"]["covers"]' 1 0
 # The FOM and every ratio lie within their intervals; the baseline has none.
 expect_json_num 'd["fom_ci"]["lo"] <= d["fom"] <= d["fom_ci"]["hi"]' 1 0
 expect_json_num 'd["fom_ci"]["hi"] > d["fom_ci"]["lo"]' 1 0
-expect_json_num 'all(p["ratio_ci"]["lo"] <= p["ratio"] <= p["ratio_ci"]["hi"] for p in d["problems"])' 1 0
+expect_json_num 'all(p["ratio_ci"]["lo"] <= p["ratio"] <= p["ratio_ci"]["hi"] for p in d["problems"] if p["ratio_ci"])' 1 0
+# p3b1's pass is bound by the host on both machines: its table spreads never
+# move the pass, so its ratio has no interval (null), not "1.00 .. 1.00".
+expect_json_num '[p for p in d["problems"] if p["id"]=="p3b1"][0]["ratio_ci"] is None' 1 0
+expect_json_num 'd["systems"][0]["fom_ci"] is None' 1 0
 expect_json_num 'all(p["ratios_ci"]["h200"] == p["ratio_ci"] for p in d["problems"])' 1 0
 expect_json_num 'all(list(p["ratios_ci"]) == ["h200"] for p in d["problems"])' 1 0
 

@@ -39,6 +39,8 @@ static void test_classify(void **state)
         { "aten::to", OP_MEMCPY, 0, 0 },
         { "aten::view", OP_OTHER, 0, 0 },
         { "nccl:all_reduce", OP_COMM, 0, 0 },
+        { "aten::broadcast_tensors", OP_OTHER, 0, 0 },
+        { "aten::broadcast_to", OP_OTHER, 0, 0 },
         { "AddmmBackward0", OP_OTHER, 1, 0 },
         { "autograd::engine::evaluate_function: MmBackward0", OP_OTHER, 1, 0 },
     };
@@ -55,6 +57,10 @@ static void test_classify(void **state)
     assert_int_equal(ops_classify_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL"), OP_COMM);
     assert_int_equal(ops_classify_kernel("Memcpy HtoD (Pinned -> Device)"), OP_MEMCPY);
     assert_int_equal(ops_classify_kernel("flash_fwd_kernel"), OP_ATTENTION);
+    /* an FBGEMM embedding backward kernel is not a GEMM */
+    assert_int_equal(ops_classify_kernel("fbgemm_gpu::split_embedding_backward_codegen_sgd_"
+                                         "unweighted_kernel_cta_per_row_1"), OP_EMBEDDING);
+    assert_int_equal(ops_classify_kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"), OP_GEMM);
 }
 
 static void fill(struct op *o, const char *name, enum op_kind kind, const char *dims,

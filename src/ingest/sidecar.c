@@ -1,0 +1,97 @@
+#include "ingest/sidecar.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "core/diag.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+
+/* A harness description is a few kilobytes; anything much larger is not one. */
+#define SIDECAR_MAX_BYTES (1 << 20)
+
+static int ends_with(const char *s, size_t n, const char *suf)
+{
+    size_t k = strlen(suf);
+    return n >= k && memcmp(s + n - k, suf, k) == 0;
+}
+
+/* NAME of NAME.json.gz, NAME.pt.trace.json, NAME.table.txt, NAME.json. */
+static void sidecar_path(const char *trace, struct strbuf *out)
+{
+    static const char *const sfx[] = { ".gz", ".json", ".txt", ".csv", ".table", ".pt.trace" };
+    size_t n = strlen(trace);
+    for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
+        if (ends_with(trace, n, sfx[i]))
+            n -= strlen(sfx[i]);
+    strbuf_add(out, trace, n);
+    strbuf_addstr(out, ".meta.json");
+}
+
+static int64_t get_int(yajl_val root, const char *key)
+{
+    const char *path[] = { key, NULL };
+    yajl_val v = yajl_tree_get(root, path, yajl_t_number);
+    return YAJL_IS_INTEGER(v) && v->u.number.i > 0 ? (int64_t)v->u.number.i : 0;
+}
+
+int trace_sidecar_read(const char *trace, struct trace_sidecar *out, struct diag *d)
+{
+    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+    yajl_val root = NULL;
+    FILE *fp = NULL;
+    int rc = 0;
+    char err[256] = "";
+    memset(out, 0, sizeof *out);
+    sidecar_path(trace, &path);
+    fp = fopen(path.buf, "r");
+    if (!fp) {
+        if (errno != ENOENT)
+            rc = diag_syserr(d, "cannot open '%s': %s", path.buf, strerror(errno));
+        goto out;
+    }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) {
+        strbuf_add(&text, buf, n);
+        if (text.len > SIDECAR_MAX_BYTES) {
+            rc = diag_error_at(d, path.buf, 0, 0, "found more than %d bytes, expected the "
+                               "small JSON object a harness writes beside its trace",
+                               SIDECAR_MAX_BYTES);
+            goto out;
+        }
+    }
+    if (ferror(fp)) {
+        rc = diag_syserr(d, "cannot read '%s': %s", path.buf, strerror(errno));
+        goto out;
+    }
+    root = yajl_tree_parse(strbuf_str(&text), err, sizeof err);
+    if (!root || !YAJL_IS_OBJECT(root)) {
+        char *nl = strchr(err, '\n');
+        if (nl)
+            *nl = 0;
+        rc = diag_error_at(d, path.buf, 0, 0, "found %s, expected a JSON object",
+                           root ? "another JSON value" : err);
+        goto out;
+    }
+    out->batch = get_int(root, "batch");
+    out->params = get_int(root, "params");
+    out->path = strbuf_detach(&path);
+out:
+    if (fp)
+        fclose(fp);
+    yajl_tree_free(root);
+    strbuf_release(&path);
+    strbuf_release(&text);
+    return rc;
+}
+
+void trace_sidecar_release(struct trace_sidecar *s)
+{
+    free(s->path);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,216 @@
+#include "model/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *mem_optimizer_name(enum mem_optimizer o)
+{
+    switch (o) {
+    case MEM_OPT_SGD: return "sgd";
+    case MEM_OPT_MOMENTUM: return "sgd-momentum";
+    case MEM_OPT_ADAM: return "adam";
+    default: return "none seen";
+    }
+}
+
+/* The name without the "aten::" namespace and the "_foreach_" prefix, so
+ * that the for-loop and the foreach forms of an optimizer read alike. */
+static const char *base_name(const char *name)
+{
+    const char *s = strstr(name, "::");
+    s = s ? s + 2 : name;
+    if (strncmp(s, "_foreach_", 9) == 0)
+        s += 9;
+    return s;
+}
+
+static int is_one_of(const char *s, const char *const *names)
+{
+    for (; *names; names++)
+        if (strcmp(s, *names) == 0)
+            return 1;
+    return 0;
+}
+
+/* torch.optim's update rules: Adam/AdamW lerp or addcmul the first
+ * moment, sqrt and addcdiv with the second (or run one fused kernel);
+ * SGD with momentum scales its buffer (mul_) before adding the gradient;
+ * plain SGD only adds to the weights. */
+enum mem_optimizer mem_optimizer_of(const struct profile *p)
+{
+    static const char *const adam[] = { "lerp_", "addcmul_", "addcdiv_", "sqrt", "sqrt_",
+                                        "_fused_adam_", "_fused_adamw_", NULL };
+    int adam_seen = 0, mul = 0, add = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *op = &p->ops[i];
+        if (op->phase != PHASE_OPTIMIZER && op->kind != OP_OPTIMIZER)
+            continue;
+        const char *b = base_name(op->name ? op->name : "");
+        if (is_one_of(b, adam) || strstr(op->name ? op->name : "", "adam"))
+            adam_seen = 1;
+        else if (strcmp(b, "mul_") == 0)
+            mul = 1;
+        else if (strcmp(b, "add_") == 0)
+            add = 1;
+    }
+    if (adam_seen)
+        return MEM_OPT_ADAM;
+    if (mul)
+        return MEM_OPT_MOMENTUM;
+    return add ? MEM_OPT_SGD : MEM_OPT_NONE_SEEN;
+}
+
+/* Whether autograd keeps the op's input for the backward pass.  An
+ * embedding keeps only its indices (its first 2-D input is the weight
+ * table, a parameter already counted); ops whose derivative does not
+ * depend on their inputs (add, sub, copies and casts, concatenation,
+ * fills) keep nothing. */
+static int saves_input(const struct op *op)
+{
+    static const char *const none[] = { "add", "add_", "sub", "sub_", "neg", "to", "_to_copy",
+                                        "copy_", "clone", "contiguous", "cat", "fill_", "zero_",
+                                        "zeros", "ones_like", "zeros_like", "empty", "arange",
+                                        "cudnn_is_acceptable", NULL };
+    switch (op->kind) {
+    case OP_GEMM: case OP_CONV: case OP_RNN: case OP_ATTENTION: case OP_REDUCTION: case OP_NORM:
+        return 1;
+    case OP_ELEMENTWISE:
+        return !is_one_of(base_name(op->name ? op->name : ""), none);
+    default:
+        return 0;
+    }
+}
+
+/* Dimensions of the n-th top-level bracketed group (0-based) of a shapes
+ * text; a nested list counts as one group and its first tensor is read.
+ * Returns the number of dimensions read (at most 4). */
+static int group_dims(const char *shapes, int n, int t, long long dim[4])
+{
+    const char *s = shapes;
+    int g = 0, depth = 0;
+    for (; s && *s; s++) {
+        if (*s == '[' && depth++ == 0 && g++ == n) {
+            const char *q = s + 1;
+            if (*q == '[') {            /* the t-th tensor of a list */
+                for (int k = 0; k < t && q; k++) {
+                    q = strchr(q, ']');
+                    q = q ? strchr(q, '[') : NULL;
+                }
+                if (!q)
+                    return 0;
+                q++;
+            }
+            int k = 0;
+            while (k < 4) {
+                char *end;
+                long long v = strtoll(q, &end, 10);
+                if (end == q)
+                    break;
+                dim[k++] = v;
+                q = end;
+                while (*q == ',' || *q == ' ')
+                    q++;
+            }
+            return k;
+        } else if (*s == ']' && depth > 0) {
+            depth--;
+        }
+    }
+    return 0;
+}
+
+/* cuDNN's LSTM/GRU keep, per layer and direction, every time step's gate
+ * activations and hidden (and cell) state for the backward pass (the
+ * reserve space): (layers x directions) x steps x batch x (gates x hidden
+ * + 2 x hidden) elements.  Read from aten::_cudnn_rnn's inputs: x [T, B,
+ * I], the weight list (w_ih, w_hh, b_ih [gates x hidden], ...; the bias
+ * keeps its length when autocast flattens the weights) and hx [layers x
+ * directions, B, H].  0 when the shapes do not read as an LSTM (4 gates)
+ * or GRU (3 gates). */
+static double rnn_reserve_elems(const char *shapes)
+{
+    long long x[4], b[4], h[4];
+    if (group_dims(shapes, 0, 0, x) < 3 || group_dims(shapes, 1, 2, b) < 1 ||
+        group_dims(shapes, 4, 0, h) < 3 || h[2] <= 0 || (h[1] != x[0] && h[1] != x[1]) ||
+        (b[0] != 3 * h[2] && b[0] != 4 * h[2]))
+        return 0;
+    return (double)h[0] * (double)x[0] * (double)x[1] * ((double)b[0] + 2.0 * (double)h[2]);
+}
+
+/* Elements of the first bracketed group of two or more dimensions in a
+ * shapes text such as "[3072], [8192, 768], [768, 3072]"; 0 if none.
+ * Nested lists (tensor lists) are skipped. */
+static double first_activation_elems(const char *shapes)
+{
+    const char *s = shapes;
+    while (s && (s = strchr(s, '[')) != NULL) {
+        if (s[1] == '[') {              /* a list of tensors: skip it whole */
+            const char *e = strstr(s, "]]");
+            s = e ? e + 2 : NULL;
+            continue;
+        }
+        double elems = 1;
+        int dims = 0;
+        const char *q = s + 1;
+        while (*q && *q != ']') {
+            char *end;
+            long long v = strtoll(q, &end, 10);
+            if (end == q)
+                break;
+            elems *= (double)(v > 0 ? v : 0);
+            dims++;
+            q = end;
+            while (*q == ',' || *q == ' ')
+                q++;
+        }
+        if (dims >= 2)
+            return elems;
+        s = *q ? q + 1 : NULL;
+    }
+    return 0;
+}
+
+static double dtype_bytes(enum precision p)
+{
+    switch (p) {
+    case PREC_BF16: case PREC_FP16: return 2;
+    case PREC_FP64: return 8;
+    case PREC_FP8: case PREC_INT8: return 1;
+    default: return 4;
+    }
+}
+
+double mem_activations_b(const struct profile *p)
+{
+    double b = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *op = &p->ops[i];
+        if (op->phase != PHASE_FORWARD || !saves_input(op) || !op->shapes)
+            continue;
+        double elems = first_activation_elems(op->shapes);
+        if (op->kind == OP_RNN)
+            elems += rnn_reserve_elems(op->shapes);
+        b += elems * dtype_bytes(op->dtype) * op->count;
+    }
+    return b;
+}
+
+void mem_estimate_run(const struct profile *p, int64_t parameters, double batch_scale,
+                      struct mem_estimate *out)
+{
+    static const double states[] = { 0, 0, 1, 2 };  /* per enum mem_optimizer */
+    memset(out, 0, sizeof *out);
+    out->optimizer = mem_optimizer_of(p);
+    out->autocast = p->dtype == PREC_BF16 || p->dtype == PREC_FP16;
+    out->activations_b = mem_activations_b(p) * (batch_scale > 0 ? batch_scale : 1);
+    if (parameters <= 0)
+        return;
+    double n = (double)parameters;
+    out->available = 1;
+    out->weights_b = 4 * n;
+    out->grads_b = 4 * n;
+    out->optimizer_b = 4 * n * states[out->optimizer];
+    out->casts_b = out->autocast ? 2 * n : 0;
+    out->total_b = out->weights_b + out->grads_b + out->optimizer_b + out->casts_b +
+                   out->activations_b;
+}
