@@ -184,15 +184,28 @@ printf 'm,n,k\n1,2,3\n' >"$T_TMP/nokind.csv"
 measure_run 2 --device cpu --shapes "$T_TMP/nokind.csv" --out "$T_TMP/x"
 expect_err_contains "nokind.csv:1: error: no kind column"
 
-# The tables import into the store and list by kind and precision.
+# The folder imports into the store (hardware named by env.json) and lists
+# every kind and precision with as many rows as the tables hold.
 DB="$T_TMP/k.db"
-fom_run 0 kernels import "$D/cpu_gemm.csv" --db "$DB"
-fom_run 0 kernels import "$D/cpu_eltwise.csv" --db "$DB"
+fom_run 0 kernels import "$D" --db "$DB"
 fom_run 0 kernels list --db "$DB" --format csv
 hw=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["hw"])' "$D/env.json")
-n=$(awk -F, 'NR > 1 && $7 == "fp32"' "$D/cpu_gemm.csv" | wc -l)
-expect_out_contains "$hw,gemm,fp32,$n"
-n=$(awk -F, 'NR > 1 && $2 == "fp32"' "$D/cpu_eltwise.csv" | wc -l)
-expect_out_contains "$hw,eltwise,fp32,$n"
+if "$PY" - "$D" "$hw" "$OUT" >"$T_TMP/check" 2>&1 <<'PY'
+import csv, os, sys
+d, hw, listing = sys.argv[1], sys.argv[2], sys.argv[3]
+want = {}
+for f in os.listdir(d):
+    if f.endswith(".csv"):
+        kind = f[len("cpu_"):-len(".csv")]
+        for r in csv.DictReader(open(os.path.join(d, f))):
+            want[(kind, r["precision"])] = want.get((kind, r["precision"]), 0) + 1
+got = {(r["kind"], r["precision"]): int(r["rows"])
+       for r in csv.DictReader(open(listing)) if r["hw"] == hw}
+assert got == want, "listed %s, tables hold %s" % (sorted(got.items()), sorted(want.items()))
+assert {k for k, _ in got} == {"gemm", "conv", "rnn", "attention", "norm", "embedding",
+                               "eltwise", "optimizer"}, sorted(got)
+PY
+then ok "kernels list: every kind and precision, as many rows as the tables"
+else not_ok "kernels list against the tables"; sed 's/^/# /' "$T_TMP/check" | tail -5; fi
 
 done_testing
