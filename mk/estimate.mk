@@ -1,4 +1,4 @@
-# Estimator: `make validate` (against measured step times in ../shared/data)
+# Estimator: `make validate` (against the measured step times in tests/data/validate)
 # and `make bench` (10k-op profile against a 100k-row table).
 
 validate:: fom

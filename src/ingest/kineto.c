@@ -245,6 +245,7 @@ struct kt_acc {
     int phase;
     double count;
     int64_t host_ns, dev_ns, kernels;
+    int64_t desc;           /* ops recorded below its calls */
 };
 #define KEY_KERNEL 0x80000000u
 
@@ -1158,6 +1159,7 @@ struct frame {
 struct kt_call {
     int64_t acc, ts, end;   /* group; host start and end */
     int64_t dev_ns, dev_ts, dev_end;
+    int64_t events;         /* recorded events inside it: ops below it, kernel launches */
 };
 
 struct counter {
@@ -1173,6 +1175,8 @@ struct counter {
     size_t n_calls, alloc_calls;
     struct ival *busy;      /* top-level ops in steps, every thread */
     size_t n_busy, alloc_busy;
+    uint32_t *desc;         /* the thread being counted: ops below each op */
+    int64_t gap_min_ns;     /* least gap between two sibling ops below a parent, -1 none */
 };
 
 static int64_t call_new(struct counter *c, int64_t group, const struct kt_op *o)
@@ -1183,6 +1187,7 @@ static int64_t call_new(struct counter *c, int64_t group, const struct kt_op *o)
     x->acc = group;
     x->ts = o->ts;
     x->end = o->end;
+    x->events = c->desc ? (int64_t)c->desc[o - c->ops] : 0;
     return (int64_t)c->n_calls++;
 }
 
@@ -1216,6 +1221,7 @@ static void attribute(struct counter *c, struct frame *f, struct kt_dev *e)
         f->launcher = 1;
         c->acc[f->group].count += 1;
         c->acc[f->group].host_ns += o->end - o->ts;
+        c->acc[f->group].desc += c->desc[f->op];
         if (f->replay)
             f->call = call_new(c, f->group, o);
     }
@@ -1226,6 +1232,7 @@ static void attribute(struct counter *c, struct frame *f, struct kt_dev *e)
         if (x->dev_ns == 0 || e->end > x->dev_end)
             x->dev_end = e->end;
         x->dev_ns += e->dev_ns;
+        x->events += e->n & ~DEV_USED;
     }
     struct kt_acc *a = &c->acc[f->group];
     a->dev_ns += e->dev_ns;
@@ -1255,10 +1262,15 @@ static int op_order_ok(const struct kt_op *ops, size_t n)
 }
 
 /* Pass 1 over one thread's ops (sorted): mark in each op's flags what lies
- * below it (children, major or recognised descendants). */
-static void mark_descendants(const struct kt *k, struct kt_op *ops, size_t n_ops)
+ * below it (children, major or recognised descendants), count the ops
+ * below each (c->desc, freed after the thread) and keep the least gap
+ * between two siblings (struct profile: event_gap_s). */
+static void mark_descendants(struct counter *c, struct kt_op *ops, size_t n_ops)
 {
+    const struct kt *k = c->k;
     size_t *pstack = NULL, palloc = 0, pdepth = 0;
+    int64_t sib_end = -1;   /* end of the last op closed below the open one */
+    c->desc = xcalloc(n_ops + 1, sizeof *c->desc);
     for (size_t i = 0; i <= n_ops; i++) {
         struct kt_op *o = i < n_ops ? &ops[i] : NULL;
         while (pdepth > 0) {
@@ -1266,8 +1278,10 @@ static void mark_descendants(const struct kt *k, struct kt_op *ops, size_t n_ops
             if (o && t->tid == o->tid && (o->ts < t->end || o->ts == t->ts))
                 break;
             pdepth--;
+            sib_end = pdepth > 0 ? t->end : -1;
             if (pdepth > 0) {
                 struct kt_op *p = &ops[pstack[pdepth - 1]];
+                c->desc[pstack[pdepth - 1]] += c->desc[pstack[pdepth]] + 1;
                 const struct op_class *cl = &k->keys[t->key].cls;
                 p->flags |= KF_CHILD | (t->flags & (KF_MAJOR_DESC | KF_REC_DESC));
                 if (cl->major)
@@ -1278,6 +1292,10 @@ static void mark_descendants(const struct kt *k, struct kt_op *ops, size_t n_ops
         }
         if (!o)
             break;
+        if (pdepth > 0 && sib_end >= 0 && o->ts > sib_end
+            && (c->gap_min_ns < 0 || o->ts - sib_end < c->gap_min_ns))
+            c->gap_min_ns = o->ts - sib_end;
+        sib_end = -1;
         ALLOC_GROW(pstack, pdepth + 1, palloc);
         pstack[pdepth++] = i;
     }
@@ -1320,6 +1338,7 @@ static struct frame frame_open(struct counter *c, size_t i, const struct kt_op *
         if (f.in_step) {
             c->acc[f.group].count += 1;
             c->acc[f.group].host_ns += o->end - o->ts;
+            c->acc[f.group].desc += c->desc[i];
             if (f.replay)
                 f.call = call_new(c, f.group, o);
         }
@@ -1345,7 +1364,7 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
     c->ops = ops;
     while (*lip < k->n_launches && k->launches[*lip].tid < tid)
         (*lip)++;
-    mark_descendants(k, ops, n_ops);
+    mark_descendants(c, ops, n_ops);
 
     /* pass 2: count, phase, attach device time */
     size_t li = *lip;
@@ -1389,6 +1408,8 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
     }
     *lip = li;
     free(stack);
+    free(c->desc);
+    c->desc = NULL;
 }
 
 static void kt_count(struct counter *c)
@@ -1466,6 +1487,7 @@ static void merge_same(struct profile *p)
             d->device_time_s += s->device_time_s;
             d->host_time_s += s->host_time_s;
             d->kernels += s->kernels;
+            d->events += s->events;
             d->flops += s->flops;
             d->bytes += s->bytes;
             free(s->name);
@@ -1513,6 +1535,8 @@ static int64_t busy_at(const struct ival *v, const int64_t *cum, size_t n, int64
  * (the smaller), so kernels on parallel streams count once. */
 static void kt_calls(struct counter *c, struct profile *out)
 {
+    double removed = 0;
+    int last_step = -1;
     if (!c->n_calls || !c->n_steps)
         return;
     qsort(c->busy, c->n_busy, sizeof *c->busy, cmp_ival);
@@ -1544,6 +1568,18 @@ static void kt_calls(struct counter *c, struct profile *out)
                                    - busy_at(c->busy, cum, nb, c->steps[st].ts)) * 1e-9;
         y->host_s = (double)(x->end - x->ts) * 1e-9;
         y->device_s = (double)(span < x->dev_ns ? span : x->dev_ns) * 1e-9;
+        y->events = (double)x->events;
+        /* the profiler's cost in this call and in the calls before it in
+         * the step (struct profile: event_gap_s) */
+        if ((int)st != last_step)
+            removed = 0;
+        last_step = (int)st;
+        double own = y->host_s - y->events * out->event_gap_s;
+        if (own < 0)
+            own = 0;
+        y->host_start_s = y->host_start_s > removed ? y->host_start_s - removed : 0;
+        removed += y->host_s - own;
+        y->host_s = own;
     }
     free(cum);
 }
@@ -1618,6 +1654,7 @@ static void kt_header(const struct kt *k, const struct counter *c, int64_t step_
     out->batch = o ? o->batch : 0;
     out->step_time_s = c->n_steps ? (double)step_ns * 1e-9 * inv : 0;
     out->host_time_s = (double)c->host_busy_ns * 1e-9 * inv;
+    out->event_gap_s = c->gap_min_ns > 0 ? (double)c->gap_min_ns * 1e-9 : 0;
 }
 
 /* One op of the profile from group a (index i), per step. */
@@ -1649,6 +1686,13 @@ static void kt_op_of(const struct kt *k, const struct kt_acc *a, size_t i, struc
     op->host_time_s = (double)a->host_ns * 1e-9 * inv;
     op->device_time_s = (double)a->dev_ns * 1e-9 * inv;
     op->kernels = (double)a->kernels * inv;
+    op->events = (double)(a->desc + a->kernels) * inv;
+    /* the program's host time: the profiler's recording of the events
+     * inside the op's calls taken out (struct profile: event_gap_s) */
+    double rec = op->events * out->event_gap_s;
+    rec = rec < op->host_time_s ? rec : op->host_time_s;
+    op->host_time_s -= rec;
+    out->profiler_host_s += rec;
     op->time_s = out->has_device ? op->device_time_s : op->host_time_s;
     op->flops = f1 * op->count;
     op->bytes = b1 * op->count;
@@ -1659,6 +1703,7 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     struct counter c;
     memset(&c, 0, sizeof c);
     c.k = k;
+    c.gap_min_ns = -1;
     u64map_init(&c.accmap);
     int64_t step_ns = kt_steps(&c);
     kt_count(&c);
@@ -1679,6 +1724,8 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
                 op->flags = xstrdup("dtype-assumed");
         }
     }
+    out->host_time_s = out->host_time_s > out->profiler_host_s
+                       ? out->host_time_s - out->profiler_host_s : 0;
     kt_calls(&c, out);
     merge_same(out);
     free(c.acc);

@@ -42,10 +42,20 @@ enum est_method {
     EST_SCALED,
     EST_SCALED_TABLE,
     EST_MEASURED,
+    EST_EFFICIENCY,
     EST_METHOD_COUNT,
 };
 
 enum est_bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_LATENCY, BOUND_HOST, BOUND_COUNT };
+
+/* Physics limits an op's estimate was held to (bits of op_estimate.limits):
+ *   roofline    no faster than the target's roofline for its flops and
+ *               bytes (plus its launches where the method holds them)
+ *   ratio-low   a time moved from the profiled device no faster than the
+ *               most favourable of the two machines' spec ratios allows
+ *   ratio-high  nor slower than the least favourable one */
+enum est_limit { LIMIT_ROOFLINE, LIMIT_RATIO_LOW, LIMIT_RATIO_HIGH, LIMIT_COUNT };
+const char *est_limit_name(enum est_limit l);     /* "roofline", ... */
 
 const char *est_method_name(enum est_method m);   /* "table-exact", ... */
 const char *est_bound_name(enum est_bound b);     /* "compute", ... */
@@ -56,6 +66,15 @@ struct estimate_opts {
     /* The machine the profile was measured on, if known: enables the
      * `scaled` last resort (peak ratios).  May be NULL. */
     const struct machine *source;
+    /* Tables and machine files of other machines (the shipped ones): the
+     * efficiency model learns from them when the target has no table.
+     * May be NULL / 0. */
+    const struct kernel_set *reference;
+    const struct machine *ref_machines;
+    size_t n_ref_machines;
+    /* Where the profiled device's tables and machine file were found when
+     * the user did not name them (said in the output), or NULL. */
+    const char *source_table_path, *source_machine_path;
     /* Monte Carlo of the pass time: draws (0: none) and RNG seed.  The
      * seed is fixed by default so that the same inputs give the same
      * draws, bit for bit. */
@@ -87,12 +106,18 @@ struct op_estimate {
     enum est_bound bound;
     const char *lookup;             /* "exact", "interp", "extrap" or NULL */
     double ratio;                   /* scaled/scaled-table: factor applied */
+    /* Confidence of the method chosen: its distance from measured data
+     * (0 the op's own measurement or an exact row; see est_op.c) */
+    double distance;
+    unsigned limits;                /* bits 1 << enum est_limit that fired */
 };
 
 struct estimate {
     const char *machine;            /* borrowed: target machine id */
     const char *target_hw;          /* borrowed: hw of the target table or NULL */
     const char *source_hw;          /* borrowed: hw of the source table or NULL */
+    const char *source_table_path;  /* borrowed: found by the trace's device name, or NULL */
+    const char *source_machine_path;/* borrowed: found by the trace's device name, or NULL */
     enum precision precision;       /* requested, PREC_UNKNOWN if as profiled */
     int64_t batch, src_batch;       /* requested (0 = as profiled), profiled */
     double batch_scale;             /* batch / src_batch, 1 if unchanged */
@@ -101,12 +126,19 @@ struct estimate {
     double device_time_s;           /* sum of op device times */
     double host_time_s;             /* host dispatch per pass */
     double sync_s;                  /* end-of-pass synchronisation */
+    /* Profiler overhead the trace reader took out of the host times: the
+     * cost of one recorded event (the trace's least sibling gap, struct
+     * profile: event_gap_s), the events per pass and the host time removed
+     * per pass (0 for profiles that do not say). */
+    double profiler_event_s, profiler_events, profiler_host_s;
     double pass_time_s;
     double pass_lo_s, pass_hi_s;
     double src_pass_time_s;         /* profiled pass (step) time, 0 if unknown */
     enum est_bound bound;
     double method_time_s[EST_METHOD_COUNT]; /* device time per method */
     double bound_time_s[BOUND_COUNT];       /* op time per op bound */
+    size_t limit_ops[LIMIT_COUNT];          /* ops each physics limit fired on */
+    int efficiency_model;                   /* some op used the efficiency model */
     char **warnings;                /* owned; also sent to the diag */
     size_t n_warnings, alloc_warnings;
     /* Monte Carlo over the ops' table spreads.  n_draws = 0, pass_draws

@@ -27,7 +27,13 @@
  *          bytes = s·(all tensor input elements + largest input elements),
  *          i.e. everything read plus one output written.  Tensor lists
  *          (_foreach_*) count every tensor of every list.
- *   rnn    flops unknown (0, flagged): cuDNN/oneDNN fuse the layer loop.
+ *   rnn    (LSTM/GRU layers, fused by cuDNN/oneDNN): every time step of every
+ *          layer multiplies its rows by the layer's weight matrices, so
+ *          flops = 2 · rows · (elements of the 2-D weights), rows = the
+ *          input's first two dims (time × batch); backward ×2 (gradients of
+ *          the input and of the weights).  batch = the sequential steps per
+ *          call (time steps × layers), the GEMMs a GPU runs one after the
+ *          other; hidden states lead with layers × directions, then batch.
  */
 #include "model/ops.h"
 
@@ -538,6 +544,34 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
                                                       (double)c->p * (double)c->q);
 }
 
+static void fill_rnn(struct op *o, const struct targ *a, int na, double *flops1)
+{
+    if (na < 2 || !a[0].present || a[0].ndim != 3)
+        return;
+    double rows = (double)a[0].d[0] * (double)a[0].d[1], w = 0;
+    int64_t layers = 1, batch = 0;
+    for (int i = 1; i < na; i++) {
+        if (!a[i].present)
+            continue;
+        if (a[i].ndim == 2)
+            w += a[i].elems;            /* weights (biases are 1-D) */
+        else if (a[i].ndim == 3 && !batch && (double)a[i].d[0] * (double)a[i].d[1] != rows) {
+            /* hidden state: layers x dirs, batch, hidden (a 3-D tensor
+             * of rows x features is a sequence: an output or gradient) */
+            layers = a[i].d[0];
+            batch = a[i].d[1];
+        }
+    }
+    if (!(w > 0))
+        return;
+    *flops1 = 2.0 * rows * w * (has(o->name, "backward") ? 2 : 1);
+    /* time steps: rows / batch; a single-layer op without a 3-D hidden
+     * state (oneDNN's rnn_layer) takes its input time-major */
+    int64_t steps = batch > 0 ? (int64_t)(rows / (double)batch) : a[0].d[0];
+    if (steps > 0 && layers > 0)
+        o->batch = steps * layers;
+}
+
 static void fill_attention(struct op *o, const struct targ *a, int na, double *flops1)
 {
     if (na < 2 || !a[0].present || !a[1].present || a[0].ndim != 4 || a[1].ndim != 4)
@@ -618,6 +652,7 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
         *bytes1 = esz * (all + largest);
         break;
     case OP_RNN:
+        fill_rnn(o, a, na, flops1);
         *bytes1 = esz * (all + largest);
         break;
     default:

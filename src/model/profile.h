@@ -40,9 +40,13 @@ struct op {
     double device_time_s;   /* per pass, sum of its kernels; 0 if none */
     double host_time_s;     /* per pass, wall time of the op on the host */
     double kernels;         /* device kernel launches per pass */
+    double events;          /* per pass, profiler events recorded inside its calls (ops
+                               below them, kernel launches), whose recording cost was
+                               taken out of host_time_s (Kineto traces; 0 when unknown) */
     double flops;           /* per pass */
     double bytes;           /* per pass, moved to/from memory (estimate) */
-    /* GEMM: C[m x n] = op(A)[m x k] op(B)[k x n], batch >= 1 for bmm. */
+    /* GEMM: C[m x n] = op(A)[m x k] op(B)[k x n], batch >= 1 for bmm.
+     * RNN: batch = the sequential steps per call (time steps x layers). */
     int64_t m, n, k, batch;
     char a_t, b_t;          /* 'N' or 'T'; 0 when unknown */
     struct conv_shape conv; /* OP_CONV only */
@@ -72,6 +76,7 @@ struct op_call {
     double host_s;          /* host time of the call */
     double device_s;        /* device busy time of its kernels: the union of their
                                intervals, so kernels on parallel streams count once */
+    double events;          /* profiler events recorded inside the call (see op.events) */
 };
 
 struct profile {
@@ -88,6 +93,15 @@ struct profile {
     double total_time_s;    /* sum of op time_s per pass (of the kept ops) */
     double step_time_s;     /* wall time of one step when the trace shows it, else 0 */
     double host_time_s;     /* host-side busy time per step (dispatch), else 0 */
+    /* The least time between two sibling ops recorded below a common
+     * parent (0 when unknown).  Between them the host runs only the
+     * profiler's exit of the one and entry of the next, so this is what
+     * recording one event costs, the trace's own measure of it. */
+    double event_gap_s;
+    /* Host time per pass taken out of host_time_s (of the profile, its ops
+     * and its calls) as the profiler's: each op's and call's recorded
+     * events x event_gap_s; the host times above are the program's. */
+    double profiler_host_s;
     double coverage;        /* fraction of the full pass time the kept ops cover */
     double dropped_time_s;  /* time of ops dropped by --top */
     size_t dropped_ops;

@@ -103,6 +103,10 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
         if (e->bound_time_s[b] > 0)
             fprintf(fp, "%-14s %12.4f %14.4f %9.1f\n", est_bound_name((enum est_bound)b),
                     ms(e->bound_time_s[b]), ms(tot), pct(e->bound_time_s[b], tot));
+    for (int l = 0; l < LIMIT_COUNT; l++)
+        if (e->limit_ops[l])
+            fprintf(fp, "limit %-10s held %zu op(s)\n", est_limit_name((enum est_limit)l),
+                    e->limit_ops[l]);
     for (size_t i = 0; i < e->n_warnings; i++)
         fprintf(fp, "%s%s\n", i == 0 ? "\nwarnings:\n  " : "  ", e->warnings[i]);
 }
@@ -136,6 +140,13 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_knum(&j, "device_time_s", e->device_time_s);
     json_knum(&j, "host_time_s", e->host_time_s);
     json_knum(&j, "sync_s", e->sync_s);
+    json_key(&j, "profiler_overhead");
+    json_obj_begin(&j);
+    json_knum(&j, "per_event_s", e->profiler_event_s);
+    json_knum(&j, "events", e->profiler_events);
+    json_knum(&j, "host_removed_s", e->profiler_host_s);
+    json_kstr(&j, "method", "least gap between sibling ops in the trace, per recorded event");
+    json_obj_end(&j);
     json_kstr(&j, "bound", est_bound_name(e->bound));
     json_knum(&j, "profiled_step_time_s", e->src_pass_time_s > 0 ? e->src_pass_time_s : NAN);
     json_kstr(&j, "profile", in ? in->profile : NULL);
@@ -143,6 +154,8 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_kstr(&j, "source_device", in ? in->source_device : NULL);
     json_kstr(&j, "target_table", e->target_hw);
     json_kstr(&j, "source_table", e->source_hw);
+    json_kstr(&j, "source_table_found", e->source_table_path);
+    json_kstr(&j, "source_machine_found", e->source_machine_path);
     json_key(&j, "kernels");
     json_arr_begin(&j);
     for (size_t i = 0; in && i < in->n_kernels; i++)
@@ -162,6 +175,13 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     for (int b = 0; b < BOUND_COUNT; b++)
         json_knum(&j, est_bound_name((enum est_bound)b), e->bound_time_s[b]);
     json_obj_end(&j);
+    json_key(&j, "limits_fired");
+    json_obj_begin(&j);
+    for (int l = 0; l < LIMIT_COUNT; l++)
+        json_kint(&j, est_limit_name((enum est_limit)l), (int64_t)e->limit_ops[l]);
+    json_obj_end(&j);
+    json_key(&j, "efficiency_model");
+    json_bool(&j, e->efficiency_model);
     json_key(&j, "ops");
     json_arr_begin(&j);
     for (size_t i = 0; i < e->n_ops; i++) {
@@ -184,6 +204,13 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
         json_knum(&j, "bytes", o->bytes);
         json_knum(&j, "ratio", o->ratio);
         json_kstr(&j, "lookup", o->lookup);
+        json_knum(&j, "distance", o->distance);
+        json_key(&j, "limits");
+        json_arr_begin(&j);
+        for (int l = 0; l < LIMIT_COUNT; l++)
+            if (o->limits & (1u << l))
+                json_str(&j, est_limit_name((enum est_limit)l));
+        json_arr_end(&j);
         json_obj_end(&j);
     }
     json_arr_end(&j);

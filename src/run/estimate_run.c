@@ -1,16 +1,172 @@
 #include "run/estimate_run.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "core/diag.h"
 #include "core/outfile.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
 #include "ingest/ingest.h"
 #include "ingest/machine_xml.h"
 #include "ingest/sidecar.h"
-#include "core/xalloc.h"
 #include "report/estimate_render.h"
 #include "run/kernels.h"
+
+/* The folder of path ("." when it has none), owned by the caller. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return xstrdup(".");
+    if (slash == path)
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* The shipped tables: every folder of estimators/ (beside the machine
+ * file's folder) that holds an env.json, each loaded into in->shipped.
+ * A shipped file that does not load is left out with a note: these are
+ * a help to the estimate, not an input the user named.  *paths gets the
+ * folder of each table in in->shipped (same order). */
+static void shipped_tables(const char *mdir, struct estimate_inputs *in, char ***paths,
+                           struct diag *d)
+{
+    struct strbuf root = STRBUF_INIT;
+    strbuf_addf(&root, "%s/../estimators", mdir);
+    DIR *dp = opendir(strbuf_str(&root));
+    struct dirent *de;
+    char **names = NULL;
+    size_t n = 0, alloc = 0;
+    while (dp && (de = readdir(dp)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        ALLOC_GROW(names, n + 1, alloc);
+        names[n++] = xstrdup(de->d_name);
+    }
+    if (dp)
+        closedir(dp);
+    qsort(names, n, sizeof *names, cmp_name);
+    *paths = NULL;
+    for (size_t i = 0; i < n; i++) {
+        struct strbuf dir = STRBUF_INIT, env = STRBUF_INIT;
+        struct stat st;
+        strbuf_addf(&dir, "%s/%s", strbuf_str(&root), names[i]);
+        strbuf_addf(&env, "%s/env.json", strbuf_str(&dir));
+        if (is_dir(strbuf_str(&dir)) && stat(strbuf_str(&env), &st) == 0) {
+            struct kernel_set one;
+            struct diag quiet;
+            kernel_set_init(&one);
+            diag_init(&quiet, NULL);
+            if (kernels_open(strbuf_str(&dir), &one, &quiet) == 0 && one.n == 1) {
+                *paths = xrealloc(*paths, (in->shipped.n + 1) * sizeof **paths);
+                (*paths)[in->shipped.n] = strbuf_detach(&dir);
+                kernel_set_take(&in->shipped, &one);
+            } else {
+                diag_note(d, "%s: shipped tables left out (they do not load)", strbuf_str(&dir));
+            }
+            kernel_set_release(&one);
+        }
+        strbuf_release(&dir);
+        strbuf_release(&env);
+        free(names[i]);
+    }
+    free(names);
+    strbuf_release(&root);
+}
+
+/* The shipped machine files: every *.xml of the machine file's folder. */
+static void shipped_machines(const char *mdir, struct estimate_inputs *in)
+{
+    DIR *dp = opendir(mdir);
+    struct dirent *de;
+    size_t alloc = 0;
+    while (dp && (de = readdir(dp)) != NULL) {
+        if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".xml"))
+            continue;
+        struct strbuf p = STRBUF_INIT;
+        struct diag quiet;
+        diag_init(&quiet, NULL);
+        strbuf_addf(&p, "%s/%s", mdir, de->d_name);
+        ALLOC_GROW(in->ref_machines, in->n_ref_machines + 1, alloc);
+        struct machine *m = &in->ref_machines[in->n_ref_machines];
+        memset(m, 0, sizeof *m);
+        if (machine_load(strbuf_str(&p), m, &quiet) == 0)
+            in->n_ref_machines++;
+        else
+            machine_release(m);
+        strbuf_release(&p);
+    }
+    if (dp)
+        closedir(dp);
+}
+
+/* The profiled device's tables and machine file, found by the trace's
+ * device name among the shipped ones when the user did not give them. */
+static int find_source(const struct estimate_run_opts *o, struct estimate_inputs *in,
+                       struct diag *d)
+{
+    const char *dev = in->profile.device_name;
+    char **paths = NULL;
+    int rc = FOM_OK;
+    char *mdir = dir_of(o->machine);
+    if (o->no_shipped)
+        goto out;
+    shipped_tables(mdir, in, &paths, d);
+    shipped_machines(mdir, in);
+    if (!dev || !*dev)
+        goto out;
+    if (!kernel_set_find(&in->tables, dev) && in->tables.n > 0) {
+        for (size_t i = 0; i < in->shipped.n; i++) {
+            if (!in->shipped.tables[i].hw || strcasecmp(in->shipped.tables[i].hw, dev) != 0)
+                continue;
+            rc = kernels_open(paths[i], &in->tables, d);
+            if (rc)
+                goto out;
+            in->source_table_path = xstrdup(paths[i]);
+            break;
+        }
+    }
+    if (!in->has_source) {
+        for (size_t i = 0; i < in->n_ref_machines; i++) {
+            const struct machine *m = &in->ref_machines[i];
+            if (!m->device_name || strcasecmp(m->device_name, dev) != 0)
+                continue;
+            rc = machine_load(m->path, &in->source, d);
+            if (rc)
+                goto out;
+            in->has_source = 1;
+            in->source_machine_path = xstrdup(m->path);
+            break;
+        }
+    }
+out:
+    for (size_t i = 0; paths && i < in->shipped.n; i++)
+        free(paths[i]);
+    free(paths);
+    free(mdir);
+    return rc;
+}
 
 void estimate_run_opts_init(struct estimate_run_opts *o)
 {
@@ -83,6 +239,7 @@ int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inpu
     memset(in, 0, sizeof *in);
     profile_init(&in->profile);
     kernel_set_init(&in->tables);
+    kernel_set_init(&in->shipped);
     if (!o->profile || !o->machine)
         return diag_usage(d, "estimate needs --profile and --machine");
     rc = machine_load(o->machine, &in->machine, d);
@@ -105,6 +262,7 @@ int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inpu
         if (rc)
             goto out;
     }
+    rc = find_source(o, in, d);
 out:
     return rc;
 }
@@ -117,6 +275,12 @@ void estimate_inputs_release(struct estimate_inputs *in)
         machine_release(&in->source);
     kernel_set_release(&in->tables);
     free(in->batch_from);
+    kernel_set_release(&in->shipped);
+    for (size_t i = 0; i < in->n_ref_machines; i++)
+        machine_release(&in->ref_machines[i]);
+    free(in->ref_machines);
+    free(in->source_table_path);
+    free(in->source_machine_path);
     memset(in, 0, sizeof *in);
 }
 
@@ -131,7 +295,16 @@ int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_input
     eo.precision = o->precision;
     eo.batch = o->batch;
     eo.source = in->has_source ? &in->source : NULL;
-    return estimate_profile(&in->profile, &in->machine, &in->tables, &eo, out, d);
+    eo.reference = &in->shipped;
+    eo.ref_machines = in->ref_machines;
+    eo.n_ref_machines = in->n_ref_machines;
+    eo.source_table_path = in->source_table_path;
+    eo.source_machine_path = in->source_machine_path;
+    rc = estimate_profile(&in->profile, &in->machine, &in->tables, &eo, out, d);
+    /* the estimator keeps its warnings on the result; they are said once here */
+    for (size_t i = 0; i < out->n_warnings; i++)
+        diag_warn(d, "%s", out->warnings[i]);
+    return rc;
 }
 
 int estimate_pass_time(const struct estimate_run_opts *o, double *pass_s, struct diag *d)

@@ -23,6 +23,8 @@ struct estimate_run_opts {
     const char *source_machine;     /* machine the profile ran on, or NULL */
     enum precision precision;       /* PREC_UNKNOWN: as profiled */
     int64_t batch;                  /* 0: as profiled */
+    int no_shipped;                 /* do not look for the profiled device's shipped
+                                       tables and machine file (tests) */
     int64_t profile_batch;          /* batch of the profiled run when the
                                        trace does not say it; 0: unknown */
     const char *batch_file;         /* a study's <workload> that set batch and
@@ -47,6 +49,16 @@ struct estimate_inputs {
     char *batch_from;               /* where the profiled batch came from
                                        ("--profile-batch", "the saved profile",
                                        a trace's .meta.json), NULL: unknown */
+    /* The shipped tables (estimators/ beside the machine file's folder)
+     * and the shipped machine files (the machine file's folder): the
+     * profiled device's tables and machine are found there by the trace's
+     * device name when not given, and the efficiency model learns from
+     * the tables of machines other than the target. */
+    struct kernel_set shipped;
+    struct machine *ref_machines;
+    size_t n_ref_machines;
+    char *source_table_path;        /* where the profiled device's tables were found, or NULL */
+    char *source_machine_path;      /* where its machine file was found, or NULL */
 };
 
 /* Load the inputs named in o.  in is released by estimate_inputs_release,

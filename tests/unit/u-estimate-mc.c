@@ -68,6 +68,8 @@ static void fix_init(struct fix *f, int with_table)
     f->m.device_name = "Test GPU";
     f->m.kind = MACHINE_GPU;
     f->m.peak_flops[PREC_FP32][EXEC_VECTOR] = 10e12;
+    /* tf32 tensor cores: the rows below are within physics (see u-estimate.c) */
+    f->m.peak_flops[PREC_TF32][EXEC_MATRIX] = 100e12;
     f->hbm.name = "HBM";
     f->hbm.bw_bs = 1e12;
     f->m.mem = &f->hbm;

@@ -118,6 +118,33 @@ static void test_gemm(void **state)
     clear(&o);
 }
 
+/* Recurrent layers: 2 x rows x weight elements, rows = time x batch;
+ * backward twice that; steps = time steps x layers (shapes as PyTorch 2.11
+ * records them for a 2-layer LSTM, hidden 1024, input 512). */
+static void test_rnn(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    /* cuDNN: input [batch 64, seq 100, 512], weights list, hidden [2, 64, 1024] */
+    fill(&o, "aten::_cudnn_rnn", OP_RNN,
+         "[[64, 100, 512], [[4096, 512], [4096, 1024], [4096], [4096], [4096, 1024], [4096, 1024], "
+         "[4096], [4096]], [], [14696448], [2, 64, 1024], [2, 64, 1024]]",
+         "[\"float\", \"TensorList\", \"\", \"float\", \"float\", \"float\"]", NULL, NULL, &f, &b);
+    double w = 4096.0 * 512 + 4096.0 * 1024 * 3 + 4 * 4096.0;
+    assert_close(f, 2.0 * 6400 * w, 1e-12);
+    assert_int_equal(o.batch, 100 * 2);
+    clear(&o);
+    /* oneDNN: one layer, input time-major [100, 16, 512]; its backward
+     * takes 3-D sequences ([time, batch, hidden]) that are no hidden state */
+    fill(&o, "aten::mkldnn_rnn_layer_backward", OP_RNN,
+         "[[100, 16, 1024], [4096, 1024], [4096, 1024], [4096], [4096], [16, 1024], [16, 1024], "
+         "[100, 16, 1024]]", NULL, NULL, NULL, &f, &b);
+    assert_close(f, 2.0 * 2 * 1600 * (2 * 4096.0 * 1024 + 2 * 16.0 * 1024), 1e-12);
+    assert_int_equal(o.batch, 100);
+    clear(&o);
+}
+
 static void test_conv(void **state)
 {
     (void)state;
@@ -306,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_conv),
         cmocka_unit_test(test_table_params),
+        cmocka_unit_test(test_rnn),
         cmocka_unit_test(test_elementwise_and_lists),
         cmocka_unit_test(test_top),
     };

@@ -1,0 +1,243 @@
+/* The efficiency model: what fraction of its peak compute and bandwidth
+ * a machine achieves per op kind, as a function of the op's size and
+ * arithmetic intensity, learned from the measured tables of other
+ * machines (the shipped ones) and applied to the target's datasheet
+ * peaks.  A machine known only from its file then gets a realistic time,
+ * not its peak one.
+ *
+ * Learning: every GEMM row gives flops / (time x peak) of its machine at
+ * its precision, every convolution row the same per pass, every
+ * bandwidth row bytes / (time x memory bandwidth).  Rows are binned by
+ * octave of work per call (flops or bytes) and, for GEMM and convolution,
+ * by octave of arithmetic intensity (flops per byte); each bin keeps the
+ * median fraction over the rows and machines in it.  Reading: the bin of
+ * the op, else the nearest bins that hold rows (their mean); ops beyond
+ * MAX_REACH octaves of any row get no estimate (the caller falls back to
+ * the roofline).  Only machines of the target's kind (GPU, CPU) teach it,
+ * never the target itself. */
+#include "model/est_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "core/xalloc.h"
+
+#define N_CLASS 3       /* fp32/tf32, bf16/fp16, other */
+#define N_WORK 64       /* octaves of flops or bytes per call */
+#define N_AI 24         /* octaves of flops per byte, 2^-8 .. 2^15 */
+#define AI_OFF 8
+#define MAX_REACH 4     /* octaves: beyond them the rows say nothing */
+
+enum { EK_GEMM, EK_CONV, EK_MEM, EK_COUNT };
+
+struct sample { int kind, cls, w, a; double frac; };
+
+struct est_eff {
+    double *med;        /* [EK_COUNT][N_CLASS][N_WORK][N_AI], NAN where empty */
+    size_t machines;    /* machines it learned from */
+};
+
+static size_t at(int kind, int cls, int w, int a)
+{
+    return (((size_t)kind * N_CLASS + (size_t)cls) * N_WORK + (size_t)w) * N_AI + (size_t)a;
+}
+
+static int prec_class(enum precision p)
+{
+    if (p == PREC_FP32 || p == PREC_TF32)
+        return 0;
+    if (p == PREC_BF16 || p == PREC_FP16)
+        return 1;
+    return 2;
+}
+
+static int octave(double v, int off, int n)
+{
+    if (!(v > 0) || !isfinite(v))
+        return -1;
+    int o = (int)floor(log2(v)) + off;
+    return o < 0 ? 0 : o >= n ? n - 1 : o;
+}
+
+/* The rate a machine's datasheet gives for p: its matrix unit when it
+ * has one for p, else its vector units (the same peak est_peak_of uses,
+ * so that a fraction learned on one machine means the same on another). */
+static double peak_at(const struct machine *m, enum precision p)
+{
+    if ((unsigned)p >= PREC_COUNT)
+        return 0;
+    double v = m->peak_flops[p][EXEC_VECTOR], x = m->peak_flops[p][EXEC_MATRIX];
+    return x > v ? x : v;
+}
+
+static void add(struct sample **s, size_t *n, size_t *alloc, int kind, int cls, int w, int a,
+                double frac)
+{
+    if (w < 0 || a < 0 || !(frac > 0) || !isfinite(frac))
+        return;
+    ALLOC_GROW(*s, *n + 1, *alloc);
+    (*s)[(*n)++] = (struct sample){ kind, cls, w, a, frac };
+}
+
+static void learn_row(const struct kernel_row *r, const struct machine *m, struct sample **s,
+                      size_t *n, size_t *alloc)
+{
+    double pk = peak_at(m, r->prec), bw = machine_mem_bw(m);
+    int eb = precision_bytes(r->prec), cls = prec_class(r->prec);
+    if (r->kind == KERNEL_GEMM && pk > 0 && r->time_s[0] > 0) {
+        double f = 2.0 * r->m * r->n * r->k;
+        double b = ((double)r->m * r->k + (double)r->k * r->n + (double)r->m * r->n) * eb;
+        add(s, n, alloc, EK_GEMM, cls, octave(f, 0, N_WORK), octave(f / b, AI_OFF, N_AI),
+            f / (r->time_s[0] * pk));
+    } else if (r->kind == KERNEL_CONV && pk > 0 && r->stride_h > 0 && r->stride_w > 0) {
+        double p = (double)((r->h + 2 * r->pad_h - r->r) / r->stride_h + 1);
+        double q = (double)((r->w + 2 * r->pad_w - r->s) / r->stride_w + 1);
+        double f = 2.0 * r->n_ * r->kf * r->c * r->r * r->s * p * q;
+        double b = ((double)r->n_ * r->c * r->h * r->w + (double)r->kf * r->c * r->r * r->s
+                    + (double)r->n_ * r->kf * p * q) * eb;
+        for (int pass = 0; pass < CONV_PASS_COUNT; pass++)
+            if (r->time_s[pass] > 0 && p > 0 && q > 0)
+                add(s, n, alloc, EK_CONV, cls, octave(f, 0, N_WORK), octave(f / b, AI_OFF, N_AI),
+                    f / (r->time_s[pass] * pk));
+    } else if (r->kind == KERNEL_ELTWISE && bw > 0 && r->time_s[0] > 0 && r->bytes > 0) {
+        add(s, n, alloc, EK_MEM, 0, octave(r->bytes, 0, N_WORK), 0, r->bytes / (r->time_s[0] * bw));
+    }
+}
+
+static int cmp_sample(const void *pa, const void *pb)
+{
+    const struct sample *a = pa, *b = pb;
+    size_t ia = at(a->kind, a->cls, a->w, a->a), ib = at(b->kind, b->cls, b->w, b->a);
+    return ia < ib ? -1 : ia > ib;
+}
+
+static const struct machine *machine_of(const struct kernel_table *t, const struct machine *ms,
+                                        size_t n)
+{
+    for (size_t i = 0; t->hw && i < n; i++)
+        if (same_name(ms[i].device_name, t->hw) || same_name(ms[i].name, t->hw))
+            return &ms[i];
+    return NULL;
+}
+
+struct est_eff *est_eff_build(const struct kernel_set *ref, const struct machine *ref_m, size_t n_ref_m,
+                              const struct machine *target)
+{
+    struct sample *s = NULL;
+    size_t n = 0, alloc = 0, machines = 0;
+    if (!ref)
+        return NULL;
+    for (size_t i = 0; i < ref->n; i++) {
+        const struct kernel_table *t = &ref->tables[i];
+        const struct machine *m = machine_of(t, ref_m, n_ref_m);
+        if (!m || m->kind != target->kind || same_name(t->hw, target->device_name)
+            || same_name(t->hw, target->name))
+            continue;
+        size_t before = n;
+        for (size_t r = 0; r < t->n_rows; r++)
+            learn_row(&t->rows[r], m, &s, &n, &alloc);
+        machines += n > before;
+    }
+    if (!n) {
+        free(s);
+        return NULL;
+    }
+    struct est_eff *e = xcalloc(1, sizeof *e);
+    size_t cells = (size_t)EK_COUNT * N_CLASS * N_WORK * N_AI;
+    e->med = xmalloc(cells * sizeof *e->med);
+    for (size_t i = 0; i < cells; i++)
+        e->med[i] = NAN;
+    e->machines = machines;
+    qsort(s, n, sizeof *s, cmp_sample);
+    double *v = xmalloc(n * sizeof *v);
+    for (size_t i = 0; i < n;) {
+        size_t j = i, cell = at(s[i].kind, s[i].cls, s[i].w, s[i].a);
+        for (; j < n && at(s[j].kind, s[j].cls, s[j].w, s[j].a) == cell; j++)
+            v[j - i] = s[j].frac;
+        gsl_sort(v, 1, j - i);
+        e->med[cell] = gsl_stats_median_from_sorted_data(v, 1, j - i);
+        i = j;
+    }
+    free(v);
+    free(s);
+    return e;
+}
+
+void est_eff_release(struct est_eff *e)
+{
+    if (!e)
+        return;
+    free(e->med);
+    free(e);
+}
+
+size_t est_eff_machines(const struct est_eff *e)
+{
+    return e ? e->machines : 0;
+}
+
+/* The fraction at (kind, cls, w, a): the bin's, else the mean of the
+ * nearest bins with rows (Chebyshev distance in octaves), NAN beyond
+ * MAX_REACH. */
+static double frac_at(const struct est_eff *e, int kind, int cls, int w, int a)
+{
+    for (int r = 0; r <= MAX_REACH; r++) {
+        double sum = 0;
+        int cnt = 0;
+        for (int dw = -r; dw <= r; dw++) {
+            for (int da = -r; da <= r; da++) {
+                if ((dw != -r && dw != r && da != -r && da != r))
+                    continue;   /* the ring at distance r only */
+                int ww = w + dw, aa = a + da;
+                if (ww < 0 || ww >= N_WORK || aa < 0 || aa >= N_AI)
+                    continue;
+                if (kind == EK_MEM && aa != 0)
+                    continue;
+                double f = e->med[at(kind, cls, ww, aa)];
+                if (!isnan(f)) {
+                    sum += f;
+                    cnt++;
+                }
+            }
+        }
+        if (cnt)
+            return sum / cnt;
+    }
+    return NAN;
+}
+
+int est_eff_time(const struct est_eff *e, const struct machine *target, enum op_kind kind,
+                 const struct shape *s, double *time_s)
+{
+    if (!e)
+        return -1;
+    if (is_matrix_kind(kind) && s->flops > 0) {
+        int ek = kind == OP_CONV ? EK_CONV : EK_GEMM, cls = prec_class(s->prec);
+        /* a recurrent layer runs its GEMM once per time step (nb steps
+         * per call), one after the other: its size is one step's */
+        double calls = s->calls * (kind == OP_RNN && s->nb > 1 ? (double)s->nb : 1);
+        double f1 = s->flops / (calls > 0 ? calls : 1);
+        double ai = s->bytes > 0 ? s->flops / s->bytes : 64;
+        double frac = frac_at(e, ek, cls, octave(f1, 0, N_WORK), octave(ai, AI_OFF, N_AI));
+        if (isnan(frac) && ek == EK_CONV)
+            frac = frac_at(e, EK_GEMM, cls, octave(f1, 0, N_WORK), octave(ai, AI_OFF, N_AI));
+        double pk = peak_at(target, s->prec);
+        if (isnan(frac) || !(pk > 0))
+            return -1;
+        *time_s = s->flops / (pk * frac);
+        return 0;
+    }
+    double bw = machine_mem_bw(target);
+    if (!(s->bytes > 0) || !(bw > 0))
+        return -1;
+    double kernels = s->kernels > 0 ? s->kernels : 1;
+    double frac = frac_at(e, EK_MEM, 0, octave(s->bytes / kernels, 0, N_WORK), 0);
+    if (isnan(frac))
+        return -1;
+    *time_s = s->bytes / (bw * frac);
+    return 0;
+}

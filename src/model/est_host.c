@@ -1,0 +1,137 @@
+#include "model/est_internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+/* Host dispatch per op: measured when the profile ran on a GPU (the host
+ * does the same work whatever the GPU; the reader took the profiler's
+ * recording cost out, see struct profile: event_gap_s); else (a CPU
+ * trace, whose host times hold the compute) the target's per-op cost. */
+double est_host_of(struct est *c, const struct op *op)
+{
+    if (c->src_gpu)
+        return op->host_time_s;
+    double calls = op->count > 0 ? op->count : 1;
+    return calls * c->m->dispatch_s;
+}
+
+
+struct group_count { int n, nonempty; int64_t numel[8]; };
+
+static void count_group(const int64_t *dims, int n, void *arg)
+{
+    struct group_count *g = arg;
+    int64_t e = 1;
+    for (int i = 0; i < n; i++)
+        e *= dims[i];
+    if (g->n < 8)
+        g->numel[g->n] = e;
+    g->n++;
+}
+
+/* Parameters a forward GEMM or convolution call reads: what autocast
+ * casts to the low precision before the call (and whose gradient it casts
+ * back to fp32 in the backward pass).  A GEMM's weight is its k x n
+ * operand, plus a bias of n for addmm; a convolution's weight is
+ * k x c/g x r x s, plus a bias when the call takes a third input.  Batched
+ * GEMMs multiply activations, which autocast already holds in the low
+ * precision. */
+static double param_elems(const struct op *op, int *tensors)
+{
+    *tensors = 0;
+    if (op->phase != PHASE_FORWARD)
+        return 0;
+    if (op->kind == OP_GEMM && op->batch <= 1 && op->n > 0 && op->k > 0) {
+        double e = (double)op->k * (double)op->n;
+        *tensors = 1;
+        if (op->name && strstr(op->name, "addmm")) {
+            e += (double)op->n;
+            *tensors = 2;
+        }
+        return e;
+    }
+    if (op->kind == OP_CONV && op->conv.k > 0 && op->conv.c > 0) {
+        const struct conv_shape *cs = &op->conv;
+        int64_t g = cs->groups > 0 ? cs->groups : 1;
+        double e = (double)cs->k * (double)(cs->c / g) * (double)(cs->r > 0 ? cs->r : 1)
+                   * (double)(cs->s > 0 ? cs->s : 1);
+        struct group_count gc;
+        memset(&gc, 0, sizeof gc);
+        est_shape_groups(op->shapes, count_group, &gc);
+        *tensors = 1;
+        if (gc.n >= 3 && gc.numel[2] == cs->k) {
+            e += (double)cs->k;
+            *tensors = 2;
+        }
+        return e;
+    }
+    return 0;
+}
+
+/* Retargeting an fp32 profile to bf16/fp16 means running it under
+ * autocast, which adds work an fp32 trace does not show: each forward
+ * GEMM/convolution call casts its fp32 parameters to the low precision,
+ * and the backward pass casts their gradients back.  Each cast is one
+ * dispatch on the host (the target's dispatch cost) and one elementwise
+ * kernel reading and writing the tensor.  The casts become one entry in
+ * the estimate; the replay issues them beside their calls. */
+void est_autocast_casts(struct est *c)
+{
+    const struct profile *p = c->p;
+    struct estimate *out = c->out;
+    c->cast_op = SIZE_MAX;
+    if (c->want != PREC_BF16 && c->want != PREC_FP16)
+        return;
+    double n_all = 0, dev_all = 0, bytes_all = 0;
+    int eb = precision_bytes(c->want);
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *op = &p->ops[i];
+        int tensors;
+        if (est_op_prec(p, op) != PREC_FP32 && est_op_prec(p, op) != PREC_TF32)
+            continue;
+        double e = param_elems(op, &tensors);
+        if (!(e > 0))
+            continue;
+        if (!c->cast_n) {
+            c->cast_n = xcalloc(p->n_ops, sizeof *c->cast_n);
+            c->cast_dev_s = xcalloc(p->n_ops, sizeof *c->cast_dev_s);
+        }
+        /* forward and backward: e elements each way, 4 + eb bytes per
+         * element, one kernel per tensor */
+        double bytes = 2 * e * (4 + eb);
+        struct lookup lk;
+        double t = 0;
+        memset(&lk, 0, sizeof lk);
+        if (c->tt && est_lk_stream(c->tt, c->want, bytes, 2 * tensors, &lk) == 0)
+            t = lk.time_s;
+        else if (machine_mem_bw(c->m) > 0)
+            t = bytes / machine_mem_bw(c->m) + 2 * tensors * c->m->launch_latency_s;
+        c->cast_n[i] = 2 * tensors;
+        c->cast_dev_s[i] = t;
+        double calls = op->count > 0 ? op->count : 1;
+        n_all += 2 * tensors * calls;
+        dev_all += t * calls;
+        bytes_all += bytes * calls;
+    }
+    if (!(n_all > 0))
+        return;
+    c->cast_one_s = c->tgt_gpu ? c->m->dispatch_s : 0;
+    struct op_estimate *oe = &out->ops[out->n_ops];
+    c->cast_op = out->n_ops++;
+    oe->name = "(autocast casts)";
+    oe->kind = OP_ELEMENTWISE;
+    oe->phase = PHASE_UNKNOWN;
+    oe->prec = c->want;
+    oe->count = n_all;
+    oe->bytes = bytes_all;
+    oe->device_s = oe->time_lo_s = oe->time_hi_s = dev_all;
+    oe->host_s = n_all * c->cast_one_s;
+    oe->time_s = c->tgt_gpu ? oe->device_s : oe->device_s + oe->host_s;
+    oe->method = c->tt ? EST_TABLE_INTERP : EST_ROOFLINE;
+    oe->bound = c->tgt_gpu && oe->host_s > oe->device_s ? BOUND_HOST : BOUND_MEMORY;
+    oe->ratio = 1;
+    est_warn(c, "autocast to %s: %.0f casts of parameters and their gradients added per pass",
+             precision_name(c->want), n_all);
+}

@@ -1,0 +1,162 @@
+/* The estimator's parts, shared between its files (not a public API):
+ *   estimate.c      the pass: orchestration, warnings, table choice
+ *   est_retarget.c  an op's shape at the requested precision and batch
+ *   est_lookup.c    kernel-table lookups of one op
+ *   est_op.c        per-op device time: candidates, confidence, bounds
+ *   est_eff.c       the efficiency model (fraction of peak from tables)
+ *   est_host.c      host time: profiler overhead, dispatch, autocast casts
+ *   est_replay.c    one profiled step replayed on the target
+ *   est_mc.c        the Monte Carlo of the pass time */
+#ifndef FOM_EST_INTERNAL_H
+#define FOM_EST_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <strings.h>
+
+#include "model/estimate.h"
+
+#define MAX_FLAT 16
+
+/* Distances from measured data of the per-op methods (est_op.c picks the
+ * nearest).  They rank what each method rests on; the lookups do not
+ * give a metric distance yet, so these are ranks by derivation, not
+ * fitted numbers:
+ *   0    exact row: the target measured this shape
+ *   0.5  scaled-table: this op measured, moved by two measured rows
+ *   1    interpolation: target rows on both sides of the shape
+ *   2    scaled: this op measured, moved by the machines' spec ratios
+ *   2.5  scaled-table whose target row is extrapolated
+ *   3    efficiency model: other machines' rows at this size and
+ *        intensity, moved by the target's specs
+ *   3.5  extrapolation: target rows, none near the shape
+ *   4    roofline: the target's specs alone */
+#define DIST_EXACT 0.0
+#define DIST_SCALED_TABLE 0.5
+#define DIST_INTERP 1.0
+#define DIST_SCALED 2.0
+#define DIST_EXTRAP_SCALED 2.5
+#define DIST_EFFICIENCY 3.0
+#define DIST_EXTRAP 3.5
+#define DIST_ROOFLINE 4.0
+
+struct est {
+    const struct profile *p;
+    const struct machine *m;
+    const struct machine *src_m;
+    const struct kernel_table *tt;  /* target's table, or NULL */
+    const struct kernel_table *st;  /* profiled device's table, or NULL */
+    const struct kernel_set *all;   /* every table loaded (efficiency model) */
+    int same_device;                /* target is the profiled device */
+    int src_gpu;                    /* profile holds device times */
+    int tgt_gpu;                    /* target has a device apart from the host */
+    enum precision want;
+    int64_t b_old, b_new;
+    /* Rows of flattened [batch, seq, ...] inputs (batch x seq), so that the
+     * backward GEMMs of a transformer, whose inputs are already 2-D, are
+     * still recognised as proportional to the batch. */
+    int64_t flat[MAX_FLAT];
+    size_t n_flat;
+    struct estimate *out;
+    /* autocast: casts issued before each forward call of op i, and
+     * their device time per call (see est_autocast_casts()) */
+    double *cast_n, *cast_dev_s;
+    double cast_one_s;              /* host time of one cast */
+    size_t cast_op;                 /* out->ops entry of the casts, or SIZE_MAX */
+    struct est_eff *eff;            /* efficiency model, or NULL */
+};
+
+/* The shape an op is estimated at: the profiled one, retargeted. */
+struct shape {
+    enum precision prec;
+    int64_t m, n, k, nb;        /* gemm (nb: bmm batch, >= 1) */
+    struct conv_shape conv;
+    double calls;               /* calls per pass */
+    double kernels;             /* kernel launches per pass */
+    double flops, bytes;        /* per pass */
+};
+
+struct lookup {
+    double time_s, lo_s, hi_s;      /* per pass */
+    enum lookup_method method;
+    double distance;                /* log distance from the nearest measured rows */
+};
+
+struct roof {
+    double compute_s, memory_s, latency_s;
+};
+
+/* The calls of the profile, indexed once for every replay of it. */
+struct replay_index {
+    size_t max_id;
+    size_t *idx;                    /* op id -> profile op index, SIZE_MAX if none */
+    double *ncalls;                 /* [n_ops + 1] calls of each op */
+    int steps;
+};
+
+static inline int same_name(const char *a, const char *b)
+{
+    return a && b && *a && strcasecmp(a, b) == 0;
+}
+
+static inline int is_float(enum precision p)
+{
+    return p == PREC_FP32 || p == PREC_TF32 || p == PREC_BF16 || p == PREC_FP16;
+}
+
+static inline int is_matrix_kind(enum op_kind k)
+{
+    return k == OP_GEMM || k == OP_CONV || k == OP_RNN || k == OP_ATTENTION;
+}
+
+/* estimate.c: each distinct warning once, kept on the result */
+void est_warn(struct est *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* est_retarget.c */
+void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void *arg), void *arg);
+void est_collect_flat(const int64_t *dims, int n, void *arg);
+enum precision est_op_prec(const struct profile *p, const struct op *op);
+void est_shape_of(const struct est *c, const struct op *op, struct shape *s);
+int est_retarget(const struct est *c, const struct op *op, struct shape *s);
+
+/* est_lookup.c */
+int est_lk_stream(const struct kernel_table *t, enum precision p, double bytes, double kernels,
+                  struct lookup *acc);
+int est_lookup_op(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                  double bw_bs, struct lookup *acc);
+enum kernel_kind est_table_kind(enum op_kind k);
+
+/* est_op.c */
+double est_peak_of(struct est *c, const struct machine *m, enum precision p, int matrix);
+int est_is_view_op(const char *name);
+void est_op(struct est *c, const struct op *op, struct op_estimate *oe);
+
+/* est_limits.c */
+void est_limit_roofline(struct est *c, const struct op *op, const struct shape *s,
+                        struct op_estimate *oe);
+void est_limit_ratio(struct est *c, const struct op *op, const struct shape *s0, int changed,
+                     double src_dev, struct op_estimate *oe);
+
+/* est_eff.c: the efficiency model (NULL when no reference machine fits) */
+struct est_eff;
+struct est_eff *est_eff_build(const struct kernel_set *ref, const struct machine *ref_m, size_t n_ref_m,
+                              const struct machine *target);
+void est_eff_release(struct est_eff *e);
+int est_eff_time(const struct est_eff *e, const struct machine *target, enum op_kind kind,
+                 const struct shape *s, double *time_s);
+size_t est_eff_machines(const struct est_eff *e);
+
+/* est_host.c */
+double est_host_of(struct est *c, const struct op *op);
+void est_autocast_casts(struct est *c);
+
+/* est_replay.c */
+void est_replay_index_build(const struct profile *p, struct replay_index *ri);
+void est_replay_index_release(struct replay_index *ri);
+double est_compose_pass(const struct est *c, const struct replay_index *ri,
+                        const struct estimate *out, const double *dev_s, double host_s);
+
+/* est_mc.c */
+void est_monte_carlo(const struct est *c, const struct replay_index *ri,
+                     const struct estimate_opts *o, double host_s, double *dev_s);
+
+#endif

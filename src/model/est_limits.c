@@ -1,0 +1,140 @@
+/* Physics limits on an op's estimate (enum est_limit): whatever method
+ * gave it, an op is never faster than the target's roofline, and a time
+ * moved from the profiled device changes by a ratio the two machines'
+ * specs allow.  Each limit that fires is recorded on the op. */
+#include "model/est_internal.h"
+
+#include <math.h>
+
+/* The best rate the target has for a precision, over the precisions the
+ * framework may run it at: fp32 work may run as tf32 (cuDNN convolutions
+ * do by default), bf16 and fp16 share their units.  A limit must never
+ * be above what the hardware can do, so it takes the largest. */
+static double family_peak(const struct machine *m, enum precision p)
+{
+    enum precision fam[2] = { p, p };
+    if (p == PREC_FP32 || p == PREC_TF32) {
+        fam[0] = PREC_FP32;
+        fam[1] = PREC_TF32;
+    } else if (p == PREC_BF16 || p == PREC_FP16) {
+        fam[0] = PREC_BF16;
+        fam[1] = PREC_FP16;
+    }
+    double best = 0;
+    for (int i = 0; i < 2; i++)
+        for (int u = 0; u < EXEC_COUNT; u++)
+            if ((unsigned)fam[i] < PREC_COUNT && m->peak_flops[fam[i]][u] > best)
+                best = m->peak_flops[fam[i]][u];
+    return best;
+}
+
+/* The bandwidth that bounds moving `bytes` in one kernel: that of the
+ * fastest memory level that holds them.  A level that holds them but
+ * gives no bandwidth (the datasheets quote none for L2) bounds nothing:
+ * 0 is returned and no memory limit applies. */
+static double level_bw(const struct machine *m, double bytes)
+{
+    for (size_t i = 0; i < m->n_mem; i++)
+        if (m->mem[i].capacity_b > 0 && bytes <= m->mem[i].capacity_b)
+            return m->mem[i].bw_bs;
+    return machine_mem_bw(m);
+}
+
+/* No faster than max(flops / peak, bytes / bandwidth) on the target (the
+ * bytes where they are a lower bound, see below); the
+ * methods that are not measurements (efficiency model, roofline) add the
+ * target's launch latency per kernel as well.  Measured kernels (the op's
+ * own, or table rows) are timed back to back, their launches overlapped,
+ * so they are held to the rates alone. */
+void est_limit_roofline(struct est *c, const struct op *op, const struct shape *s,
+                        struct op_estimate *oe)
+{
+    if (!(oe->device_s > 0) || !c->tgt_gpu)
+        return;
+    double kernels = s->kernels > 0 ? s->kernels : 1;
+    double pk = family_peak(c->m, s->prec);
+    double bw = s->bytes > 0 ? level_bw(c->m, s->bytes / kernels) : 0;
+    double floor_s = pk > 0 ? s->flops / pk : 0;
+    /* The bytes of most ops are the reader's estimate (every input read,
+     * one output written), which a kernel may beat (a cast writes fewer
+     * bytes than it reads, a loss reads a slice of its input): a limit
+     * must rest on a lower bound, so only a GEMM's bytes (its three
+     * operands, the least it can move) bound a measured time.  The
+     * efficiency model and the roofline are built from those same bytes
+     * and are held to them. */
+    int exact_bytes = op->kind == OP_GEMM || oe->method == EST_EFFICIENCY
+                      || oe->method == EST_ROOFLINE;
+    double mem_s = bw > 0 && exact_bytes ? s->bytes / bw : 0;
+    if (mem_s > floor_s)
+        floor_s = mem_s;
+    if (oe->method == EST_EFFICIENCY || oe->method == EST_ROOFLINE)
+        floor_s += kernels * c->m->launch_latency_s;
+    if (!(floor_s > 0) || oe->device_s >= floor_s * (1 - 1e-9))
+        return;
+    double f = floor_s / oe->device_s;
+    oe->device_s = floor_s;
+    oe->time_lo_s *= f;
+    oe->time_hi_s *= f;
+    oe->limits |= 1u << LIMIT_ROOFLINE;
+}
+
+/* The envelope of spec ratios (target time over source time) between the
+ * profiled machine and the target for an op at the same shape and
+ * precision: the ratio of their peaks at that precision, of their memory
+ * bandwidths and of their launch latencies.  An op moves by one of these
+ * or a mix of them, so its ratio lies between the least and the largest.
+ * Returns 0 when fewer than two of them are known. */
+static int spec_envelope(const struct machine *src, const struct machine *tgt, enum precision p,
+                         double *lo, double *hi)
+{
+    double r[3];
+    int n = 0;
+    double a = family_peak(src, p), b = family_peak(tgt, p);
+    if (a > 0 && b > 0)
+        r[n++] = a / b;
+    a = machine_mem_bw(src);
+    b = machine_mem_bw(tgt);
+    if (a > 0 && b > 0)
+        r[n++] = a / b;
+    if (src->launch_latency_s > 0 && tgt->launch_latency_s > 0)
+        r[n++] = tgt->launch_latency_s / src->launch_latency_s;
+    if (n < 2)
+        return 0;
+    *lo = *hi = r[0];
+    for (int i = 1; i < n; i++) {
+        if (r[i] < *lo)
+            *lo = r[i];
+        if (r[i] > *hi)
+            *hi = r[i];
+    }
+    return 1;
+}
+
+/* A GPU-measured op estimated on another GPU at the same shape and
+ * precision: its ratio to the measurement held inside the envelope.
+ * Ops whose shape or precision changed move by their work as well, which
+ * the spec ratios do not bound; they are left alone. */
+void est_limit_ratio(struct est *c, const struct op *op, const struct shape *s0, int changed,
+                     double src_dev, struct op_estimate *oe)
+{
+    double lo, hi;
+    (void)op;
+    if (changed || !c->src_gpu || !c->tgt_gpu || c->same_device || !c->src_m || !(src_dev > 0)
+        || !(oe->device_s > 0) || !spec_envelope(c->src_m, c->m, s0->prec, &lo, &hi))
+        return;
+    double r = oe->device_s / src_dev, want = r;
+    if (r < lo * (1 - 1e-9)) {
+        want = lo;
+        oe->limits |= 1u << LIMIT_RATIO_LOW;
+    } else if (r > hi * (1 + 1e-9)) {
+        want = hi;
+        oe->limits |= 1u << LIMIT_RATIO_HIGH;
+    } else {
+        return;
+    }
+    double f = want / r;
+    oe->device_s *= f;
+    oe->time_lo_s *= f;
+    oe->time_hi_s *= f;
+    oe->ratio = want;
+}

@@ -1,0 +1,182 @@
+#include "model/est_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- lookups */
+
+
+static void lk_add(struct lookup *acc, const struct kernel_estimate *e, double times)
+{
+    acc->time_s += e->time_s * times;
+    acc->lo_s += (e->time_lo_s > 0 ? e->time_lo_s : e->time_s) * times;
+    acc->hi_s += (e->time_hi_s > 0 ? e->time_hi_s : e->time_s) * times;
+    if (e->method > acc->method)
+        acc->method = e->method;    /* the weakest lookup names the whole */
+}
+
+static int lk_gemm(const struct kernel_table *t, enum precision p, int64_t m, int64_t n, int64_t k,
+                   char a_t, char b_t, double times, struct lookup *acc)
+{
+    struct kernel_estimate e;
+    if (m < 1 || n < 1 || k < 1)
+        return -1;
+    if (kernel_table_gemm(t, p, m, n, k, a_t ? a_t : 'N', b_t ? b_t : 'N', &e) != 0 || !(e.time_s > 0))
+        return -1;
+    lk_add(acc, &e, times);
+    return 0;
+}
+
+/* Convolution as the GEMM cuDNN's implicit-GEMM algorithms run. */
+static int lk_conv_as_gemm(const struct kernel_table *t, enum precision p, const struct conv_shape *cs,
+                           enum conv_pass pass, double times, struct lookup *acc)
+{
+    int64_t g = cs->groups > 0 ? cs->groups : 1;
+    int64_t r = cs->r > 0 ? cs->r : 1, s = cs->s > 0 ? cs->s : 1;
+    int64_t pq = (cs->p > 0 ? cs->p : cs->h) * (cs->q > 0 ? cs->q : cs->w);
+    int64_t crs = cs->c / g * r * s;
+    switch (pass) {
+    case CONV_FWD:
+        return lk_gemm(t, p, cs->n * pq, cs->k / g, crs, 'N', 'N', times * g, acc);
+    case CONV_BWD_DATA:
+        return lk_gemm(t, p, cs->n * cs->h * cs->w, cs->c / g, cs->k / g * r * s, 'N', 'N', times * g, acc);
+    default:
+        return lk_gemm(t, p, cs->k / g, crs, cs->n * pq, 'N', 'N', times * g, acc);
+    }
+}
+
+static int is_conv_backward(const struct op *op)
+{
+    return op->phase == PHASE_BACKWARD || (op->name && strstr(op->name, "backward"));
+}
+
+static int lk_conv(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                   struct lookup *acc)
+{
+    enum conv_pass passes[2] = { CONV_FWD, CONV_FWD };
+    int np = 1;
+    if (is_conv_backward(op)) {
+        passes[0] = CONV_BWD_DATA;
+        passes[1] = CONV_BWD_FILTER;
+        np = 2;
+    }
+    if (s->conv.n < 1 || s->conv.c < 1 || s->conv.k < 1)
+        return -1;
+    /* grouped and depthwise convolutions are other kernels than the
+     * dense ones the conv rows and their GEMM equivalents measured: no
+     * table lookup (the efficiency model or the roofline takes them) */
+    if (s->conv.groups > 1)
+        return -1;
+    for (int i = 0; i < np; i++) {
+        struct kernel_estimate e;
+        if (kernel_table_conv(t, s->prec, &s->conv, passes[i], &e) == 0 && e.time_s > 0)
+            lk_add(acc, &e, s->calls);
+        else if (lk_conv_as_gemm(t, s->prec, &s->conv, passes[i], s->calls, acc) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int est_lk_stream(const struct kernel_table *t, enum precision p, double bytes, double kernels,
+                     struct lookup *acc)
+{
+    struct kernel_estimate e;
+    if (!(bytes > 0) || !(kernels > 0))
+        return -1;
+    if (kernel_table_stream(t, p, bytes / kernels, &e) != 0 || !(e.time_s > 0))
+        return -1;
+    lk_add(acc, &e, kernels);
+    return 0;
+}
+
+/* Attention (and GEMM-like ops known only by their flops) run at the rate
+ * the table measures for a cube GEMM of the same work. */
+static int lk_flops(const struct kernel_table *t, enum precision p, double flops, double calls,
+                    struct lookup *acc)
+{
+    if (!(flops > 0) || !(calls > 0))
+        return -1;
+    double per = flops / calls;
+    double n = cbrt(per / 2);
+    if (n < 16)
+        n = 16;
+    if (n > 16384)
+        n = 16384;
+    int64_t ni = (int64_t)llround(n);
+    struct lookup one = { 0, 0, 0, LOOKUP_NONE, 0 };
+    if (lk_gemm(t, p, ni, ni, ni, 'N', 'N', 1, &one) != 0)
+        return -1;
+    double rate = 2.0 * (double)ni * ni * ni / one.time_s;
+    double k = flops / rate / one.time_s;
+    acc->time_s += one.time_s * k;
+    acc->lo_s += one.lo_s * k;
+    acc->hi_s += one.hi_s * k;
+    if (one.method > acc->method)
+        acc->method = one.method;
+    if (acc->method == LOOKUP_EXACT)
+        acc->method = LOOKUP_INTERP;    /* a rate carried over is not an exact hit */
+    return 0;
+}
+
+/* One table lookup of a whole op per pass.  Returns 0 or -1 (no rows). */
+int est_lookup_op(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                     double bw_bs, struct lookup *acc)
+{
+    memset(acc, 0, sizeof *acc);
+    if (!t)
+        return -1;
+    switch (op->kind) {
+    case OP_GEMM:
+        if (s->m > 0 && s->n > 0 && s->k > 0) {
+            /* a batched GEMM is one kernel running its nb products side
+             * by side: the rate of one GEMM of nb times the rows, not nb
+             * launches of a small one */
+            if (lk_gemm(t, s->prec, s->m * s->nb, s->n, s->k, op->a_t, op->b_t, s->calls, acc) != 0)
+                return -1;
+            if (acc->method == LOOKUP_EXTRAP) {
+                /* Outside the rows the table measured, the fit of the
+                 * neighbours says little (a skinny k = batch weight
+                 * gradient is not a slower cube).  Such a GEMM runs at
+                 * the measured rate of a GEMM of the same work, unless
+                 * its memory traffic takes longer. */
+                struct lookup cube = { 0, 0, 0, LOOKUP_NONE, 0 };
+                if (lk_flops(t, s->prec, s->flops, s->calls * s->nb, &cube) == 0 && cube.time_s > 0) {
+                    double mem = bw_bs > 0 ? s->bytes / bw_bs : 0;
+                    double f = (cube.time_s > mem ? cube.time_s : mem) / acc->time_s;
+                    acc->time_s *= f;
+                    acc->lo_s *= f;
+                    acc->hi_s *= f;
+                }
+            }
+            return 0;
+        }
+        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+    case OP_RNN:
+        /* RNN: its GEMM per time step, nb time steps per call. */
+        if (s->m > 0 && s->n > 0 && s->k > 0)
+            return lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc);
+        return lk_flops(t, s->prec, s->flops, s->kernels, acc);
+    case OP_CONV:
+        if (lk_conv(t, op, s, acc) == 0)
+            return 0;
+        memset(acc, 0, sizeof *acc);
+        if (s->conv.groups > 1)
+            return -1;
+        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+    case OP_ATTENTION:
+        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+    case OP_COMM:
+        return -1;
+    default:
+        return est_lk_stream(t, s->prec, s->bytes, s->kernels, acc);
+    }
+}
+
+enum kernel_kind est_table_kind(enum op_kind k)
+{
+    if (k == OP_CONV)
+        return KERNEL_CONV;
+    if (is_matrix_kind(k))
+        return KERNEL_GEMM;
+    return KERNEL_ELTWISE;
+}

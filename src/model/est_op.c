@@ -1,0 +1,291 @@
+#include "model/est_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ roofline */
+
+
+/* Peak for an op's precision on a machine; falls back to fp32 (then any)
+ * with a warning when the file lacks it. */
+double est_peak_of(struct est *c, const struct machine *m, enum precision p, int matrix)
+{
+    double v = m->peak_flops[p][EXEC_VECTOR];
+    double x = matrix ? m->peak_flops[p][EXEC_MATRIX] : 0;
+    double best = x > v ? x : v;
+    if (best > 0)
+        return best;
+    enum precision alt[] = { PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP64 };
+    for (size_t i = 0; i < sizeof alt / sizeof alt[0]; i++) {
+        double a = m->peak_flops[alt[i]][EXEC_VECTOR];
+        double b = matrix ? m->peak_flops[alt[i]][EXEC_MATRIX] : 0;
+        if (b > a)
+            a = b;
+        if (a > 0) {
+            est_warn(c, "machine '%s' has no %s peak; using its %s peak instead",
+                     m->id ? m->id : "?", precision_name(p), precision_name(alt[i]));
+            return a;
+        }
+    }
+    return 0;
+}
+
+static void roof_of(struct est *c, const struct machine *m, const struct op *op,
+                    const struct shape *s, struct roof *r)
+{
+    double pk = s->flops > 0 ? est_peak_of(c, m, s->prec, is_matrix_kind(op->kind)) : 0;
+    double bw = machine_mem_bw(m);
+    r->compute_s = pk > 0 ? s->flops / pk : 0;
+    r->memory_s = bw > 0 ? s->bytes / bw : 0;
+    r->latency_s = s->kernels * m->launch_latency_s;
+}
+
+/* The roofline term that limits the op: compute or memory, whichever is
+ * larger, unless even the larger one is below the op's launch cost, in
+ * which case no hardware rate matters and the op is latency-bound.  A
+ * kernel that runs far below its roofline (a badly shaped GEMM) is still
+ * compute- or memory-bound: it would speed up with more of that resource,
+ * not with cheaper launches. */
+static enum est_bound bound_of(const struct roof *r)
+{
+    double cm = r->compute_s > r->memory_s ? r->compute_s : r->memory_s;
+    if (cm <= r->latency_s)
+        return BOUND_LATENCY;
+    return r->compute_s >= r->memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
+}
+
+/* -------------------------------------------------------- one op chain */
+
+static void set_from_lookup(struct op_estimate *oe, const struct lookup *lk, double factor)
+{
+    oe->device_s = lk->time_s * factor;
+    oe->time_lo_s = lk->lo_s * factor;
+    oe->time_hi_s = lk->hi_s * factor;
+    oe->lookup = lookup_method_name(lk->method);
+}
+
+/* PyTorch ops that only make a new view of a tensor (aliases sharing its
+ * storage): they launch no kernel on a GPU.  A CPU profile charges them
+ * host time, which on a GPU target is dispatch, not device time.  A view
+ * that must copy (reshape of a strided tensor) records the copy as an op
+ * of its own. */
+int est_is_view_op(const char *name)
+{
+    static const char *const views[] = {
+        "view", "_unsafe_view", "view_as", "reshape", "t", "transpose", "permute", "expand",
+        "expand_as", "as_strided", "slice", "select", "narrow", "split", "split_with_sizes",
+        "chunk", "unbind", "unsqueeze", "squeeze", "flatten", "unflatten", "detach", "detach_",
+        "alias", "broadcast_tensors", "numpy_T", "lift_fresh",
+    };
+    if (!name)
+        return 0;
+    if (strncmp(name, "aten::", 6) == 0)
+        name += 6;
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+        if (strcmp(name, views[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Work of an op at a shape: flops for matrix ops, bytes for the others
+ * (either when the other is absent). */
+static double work_of(const struct op *op, const struct shape *s)
+{
+    double a = is_matrix_kind(op->kind) ? s->flops : s->bytes;
+    double b = is_matrix_kind(op->kind) ? s->bytes : s->flops;
+    return a > 0 ? a : b;
+}
+
+/* Time of a measured kernel whose work grows by f: its fixed part (the
+ * device's per-kernel cost, the machine's `launch` per kernel, never more
+ * than the time itself) stays, the rest moves f times the bytes or flops.
+ * Above that fixed part a kernel is running its work, so the rest scales
+ * with it at the rate the kernel achieved. */
+static double linear_above_fixed(const struct est *c, double time_s, double kernels, double f)
+{
+    double fixed = kernels * c->m->launch_latency_s;
+    if (fixed > time_s)
+        fixed = time_s;
+    return fixed + (time_s - fixed) * f;
+}
+
+/* scaled-table: the measured time moves to the target's kernels by the
+ * ratio of the two tables at the profiled shape (device and precision
+ * change the kernel, not the work), then to the target's batch:
+ *  - memory-bound ops (elementwise, norm, reduction...): linearly in their
+ *    bytes above the fixed part.  The bandwidth table's small rows hold
+ *    ~18 us of harness overhead per call, far above such a kernel's own
+ *    fixed cost, so a ratio of its rows says ~1x where the work grew 4x;
+ *    and a kernel much slower than the table's copies (batch norm) is
+ *    paced by its own work, not by the table's;
+ *  - GEMM/conv outside the rows the table measured (ResNet's batch 256
+ *    convolutions against rows of batch 4..32): linearly, at the rate the
+ *    kernel achieved, as the table's extrapolation says nothing there;
+ *  - GEMM/conv within the rows: by the target table's ratio between the two shapes, kept
+ *    between "takes no less time" and "runs no slower per flop" (the
+ *    linear bound): a larger problem never lowers the achieved rate, and
+ *    an interpolated ratio outside these bounds is interpolation noise.
+ * Returns -1 when a table lacks the shape (the caller falls back). */
+static int scaled_table(struct est *c, const struct op *op, const struct shape *s0,
+                        const struct shape *s, const struct lookup *lt, double src_dev,
+                        struct op_estimate *oe)
+{
+    struct lookup ls, lp;
+    struct shape sp = *s0;
+    struct est nobatch = *c;
+    nobatch.b_new = 0;
+    est_retarget(&nobatch, op, &sp);
+    double src_bw = c->src_m ? machine_mem_bw(c->src_m) : 0;
+    if (est_lookup_op(c->st, op, s0, src_bw, &ls) != 0 || !(ls.time_s > 0))
+        return -1;
+    if (est_lookup_op(c->tt, op, &sp, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0))
+        return -1;
+    double t1 = src_dev * lp.time_s / ls.time_s;
+    double w0 = work_of(op, &sp), w1 = work_of(op, s);
+    double t = t1 * lt->time_s / lp.time_s;
+    if (w0 > 0 && w1 > 0 && w1 != w0) {
+        double lin = linear_above_fixed(c, t1, s->kernels, w1 / w0);
+        if (!is_matrix_kind(op->kind) || lt->method == LOOKUP_EXTRAP) {
+            t = lin;
+        } else {
+            double lo = t1 < lin ? t1 : lin, hi = t1 < lin ? lin : t1;
+            t = t < lo ? lo : t > hi ? hi : t;
+        }
+    }
+    oe->method = EST_SCALED_TABLE;
+    oe->ratio = t / src_dev;
+    set_from_lookup(oe, lt, t / lt->time_s);
+    return 0;
+}
+
+/* scaled: the op's own measurement on the profiled GPU moved to the
+ * target by the ratio of the two machines' specs for what limits it (the
+ * peak of its precision for matrix ops, memory bandwidth for the others),
+ * then by its work where the shape changed.  Needs both machines' files
+ * and a GPU measurement; returns -1 otherwise. */
+static int scaled_measurement(struct est *c, const struct op *op, const struct shape *s0,
+                              const struct shape *s, int changed, struct op_estimate *oe)
+{
+    double src_dev = c->src_gpu ? op->device_time_s : 0;
+    if (!(src_dev > 0) || !c->src_m || c->src_m == c->m || !c->tgt_gpu)
+        return -1;
+    double a, b;
+    if (is_matrix_kind(op->kind)) {
+        a = est_peak_of(c, c->src_m, s0->prec, 1);
+        b = est_peak_of(c, c->m, s->prec, 1);
+    } else {
+        a = machine_mem_bw(c->src_m);
+        b = machine_mem_bw(c->m);
+    }
+    if (!(a > 0) || !(b > 0))
+        return -1;
+    double t = src_dev * a / b;
+    double w0 = work_of(op, s0), w1 = work_of(op, s);
+    if (changed && w0 > 0 && w1 > 0)
+        t = linear_above_fixed(c, t, s->kernels, w1 / w0);
+    oe->method = EST_SCALED;
+    oe->ratio = t / src_dev;
+    oe->device_s = oe->time_lo_s = oe->time_hi_s = t;
+    oe->lookup = NULL;
+    return 0;
+}
+
+void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
+{
+    struct shape s0, s;
+    est_shape_of(c, op, &s0);
+    s = s0;
+    int changed = est_retarget(c, op, &s);
+    double src_dev = c->src_gpu ? op->device_time_s : 0;
+    struct roof r;
+
+    oe->name = op->name;
+    oe->kind = op->kind;
+    oe->phase = op->phase;
+    oe->prec = s.prec;
+    oe->count = op->count;
+    oe->flops = s.flops;
+    oe->bytes = s.bytes;
+    oe->src_time_s = op->time_s;
+    oe->ratio = 1;
+    roof_of(c, c->m, op, &s, &r);
+
+    if (c->src_gpu && c->same_device && !changed) {
+        oe->method = EST_MEASURED;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = src_dev;
+        goto out;
+    }
+    if (c->src_gpu && !(src_dev > 0) && c->tgt_gpu) {
+        /* No kernel of its own (views, reshapes): nothing to run. */
+        oe->method = c->same_device ? EST_MEASURED : EST_SCALED;
+        oe->device_s = 0;
+        goto out;
+    }
+
+    if (!c->src_gpu && c->tgt_gpu && est_is_view_op(op->name)) {
+        /* a view: its host time is dispatch (est_host_of), its device time nil */
+        oe->method = EST_ROOFLINE;
+        oe->device_s = 0;
+        goto out;
+    }
+    struct lookup lt;
+    int have_t = est_lookup_op(c->tt, op, &s, machine_mem_bw(c->m), &lt) == 0;
+    if (!have_t && c->tt && op->kind != OP_COMM) {
+        if (!kernel_table_has(c->tt, est_table_kind(op->kind), s.prec))
+            est_warn(c, "tables of '%s' have no %s rows for %s ops; falling back to the %s",
+                     c->tt->hw ? c->tt->hw : "?", precision_name(s.prec), op_kind_name(op->kind),
+                     c->eff ? "efficiency model" : "roofline");
+    }
+    if (have_t && c->st && src_dev > 0
+        && scaled_table(c, op, &s0, &s, &lt, src_dev, oe) == 0) {
+        oe->distance = lt.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED_TABLE;
+        goto out;
+    }
+    /* The candidates left, each with its distance from measured data;
+     * the nearest wins (see the DIST_ constants). */
+    double best = INFINITY;
+    if (have_t) {
+        best = lt.method == LOOKUP_EXACT ? DIST_EXACT : lt.method == LOOKUP_INTERP ? DIST_INTERP
+                                                                                   : DIST_EXTRAP;
+        oe->method = lt.method == LOOKUP_EXACT ? EST_TABLE_EXACT : EST_TABLE_INTERP;
+        set_from_lookup(oe, &lt, 1);
+    }
+    struct op_estimate alt = *oe;
+    if (scaled_measurement(c, op, &s0, &s, changed, &alt) == 0 && DIST_SCALED < best) {
+        *oe = alt;
+        best = DIST_SCALED;
+    }
+    double eff_s;
+    if (best > DIST_EFFICIENCY && c->eff && op->kind != OP_COMM
+        && est_eff_time(c->eff, c->m, op->kind, &s, &eff_s) == 0) {
+        oe->method = EST_EFFICIENCY;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = eff_s;
+        best = DIST_EFFICIENCY;
+    }
+    if (best > DIST_ROOFLINE && (r.compute_s > 0 || r.memory_s > 0) && op->kind != OP_COMM) {
+        oe->method = EST_ROOFLINE;
+        double cm = r.compute_s > r.memory_s ? r.compute_s : r.memory_s;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = cm + r.latency_s;
+        best = DIST_ROOFLINE;
+    }
+    if (isinf(best)) {
+        /* nothing to go by: the measured time as it is */
+        oe->method = EST_SCALED;
+        double base = c->src_gpu ? src_dev : op->time_s;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = base;
+        if (!c->same_device && base > s.kernels * c->m->launch_latency_s)
+            est_warn(c, "%s ops without flops, bytes or table rows keep their measured time "
+                     "(no source machine to scale by)", op_kind_name(op->kind));
+        best = DIST_ROOFLINE;
+    }
+    oe->distance = best;
+out:
+    if (oe->method != EST_MEASURED) {
+        est_limit_ratio(c, op, &s0, changed, src_dev, oe);
+        est_limit_roofline(c, op, &s, oe);
+    }
+    oe->bound = bound_of(&r);
+    if (!(oe->flops > 0) && !(oe->bytes > 0) && oe->device_s > 0 && oe->method != EST_MEASURED
+        && oe->method != EST_SCALED_TABLE)
+        oe->bound = BOUND_LATENCY;
+}

@@ -1,0 +1,174 @@
+#include "model/est_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+
+void est_replay_index_build(const struct profile *p, struct replay_index *ri)
+{
+    size_t n = p->n_ops;
+    memset(ri, 0, sizeof *ri);
+    for (size_t i = 0; i < n; i++)
+        if (p->ops[i].id > ri->max_id)
+            ri->max_id = p->ops[i].id;
+    ri->idx = xmalloc((ri->max_id + 1) * sizeof *ri->idx);
+    ri->ncalls = xcalloc(n + 1, sizeof *ri->ncalls);
+    for (size_t i = 0; i <= ri->max_id; i++)
+        ri->idx[i] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        ri->idx[p->ops[i].id] = i;
+    int last_step = -1;
+    for (size_t j = 0; j < p->n_calls; j++) {
+        size_t id = p->calls[j].op_id;
+        if (id <= ri->max_id && ri->idx[id] != SIZE_MAX)
+            ri->ncalls[ri->idx[id]] += 1;
+        if (p->calls[j].step != last_step)
+            ri->steps++;
+        last_step = p->calls[j].step;
+    }
+}
+
+void est_replay_index_release(struct replay_index *ri)
+{
+    free(ri->idx);
+    free(ri->ncalls);
+    memset(ri, 0, sizeof *ri);
+}
+
+/* One profiled step replayed on the target: the host issues the calls
+ * in their order, each taking its host time; a call's kernels start when
+ * both the host has launched them (the call's end) and the device is free;
+ * the step ends when the host and the device are both done.  Host-bound
+ * stretches (small kernels) and device-bound ones (large kernels) then
+ * add up as they did in the trace, with no overlap constant.  Ops without
+ * calls (kernels no op claimed) run after the last call.  dev_s[i] is the
+ * device time per pass of out->ops[i] (the estimate, its spread, or a
+ * Monte Carlo draw).  Returns the mean step time over the profiled
+ * steps, or -1 when the profile has no calls. */
+static double replay(const struct est *c, const struct replay_index *ri, const struct estimate *out,
+                     const double *dev_s)
+{
+    const struct profile *p = c->p;
+    size_t n = p->n_ops, max_id = ri->max_id;
+    const size_t *idx = ri->idx;
+    const double *ncalls = ri->ncalls;
+    int steps = ri->steps;
+    double total = 0;
+    if (!p->n_calls || !c->tgt_gpu)
+        return -1;
+    double rest = 0;    /* per step: ops that no call issues */
+    for (size_t i = 0; i < out->n_ops; i++) {
+        if ((i >= n || ncalls[i] == 0) && i != c->cast_op)
+            rest += dev_s[i];
+    }
+    size_t j = 0;
+    while (j < p->n_calls) {
+        int st = p->calls[j].step;
+        double host = 0, dev = 0, shift = 0, back_n = 0, back_dev = 0;
+        for (; j < p->n_calls && p->calls[j].step == st; j++) {
+            const struct op_call *k = &p->calls[j];
+            size_t id = k->op_id;
+            size_t i = id <= max_id ? idx[id] : SIZE_MAX;
+            /* autocast casts: a forward call's parameters before it;
+             * the gradients' casts back once the backward pass is over */
+            int opt = i != SIZE_MAX && p->ops[i].phase == PHASE_OPTIMIZER;
+            if (back_n > 0 && opt) {
+                /* a CPU trace's start times are its compute's, not the
+                 * target host's: there the host clock is `host` alone */
+                double at = c->src_gpu ? k->host_start_s + shift : host;
+                host = (host > at ? host : at) + back_n * c->cast_one_s;
+                dev = (dev > host ? dev : host) + back_dev;
+                if (c->src_gpu)
+                    shift = host - k->host_start_s;
+                back_n = back_dev = 0;
+            }
+            if (i != SIZE_MAX && c->cast_n && c->cast_n[i] > 0) {
+                double half = c->cast_n[i] / 2;
+                double begin0 = c->src_gpu ? k->host_start_s + shift : host;
+                if (begin0 < host)
+                    begin0 = host;
+                host = begin0 + half * c->cast_one_s;
+                dev = (dev > host ? dev : host) + c->cast_dev_s[i] / 2;
+                if (c->src_gpu)
+                    shift = host - k->host_start_s;
+                back_n += half;
+                back_dev += c->cast_dev_s[i] / 2;
+            }
+            double d = 0, kn = 1;
+            if (i != SIZE_MAX) {
+                const struct op_estimate *oe = &out->ops[i];
+                const struct op *op = &p->ops[i];
+                double t = dev_s[i];
+                /* the call's share of its op, as measured when the
+                 * profile has device times (so that kernels that ran
+                 * on parallel streams keep their overlap) */
+                if (c->src_gpu && op->device_time_s > 0 && k->device_s > 0)
+                    d = t * k->device_s / op->device_time_s;
+                else if (!c->src_gpu || op->device_time_s > 0)
+                    d = t * steps / ncalls[i];
+                kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
+                if (kn < 1)
+                    kn = 1;
+                /* kernel durations from a trace leave out the gap the
+                 * device needs between two kernels, even queued ones;
+                 * table times and the roofline hold a launch already */
+                if (d > 0 && (oe->method == EST_MEASURED || oe->method == EST_SCALED_TABLE
+                              || oe->method == EST_SCALED)) {
+                    double sh = c->src_gpu && op->device_time_s > 0 && k->device_s > 0
+                                ? k->device_s * ncalls[i] / steps / op->device_time_s : 1;
+                    d += kn * c->m->launch_latency_s * (sh < 1 ? sh : 1);
+                }
+            }
+            double begin, launch;
+            if (c->src_gpu) {
+                begin = k->host_start_s + shift;
+                launch = begin + k->host_s;
+            } else {
+                /* a CPU trace's host times hold the compute: the
+                 * target pays its own dispatch per call */
+                begin = host;
+                launch = host + c->m->dispatch_s;
+            }
+            if (launch > host)
+                host = launch;
+            if (d > 0) {
+                /* a call's kn kernels are launched one by one over its
+                 * host time: the first can start after 1/kn of it, the
+                 * last not before the call ends */
+                double first = begin + (launch - begin) / kn;
+                dev = (dev > first ? dev : first) + d;
+                if (dev < launch + d / kn)
+                    dev = launch + d / kn;
+            }
+        }
+        if (back_n > 0) {
+            host += back_n * c->cast_one_s;
+            dev = (dev > host ? dev : host) + back_dev;
+        }
+        dev += rest;
+        total += host > dev ? host : dev;
+    }
+    return steps ? total / steps : -1;
+}
+
+/* The pass time from the ops' device times dev_s[] (and the fixed host
+ * time host_s): the replay when the profile has a call order, else the
+ * larger of device and host time (as if they overlapped perfectly) on an
+ * accelerator, their sum on a CPU.  The point estimate, its spread and
+ * every Monte Carlo draw go through here. */
+double est_compose_pass(const struct est *c, const struct replay_index *ri,
+                           const struct estimate *out, const double *dev_s, double host_s)
+{
+    double step = c->tgt_gpu ? replay(c, ri, out, dev_s) : -1;
+    if (step >= 0)
+        return step + out->sync_s;
+    double dev = 0;
+    for (size_t i = 0; i < out->n_ops; i++)
+        dev += dev_s[i];
+    if (c->tgt_gpu)
+        return (dev > host_s ? dev : host_s) + out->sync_s;
+    return dev + host_s;
+}

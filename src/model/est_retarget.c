@@ -1,0 +1,184 @@
+#include "model/est_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+/* -------------------------------------------------------- shape parsing */
+
+/* Calls fn for every bracketed group of integers in text such as
+ * "[4, 1024, 768], [768, 2304], []". */
+void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void *arg), void *arg)
+{
+    while (s && (s = strchr(s, '[')) != NULL) {
+        int64_t dims[8];
+        int n = 0;
+        s++;
+        while (*s && *s != ']') {
+            if (*s >= '0' && *s <= '9') {
+                char *end;
+                long long v = strtoll(s, &end, 10);
+                if (n < 8)
+                    dims[n++] = v;
+                s = end;
+            } else if (*s == '[') {
+                break;  /* nested list: restart from the inner group */
+            } else {
+                s++;
+            }
+        }
+        if (n > 0)
+            fn(dims, n, arg);
+    }
+}
+
+void est_collect_flat(const int64_t *dims, int n, void *arg)
+{
+    struct est *c = arg;
+    if (n < 3 || dims[0] != c->b_old)
+        return;
+    int64_t rows = 1;
+    for (int i = 0; i < n - 1; i++)
+        rows *= dims[i];
+    for (size_t i = 0; i < c->n_flat; i++)
+        if (c->flat[i] == rows)
+            return;
+    if (c->n_flat < MAX_FLAT)
+        c->flat[c->n_flat++] = rows;
+}
+
+struct lead_arg { const struct est *c; int hit; };
+
+static void check_lead(const int64_t *dims, int n, void *arg)
+{
+    struct lead_arg *a = arg;
+    if (n < 1)
+        return;
+    if (dims[0] == a->c->b_old)
+        a->hit = 1;
+    for (size_t i = 0; i < a->c->n_flat; i++)
+        if (dims[0] == a->c->flat[i])
+            a->hit = 1;
+}
+
+static int is_flat(const struct est *c, int64_t v)
+{
+    for (size_t i = 0; i < c->n_flat; i++)
+        if (v == c->flat[i])
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ op shapes */
+
+
+enum precision est_op_prec(const struct profile *p, const struct op *op)
+{
+    if ((unsigned)op->dtype < PREC_COUNT)
+        return op->dtype;
+    if ((unsigned)p->dtype < PREC_COUNT)
+        return p->dtype;
+    return PREC_FP32;
+}
+
+void est_shape_of(const struct est *c, const struct op *op, struct shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->prec = est_op_prec(c->p, op);
+    s->m = op->m;
+    s->n = op->n;
+    s->k = op->k;
+    s->nb = op->batch > 0 ? op->batch : 1;
+    s->conv = op->conv;
+    s->calls = op->count > 0 ? op->count : 1;
+    s->kernels = op->kernels > 0 ? op->kernels : s->calls;
+    /* a recurrent layer traced without its kernels (a CPU trace) launches
+     * at least one GEMM per time step on a GPU */
+    if (op->kind == OP_RNN && !(op->kernels > 0) && s->nb > 1)
+        s->kernels = s->calls * (double)s->nb;
+    s->flops = op->flops;
+    s->bytes = op->bytes;
+}
+
+static double gemm_bytes(int64_t m, int64_t n, int64_t k, int64_t nb, int eb)
+{
+    return (double)nb * ((double)m * k + (double)k * n + (double)m * n) * eb;
+}
+
+/* Apply --precision and --batch.  Returns 1 when the op changed. */
+int est_retarget(const struct est *c, const struct op *op, struct shape *s)
+{
+    int changed = 0;
+    enum precision from = s->prec;
+    /* The optimizer works on the fp32 master weights whatever the compute
+     * precision (autocast keeps parameters in fp32), so it is left alone. */
+    if (c->want != PREC_UNKNOWN && is_float(from) && c->want != from && op->kind != OP_OPTIMIZER) {
+        s->prec = c->want;
+        changed = 1;
+        if (!is_matrix_kind(op->kind) || op->kind == OP_ATTENTION) {
+            /* tf32 is stored as fp32: only the storage size moves bytes. */
+            s->bytes *= (double)precision_bytes(s->prec) / precision_bytes(from);
+        } else if (op->kind == OP_GEMM || op->kind == OP_CONV) {
+            s->bytes *= (double)precision_bytes(s->prec) / precision_bytes(from);
+        }
+    }
+    if (c->b_new <= 0 || c->b_old <= 0 || c->b_new == c->b_old || op->kind == OP_OPTIMIZER)
+        return changed;
+    double f = (double)c->b_new / (double)c->b_old;
+    if ((op->kind == OP_GEMM || op->kind == OP_RNN) && s->m > 0 && s->n > 0 && s->k > 0) {
+        int64_t *dim = NULL, nv = 0;
+        if (s->m == c->b_old)
+            dim = &s->m;
+        else if (s->n == c->b_old)
+            dim = &s->n;
+        else if (s->k == c->b_old)
+            dim = &s->k;
+        if (dim) {
+            nv = c->b_new;
+        } else {
+            if (is_flat(c, s->m))
+                dim = &s->m;
+            else if (is_flat(c, s->n))
+                dim = &s->n;
+            else if (is_flat(c, s->k))
+                dim = &s->k;
+            if (dim)
+                nv = (int64_t)llround((double)*dim * f);
+        }
+        if (!dim && s->nb > 1 && s->nb % c->b_old == 0) {
+            dim = &s->nb;
+            nv = (int64_t)llround((double)s->nb * f);
+        }
+        if (!dim || nv < 1)
+            return changed;
+        double eb = precision_bytes(s->prec);
+        double old_b = gemm_bytes(s->m, s->n, s->k, s->nb, (int)eb);
+        double r = (double)nv / (double)*dim;
+        *dim = nv;
+        s->flops *= r;
+        if (old_b > 0)
+            s->bytes *= gemm_bytes(s->m, s->n, s->k, s->nb, (int)eb) / old_b;
+        return 1;
+    }
+    if (op->kind == OP_CONV && s->conv.n > 0) {
+        if (s->conv.n != c->b_old)
+            return changed;
+        s->conv.n = c->b_new;
+        s->flops *= f;
+        s->bytes *= f;  /* activations dominate; weights are small */
+        return 1;
+    }
+    int prop;
+    if (op->shapes) {
+        struct lead_arg a = { c, 0 };
+        est_shape_groups(op->shapes, check_lead, &a);
+        prop = a.hit;
+    } else {
+        prop = op->phase == PHASE_FORWARD || op->phase == PHASE_BACKWARD;
+    }
+    if (!prop)
+        return changed;
+    s->flops *= f;
+    s->bytes *= f;
+    return 1;
+}
