@@ -29,8 +29,9 @@ expect_json_num 'all(list(p["ratios_ci"]) == ["h200"] for p in d["problems"])' 1
 # p1b2 is measured once on the H200 (fixed) and estimated on the H100 (the
 # baseline): its ratio is hours(h100) / hours(h200), linear in the H100
 # pass time, so its interval is the ratio x the pass time CI / the pass
-# time of fom estimate, up to the resampling of the 1000 draws (< 0.02%,
-# a twentieth of the interval's width).
+# time of fom estimate, up to the resampling of the 1000 draws (within a
+# twentieth of the interval's width: the interval spans 1.7% of the ratio
+# with the shipped tables, so 8e-4).
 fom_run 0 estimate --profile profiles/p1b2_h200_fp32_b60.json.gz \
     --machine machines/h100-sxm5-80gb.xml --kernels estimators/h100 --kernels estimators/h200 --format json
 cp "$OUT" "$T_TMP/est.json"
@@ -43,8 +44,8 @@ p = [p for p in f["problems"] if p["id"] == "p1b2"][0]
 print(p["ratio"] * e["pass_time_ci"]["lo_s"] / e["pass_time_s"], p["ratio"] * e["pass_time_ci"]["hi_s"] / e["pass_time_s"])' \
     "$T_TMP/est.json" "$T_TMP/a.json")
 cp "$T_TMP/a.json" "$OUT"
-expect_json_num '[p for p in d["problems"] if p["id"]=="p1b2"][0]["ratio_ci"]["lo"]' "${want% *}" 2e-4
-expect_json_num '[p for p in d["problems"] if p["id"]=="p1b2"][0]["ratio_ci"]["hi"]' "${want#* }" 2e-4
+expect_json_num '[p for p in d["problems"] if p["id"]=="p1b2"][0]["ratio_ci"]["lo"]' "${want% *}" 8e-4
+expect_json_num '[p for p in d["problems"] if p["id"]=="p1b2"][0]["ratio_ci"]["hi"]' "${want#* }" 8e-4
 
 # A trace estimated on its own device: every op is measured once, nothing
 # to draw from, the CI is unavailable rather than invented.
