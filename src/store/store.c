@@ -1,9 +1,12 @@
 #include "store/store.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -165,12 +168,18 @@ static int schema_migrate(struct store *s, int from, struct diag *d)
     return rc;
 }
 
-/* Check the schema version, creating the schema in an empty database
- * when allowed. */
-static int schema_check(struct store *s, int create, struct diag *d)
+/* How long a connection waits for another one's lock before giving up.
+ * Writers queue behind an import (BEGIN IMMEDIATE waits here), so this
+ * bounds the longest import another one can wait for: a 300k-row table
+ * imports in about 5 s on the 2-core test machine (t4001), so 10 minutes
+ * covers tables a hundred times larger.  Readers never wait on a writer in
+ * WAL mode; they wait only during a checkpoint's brief exclusive step. */
+#define STORE_BUSY_MS (10 * 60 * 1000)
+
+static int count_objects(struct store *s, int *n, struct diag *d)
 {
     sqlite3_stmt *q = NULL;
-    int rc = 0, n_objects = 0;
+    int rc = 0;
     if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) != SQLITE_OK ||
         sqlite3_step(q) != SQLITE_ROW) {
         if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB)
@@ -178,30 +187,52 @@ static int schema_check(struct store *s, int create, struct diag *d)
                                "made by 'fom kernels import'", s->path);
         else
             rc = db_error(s, d, "cannot read the schema");
+    } else {
+        *n = sqlite3_column_int(q, 0);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* Create the schema in an empty database.  The count is taken again under
+ * the write lock: of several first imports started together, one creates
+ * the schema and the others find it made. */
+static int schema_create(struct store *s, struct diag *d)
+{
+    char *msg = NULL;
+    int rc = 0, n_objects = 0;
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return db_error(s, d, "cannot create the schema");
+    if ((rc = count_objects(s, &n_objects, d)))
+        goto out;
+    if (n_objects == 0 && sqlite3_exec(s->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK) {
+        rc = diag_syserr(d, "%s: cannot create the schema: %s", s->path,
+                         msg ? msg : sqlite3_errmsg(s->db));
         goto out;
     }
-    n_objects = sqlite3_column_int(q, 0);
-    sqlite3_finalize(q);
-    q = NULL;
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = db_error(s, d, "cannot create the schema");
+out:
+    sqlite3_free(msg);
+    if (rc)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* Check the schema version, creating the schema in an empty database
+ * when allowed. */
+static int schema_check(struct store *s, int create, struct diag *d)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = 0, n_objects = 0;
+    if ((rc = count_objects(s, &n_objects, d)))
+        goto out;
     if (n_objects == 0) {
-        if (!create) {
+        if (!create)
             rc = diag_error(d, "%s: found an empty database, expected one made by 'fom kernels import'",
                             s->path);
-            goto out;
-        }
-        char *msg = NULL;
-        if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-            rc = db_error(s, d, "cannot create the schema");
-            goto out;
-        }
-        if (sqlite3_exec(s->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
-            sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-            rc = diag_syserr(d, "%s: cannot create the schema: %s", s->path,
-                             msg ? msg : sqlite3_errmsg(s->db));
-            sqlite3_free(msg);
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            goto out;
-        }
+        else
+            rc = schema_create(s, d);
         goto out;
     }
     if (sqlite3_prepare_v2(s->db, "SELECT max(version) FROM schema_version", -1, &q, NULL) != SQLITE_OK) {
@@ -229,31 +260,66 @@ out:
     return rc;
 }
 
+/* Open path read-only: a db on read-only media can still be read (unless
+ * a killed import left a journal that needs rolling back).  A WAL-mode db
+ * whose shared-memory file cannot be created there is read as immutable:
+ * nothing can write to it while it sits on read-only media. */
+static int open_readonly(struct store *s)
+{
+    sqlite3_close(s->db);
+    s->db = NULL;
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_exec(s->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    sqlite3_close(s->db);
+    s->db = NULL;
+    char *uri = sqlite3_mprintf("file:%s?immutable=1", s->path);
+    int r = uri ? sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) : SQLITE_NOMEM;
+    sqlite3_free(uri);
+    return r != SQLITE_OK;
+}
+
+/* Remove the file a failed first open made (and SQLite's side files), so
+ * that a full disk leaves no empty database behind. */
+static void unlink_created(const char *path)
+{
+    static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+    for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+        struct strbuf p = STRBUF_INIT;
+        strbuf_addf(&p, "%s%s", path, sfx[i]);
+        unlink(p.buf);
+        strbuf_release(&p);
+    }
+}
+
 int store_open(const char *path, int create, struct store **out, struct diag *d)
 {
     struct store *s = xcalloc(1, sizeof *s);
-    int rc = 0;
+    struct stat st;
+    int rc = 0, made = create && stat(path, &st) != 0 && errno == ENOENT;
     s->path = xstrdup(path);
     int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-        /* A db on read-only media can still be read (unless a killed
-         * import left a journal that needs rolling back). */
-        if (!create && s->db) {
-            sqlite3_close(s->db);
-            s->db = NULL;
-            if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
-                goto opened;
-        }
+    int r = sqlite3_open_v2(path, &s->db, flags, NULL);
+    if (r == SQLITE_OK && !create && sqlite3_exec(s->db, "SELECT 1 FROM sqlite_master", NULL, NULL, NULL) ==
+                                         SQLITE_CANTOPEN)
+        r = SQLITE_CANTOPEN; /* a WAL db on read-only media */
+    if (r != SQLITE_OK && (create || !s->db || open_readonly(s))) {
         rc = diag_syserr(d, "cannot open database '%s': %s", path,
                          s->db ? sqlite3_errmsg(s->db) : "out of memory");
         goto out;
     }
-opened:
-    sqlite3_busy_timeout(s->db, 5000);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
     sqlite3_extended_result_codes(s->db, 1);
     if (sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
         /* Not a database at all shows up here. */
         rc = diag_syserr(d, "cannot open database '%s': %s", path, sqlite3_errmsg(s->db));
+        goto out;
+    }
+    /* A writer turns the db to WAL (it stays so in the file): readers then
+     * see the last committed state while an import runs, instead of
+     * waiting for its lock. */
+    if (create && sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_error(s, d, "cannot switch to the WAL journal");
         goto out;
     }
     if ((rc = schema_check(s, create, d)))
@@ -268,6 +334,8 @@ out:
     if (rc) {
         store_close(s);
         s = NULL;
+        if (made)
+            unlink_created(path);
     }
     *out = s;
     return rc;

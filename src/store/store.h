@@ -14,7 +14,10 @@
  * exists replaces the old row (the newer measurement wins) and is counted
  * as replaced.  A database of version 1 (gemm, conv and eltwise only) is
  * migrated when opened.  Every import runs in one transaction: a failed
- * or killed import leaves the database as it was. */
+ * or killed import leaves the database as it was.  The db is in WAL mode:
+ * readers see the last committed state while an import writes, imports
+ * queue behind each other's write lock, and the schema is created under
+ * that lock, so first imports started together all succeed. */
 #ifndef FOM_STORE_H
 #define FOM_STORE_H
 #include <stddef.h>

@@ -1,7 +1,7 @@
 #!/bin/sh
 # An import killed with SIGKILL in the middle of its transaction leaves
-# the previous database intact: SQLite's rollback journal is replayed by
-# the next reader.
+# the previous database intact: the uncommitted frames in SQLite's WAL
+# file are ignored by the next reader.
 . "${TESTS_DIR:-$(dirname "$0")/..}/t/lib.sh"
 DB="$T_TMP/k.db"
 
@@ -15,15 +15,15 @@ awk 'BEGIN { print "m,n,k,a_t,b_t,precision,time_us";
     >"$T_TMP/big.csv"
 "$FOM" kernels import "$T_TMP/big.csv" --db "$DB" --machine big >/dev/null 2>&1 &
 pid=$!
-# Wait (at most ~20 s) for the journal that shows the transaction is
+# Wait (at most ~20 s) for WAL frames that show the transaction is
 # writing, let it write a little more, then kill.
 i=0
-while [ ! -e "$DB-journal" ] && [ $i -lt 2000 ] && kill -0 $pid 2>/dev/null; do
+while [ ! -s "$DB-wal" ] && [ $i -lt 2000 ] && kill -0 $pid 2>/dev/null; do
     sleep 0.01; i=$((i + 1))
 done
 sleep 0.3
-if [ -e "$DB-journal" ] && kill -9 $pid 2>/dev/null; then
-    ok "import killed while its journal was open"
+if [ -s "$DB-wal" ] && kill -9 $pid 2>/dev/null; then
+    ok "import killed while writing its WAL"
 else
     not_ok "import finished or never started a transaction before the kill"
 fi
