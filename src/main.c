@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "core/ctx.h"
+#include "core/tmpreg.h"
 #include "version.h"
 
 struct cmd {
@@ -101,6 +102,8 @@ int main(int argc, char **argv)
     ctx.progress = isatty(STDERR_FILENO);
     /* GSL aborts on errors by default; we check every status instead. */
     gsl_set_error_handler_off();
+    /* An interrupted run removes its temporaries (core/tmpreg.h). */
+    tmpreg_install();
 
     if (argc < 2) {
         usage(stderr);

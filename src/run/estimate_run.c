@@ -402,7 +402,7 @@ int estimate_run(const struct estimate_run_opts *o, struct diag *d)
 {
     struct estimate_inputs in;
     struct estimate e;
-    struct outfile of = { NULL, NULL, NULL };
+    struct outfile of = { 0 };
     int opened = 0;
     estimate_init(&e);
     int rc = estimate_run_inputs(o, &in, &e, d);

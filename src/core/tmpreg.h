@@ -1,0 +1,19 @@
+/* Temporaries to remove when SIGINT or SIGTERM interrupts fom: an output's
+ * PATH.tmp.XXXXXX while it is written, a report's fresh folder while it is
+ * filled.  The handler (async-signal-safe: unlink, unlinkat, rmdir and the
+ * getdents64 system call only) removes what is registered, a folder with
+ * the files in it, then ends the process by the same signal, so the exit
+ * status says it was interrupted (128 + the signal number in a shell). */
+#ifndef FOM_TMPREG_H
+#define FOM_TMPREG_H
+
+/* Install the handler for SIGINT and SIGTERM (once, from main). */
+void tmpreg_install(void);
+/* Register path (a file, or with is_dir a folder whose files go too).
+ * Returns the slot to pass to tmpreg_drop, or -1 when the registry is
+ * full (the path is then not removed on interruption). */
+int tmpreg_add(const char *path, int is_dir);
+/* Forget a slot (before the path is renamed or removed). */
+void tmpreg_drop(int slot);
+
+#endif
