@@ -282,7 +282,7 @@ int kernels_shapes(char *const *profiles, size_t n, enum out_format fmt, const c
 {
     struct ingest_opts io = { TRACE_AUTO, 0, 1.0, NULL };
     struct kernel_shapes ks;
-    struct outfile of = { NULL, NULL, NULL };
+    struct outfile of = { 0 };
     int rc = 0;
     kernel_shapes_init(&ks);
     for (size_t i = 0; i < n && !rc; i++) {
