@@ -1,11 +1,8 @@
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cmd.h"
 #include "core/ctx.h"
-#include "core/xalloc.h"
+#include "core/options.h"
 #include "run/estimate_run.h"
 
 static const char *const estimate_usage =
@@ -32,112 +29,72 @@ static const char *const estimate_usage =
     "trace order, an op's kernels start once launched and the device is free)\n"
     "plus synchronisation; without a recorded call order (tfprof, tables),\n"
     "max(device time, host dispatch time) + synchronisation.\n"
-    "\n"
-    "  --profile P         trace (Kineto, tfprof, TF timeline, key_averages table) or\n"
-    "                      a profile written by 'fom ingest'\n"
-    "  --machine M         target machine description (XML)\n"
-    "  --kernels PATH      measured kernel tables: CSV file, folder or database;\n"
-    "                      may be repeated (give the profiled device's tables too\n"
-    "                      to use scaled-table)\n"
-    "  --precision P       estimate at this precision (fp32, tf32, bf16, fp16)\n"
-    "  --batch N           estimate at this minibatch size: ops whose leading\n"
-    "                      dimension is the profiled batch scale with it: gemm m,\n"
-    "                      n or k equal to the batch (or to batch x sequence, the\n"
-    "                      rows of a flattened [batch, seq, ...] input), conv N,\n"
-    "                      bytes of ops whose input leads with the batch; the\n"
-    "                      optimizer and weight-sized ops do not change\n"
-    "  --profile-batch N   batch of the profiled run, when the trace does not say it\n"
-    "                      (needed by --batch to know what to rescale)\n"
-    "  --source-machine M  machine the profile ran on (enables 'scaled')\n"
-    "  --format F          output format: text (default), json or csv\n"
-    "  -o FILE             write to FILE (atomically) instead of standard output\n"
-    "  -h, --help          show this help\n";
+    "\n";
 
-static int parse_batch(const char *s, int64_t *out)
+static int parse_precision(const char *v, void *dst)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v <= 0)
+    enum precision p = precision_parse(v);
+    if (p != PREC_FP32 && p != PREC_TF32 && p != PREC_BF16 && p != PREC_FP16)
         return -1;
-    *out = v;
+    *(enum precision *)dst = p;
     return 0;
 }
 
 int cmd_estimate(int argc, char **argv, struct ctx *ctx)
 {
     struct estimate_run_opts o;
-    const char **kernels = NULL;
-    size_t n_kernels = 0, alloc_kernels = 0;
-    int rc;
-
-    if (cmd_wants_help(argc, argv)) {
-        fputs(estimate_usage, stdout);
-        return FOM_OK;
-    }
+    struct opt_list kernels = { 0 }, args = { 0 };
     estimate_run_opts_init(&o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = strcmp(a, "--profile") == 0 || strcmp(a, "--machine") == 0 ||
-                    strcmp(a, "--kernels") == 0 || strcmp(a, "--precision") == 0 ||
-                    strcmp(a, "--batch") == 0 || strcmp(a, "--format") == 0 ||
-                    strcmp(a, "-o") == 0 || strcmp(a, "--source-machine") == 0 ||
-                    strcmp(a, "--profile-batch") == 0;
-        if (!takes) {
-            fputs(estimate_usage, stderr);
-            rc = diag_usage(&ctx->diag, "found '%s', expected an option of 'fom estimate'", a);
-            goto out;
-        }
-        if (!v) {
-            rc = diag_usage(&ctx->diag, "option '%s' needs a value", a);
-            goto out;
-        }
-        i++;
-        if (strcmp(a, "--profile") == 0) {
-            o.profile = v;
-        } else if (strcmp(a, "--machine") == 0) {
-            o.machine = v;
-        } else if (strcmp(a, "--source-machine") == 0) {
-            o.source_machine = v;
-        } else if (strcmp(a, "--kernels") == 0) {
-            ALLOC_GROW(kernels, n_kernels + 1, alloc_kernels);
-            kernels[n_kernels++] = v;
-        } else if (strcmp(a, "--precision") == 0) {
-            enum precision p = precision_parse(v);
-            if (p != PREC_FP32 && p != PREC_TF32 && p != PREC_BF16 && p != PREC_FP16) {
-                rc = diag_usage(&ctx->diag, "--precision: found '%s', expected fp32, tf32, bf16 or fp16", v);
-                goto out;
-            }
-            o.precision = p;
-        } else if (strcmp(a, "--batch") == 0) {
-            if (parse_batch(v, &o.batch) != 0) {
-                rc = diag_usage(&ctx->diag, "--batch: found '%s', expected a positive integer", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--profile-batch") == 0) {
-            if (parse_batch(v, &o.profile_batch) != 0) {
-                rc = diag_usage(&ctx->diag, "--profile-batch: found '%s', expected a positive integer", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--format") == 0) {
-            if (out_format_parse(v, &o.format) != 0) {
-                rc = diag_usage(&ctx->diag, "--format: found '%s', expected text, json or csv", v);
-                goto out;
-            }
-        } else {
-            o.out_path = v;
-        }
-    }
-    if (!o.profile || !o.machine) {
-        fputs(estimate_usage, stderr);
-        rc = diag_usage(&ctx->diag, "missing %s", !o.profile ? "--profile" : "--machine");
+    const struct option opts[] = {
+        { .name = "--profile", .arg = "P", .kind = OPT_STRING, .dst = &o.profile,
+          .required = 1, .expected = "a trace or profile file",
+          .help = "trace (Kineto, tfprof, TF timeline, key_averages table) or\n"
+                  "a profile written by 'fom ingest'" },
+        { .name = "--machine", .arg = "M", .kind = OPT_STRING, .dst = &o.machine,
+          .required = 1, .expected = "a machine file",
+          .help = "target machine description (XML)" },
+        { .name = "--kernels", .arg = "PATH", .kind = OPT_LIST, .dst = &kernels,
+          .expected = "a CSV file, folder or database",
+          .help = "measured kernel tables: CSV file, folder or database;\n"
+                  "may be repeated (give the profiled device's tables too\n"
+                  "to use scaled-table)" },
+        { .name = "--precision", .arg = "P", .kind = OPT_CALLBACK, .dst = &o.precision,
+          .parse = parse_precision, .expected = "fp32, tf32, bf16 or fp16",
+          .help = "estimate at this precision (fp32, tf32, bf16, fp16)" },
+        { .name = "--batch", .arg = "N", .kind = OPT_POS_INT, .dst = &o.batch,
+          .help = "estimate at this minibatch size: ops whose leading\n"
+                  "dimension is the profiled batch scale with it: gemm m,\n"
+                  "n or k equal to the batch (or to batch x sequence, the\n"
+                  "rows of a flattened [batch, seq, ...] input), conv N,\n"
+                  "bytes of ops whose input leads with the batch; the\n"
+                  "optimizer and weight-sized ops do not change" },
+        { .name = "--profile-batch", .arg = "N", .kind = OPT_POS_INT, .dst = &o.profile_batch,
+          .help = "batch of the profiled run, when the trace does not say it\n"
+                  "(needed by --batch to know what to rescale)" },
+        { .name = "--source-machine", .arg = "M", .kind = OPT_STRING, .dst = &o.source_machine,
+          .expected = "a machine file",
+          .help = "machine the profile ran on (enables 'scaled')" },
+        { .name = "--format", .arg = "F", .kind = OPT_FORMAT, .dst = &o.format,
+          .help = "output format: text (default), json or csv" },
+        { .name = "-o", .arg = "FILE", .kind = OPT_STRING, .dst = &o.out_path,
+          .expected = "a file name",
+          .help = "write to FILE (atomically) instead of standard output" },
+        { 0 },
+    };
+    const struct command_line cl = { "fom estimate", estimate_usage, opts, NULL };
+    int rc = options_parse(&cl, argc, argv, 1, &args, stdout, &ctx->diag);
+    if (rc)
+        goto out;
+    if (args.n) {
+        rc = options_usage_error(&cl, &ctx->diag, "found '%s', expected an option of "
+                                 "'fom estimate'", args.v[0]);
         goto out;
     }
-    o.kernels = kernels;
-    o.n_kernels = n_kernels;
+    o.kernels = kernels.v;
+    o.n_kernels = kernels.n;
     rc = estimate_run(&o, &ctx->diag);
 out:
-    free(kernels);
-    return rc;
+    opt_list_release(&kernels);
+    opt_list_release(&args);
+    return rc == OPT_HELP ? FOM_OK : rc;
 }

@@ -1,8 +1,8 @@
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd.h"
 #include "core/ctx.h"
+#include "core/options.h"
 #include "run/fom_run.h"
 
 static const char *const fom_usage =
@@ -11,48 +11,36 @@ static const char *const fom_usage =
     "Units of work per day of every system on every problem of a study, the\n"
     "ratios to the baseline system, and the figure of merit: the ratio of\n"
     "the harmonic means of the per-problem rates (reports/README.md).\n"
-    "\n"
-    "  --format F  output format: text (default), json or csv\n"
-    "  -o FILE     write to FILE (atomically) instead of standard output\n"
-    "  -h, --help  show this help\n";
+    "\n";
 
 int cmd_fom(int argc, char **argv, struct ctx *ctx)
 {
     struct fom_run_opts o = { NULL, FMT_TEXT, NULL };
-
-    if (cmd_wants_help(argc, argv)) {
-        fputs(fom_usage, stdout);
-        return FOM_OK;
+    const struct option opts[] = {
+        { .name = "--format", .arg = "F", .kind = OPT_FORMAT, .dst = &o.format,
+          .help = "output format: text (default), json or csv" },
+        { .name = "-o", .arg = "FILE", .kind = OPT_STRING, .dst = &o.out_path,
+          .expected = "a file name",
+          .help = "write to FILE (atomically) instead of standard output" },
+        { 0 },
+    };
+    const struct command_line cl = { "fom fom", fom_usage, opts, NULL };
+    struct opt_list args = { 0 };
+    int rc = options_parse(&cl, argc, argv, 1, &args, stdout, &ctx->diag);
+    if (rc)
+        goto out;
+    if (args.n == 0) {
+        rc = options_usage_error(&cl, &ctx->diag, "no study file given");
+        goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc) {
-                fputs(fom_usage, stderr);
-                return diag_usage(&ctx->diag, "option '%s' needs a value", a);
-            }
-            const char *v = argv[++i];
-            if (a[1] == 'o')
-                o.out_path = v;
-            else if (out_format_parse(v, &o.format))
-                return diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv", v);
-        } else if (strncmp(a, "--format=", 9) == 0) {
-            if (out_format_parse(a + 9, &o.format))
-                return diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv",
-                                  a + 9);
-        } else if (a[0] == '-' && a[1]) {
-            fputs(fom_usage, stderr);
-            return diag_usage(&ctx->diag, "unknown option '%s'", a);
-        } else if (!o.study) {
-            o.study = a;
-        } else {
-            fputs(fom_usage, stderr);
-            return diag_usage(&ctx->diag, "found a second study '%s', expected one", a);
-        }
+    if (args.n > 1) {
+        rc = options_usage_error(&cl, &ctx->diag, "found a second study '%s', expected one",
+                                 args.v[1]);
+        goto out;
     }
-    if (!o.study) {
-        fputs(fom_usage, stderr);
-        return diag_usage(&ctx->diag, "no study file given");
-    }
-    return fom_run(&o, &ctx->diag);
+    o.study = args.v[0];
+    rc = fom_run(&o, &ctx->diag);
+out:
+    opt_list_release(&args);
+    return rc == OPT_HELP ? FOM_OK : rc;
 }

@@ -1,10 +1,9 @@
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "core/ctx.h"
-#include "core/xalloc.h"
+#include "core/options.h"
 #include "run/kernels.h"
 
 static const char *const kernels_usage =
@@ -24,106 +23,70 @@ static const char *const kernels_usage =
     "              profiles) per kind, with calls per pass and share of the\n"
     "              pass time; the csv and json forms are what\n"
     "              estimators/measure/measure.py --shapes measures\n"
-    "\n"
-    "  --db DB         the database (created by import when missing)\n"
-    "  --machine NAME  hardware name for every imported row (overrides env.json\n"
-    "                  and hw columns)\n"
-    "  --format F      list and shapes output: text (default), json or csv\n"
-    "  -o FILE         shapes: write to FILE (atomically) instead of standard output\n"
-    "  -h, --help      show this help\n";
+    "\n";
 
 int cmd_kernels(int argc, char **argv, struct ctx *ctx)
 {
     struct kernels_import_opts o = { 0 };
     enum out_format fmt = FMT_TEXT;
-    char **files = NULL;
-    size_t n = 0, alloc = 0;
-    int rc = 0, is_import;
+    const char *out_path = NULL;
+    const struct option opts[] = {
+        { .name = "--db", .arg = "DB", .kind = OPT_STRING, .dst = &o.db, .required = 1,
+          .only = "import list", .expected = "a database file",
+          .help = "the database (created by import when missing)" },
+        { .name = "--machine", .arg = "NAME", .kind = OPT_STRING, .dst = &o.machine,
+          .only = "import", .expected = "a hardware name",
+          .help = "hardware name for every imported row (overrides env.json\n"
+                  "and hw columns)" },
+        { .name = "--format", .arg = "F", .kind = OPT_FORMAT, .dst = &fmt,
+          .only = "list shapes", .help = "list and shapes output: text (default), json or csv" },
+        { .name = "-o", .arg = "FILE", .kind = OPT_STRING, .dst = &out_path, .only = "shapes",
+          .expected = "a file name",
+          .help = "shapes: write to FILE (atomically) instead of standard output" },
+        { 0 },
+    };
+    struct command_line cl = { "fom kernels", kernels_usage, opts, NULL };
+    struct opt_list args = { 0 };
+    int rc;
 
-    if (cmd_wants_help(argc, argv)) {
-        fputs(kernels_usage, stdout);
-        return FOM_OK;
-    }
     if (argc < 2 || (strcmp(argv[1], "import") != 0 && strcmp(argv[1], "list") != 0 &&
                      strcmp(argv[1], "shapes") != 0)) {
-        fputs(kernels_usage, stderr);
-        return diag_usage(&ctx->diag, argc < 2 ? "no subcommand given, expected import, list or shapes"
-                                               : "found '%s', expected import, list or shapes",
-                          argv[argc < 2 ? 0 : 1]);
+        rc = options_parse(&cl, argc, argv, 1, &args, stdout, &ctx->diag);
+        if (rc == 0)
+            rc = options_usage_error(&cl, &ctx->diag, argc < 2
+                                     ? "no subcommand given, expected import, list or shapes"
+                                     : "found '%s', expected import, list or shapes",
+                                     argv[argc < 2 ? 0 : 1]);
+        goto out;
     }
-    is_import = strcmp(argv[1], "import") == 0;
-    int is_shapes = strcmp(argv[1], "shapes") == 0;
-    const char *out_path = NULL;
-    int only_files = 0;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_files && strcmp(a, "--") == 0) {
-            only_files = 1;
-        } else if (!only_files && (strcmp(a, "--db") == 0 || strcmp(a, "--machine") == 0 ||
-                                   strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0)) {
-            if (i + 1 >= argc) {
-                rc = diag_usage(&ctx->diag, "%s needs a value", a);
-                goto out;
-            }
-            const char *v = argv[++i];
-            if (strcmp(a, "--db") == 0 && !is_shapes) {
-                o.db = v;
-            } else if (strcmp(a, "-o") == 0 && is_shapes) {
-                if (!*v) {
-                    rc = diag_usage(&ctx->diag, "-o: found an empty name, expected a file name");
-                    goto out;
-                }
-                out_path = v;
-            } else if (strcmp(a, "--machine") == 0 && is_import) {
-                if (!*v) {
-                    rc = diag_usage(&ctx->diag, "--machine: found an empty name, expected a hardware name");
-                    goto out;
-                }
-                o.machine = v;
-            } else if (strcmp(a, "--format") == 0 && !is_import) {
-                if (out_format_parse(v, &fmt) != 0) {
-                    rc = diag_usage(&ctx->diag, "--format: found '%s', expected text, json or csv", v);
-                    goto out;
-                }
-            } else {
-                rc = diag_usage(&ctx->diag, "%s is not an option of 'kernels %s'", a, argv[1]);
-                goto out;
-            }
-        } else if (!only_files && a[0] == '-' && a[1]) {
-            rc = diag_usage(&ctx->diag, "unknown option '%s'; see 'fom kernels --help'", a);
-            goto out;
-        } else if (is_import || is_shapes) {
-            ALLOC_GROW(files, n + 1, alloc);
-            files[n++] = (char *)a;
-        } else {
-            rc = diag_usage(&ctx->diag, "found '%s', expected no file arguments for 'kernels list'", a);
-            goto out;
-        }
-    }
+    cl.sub = argv[1];
+    int is_import = strcmp(cl.sub, "import") == 0, is_shapes = strcmp(cl.sub, "shapes") == 0;
+    rc = options_parse(&cl, argc, argv, 2, &args, stdout, &ctx->diag);
+    if (rc)
+        goto out;
     if (is_shapes) {
-        if (!n) {
-            rc = diag_usage(&ctx->diag, "no PROFILE given, expected traces or saved profiles");
+        if (!args.n)
+            rc = options_usage_error(&cl, &ctx->diag,
+                                     "no PROFILE given, expected traces or saved profiles");
+        else
+            rc = kernels_shapes((char **)args.v, args.n, fmt, out_path, ctx->out, &ctx->diag);
+    } else if (is_import) {
+        if (!args.n) {
+            rc = options_usage_error(&cl, &ctx->diag,
+                                     "no FILE given, expected kernel tables to import");
             goto out;
         }
-        rc = kernels_shapes(files, n, fmt, out_path, ctx->out, &ctx->diag);
-        goto out;
-    }
-    if (!o.db) {
-        rc = diag_usage(&ctx->diag, "--db DB is required");
-        goto out;
-    }
-    if (is_import) {
-        if (!n) {
-            rc = diag_usage(&ctx->diag, "no FILE given, expected kernel tables to import");
-            goto out;
-        }
-        o.files = files;
-        o.n_files = n;
+        o.files = (char **)args.v;
+        o.n_files = args.n;
         rc = kernels_import(&o, ctx->out, &ctx->diag);
+    } else if (args.n) {
+        rc = options_usage_error(&cl, &ctx->diag,
+                                 "found '%s', expected no file arguments for 'kernels list'",
+                                 args.v[0]);
     } else {
         rc = kernels_list(o.db, fmt, ctx->out, &ctx->diag);
     }
 out:
-    free(files);
-    return rc;
+    opt_list_release(&args);
+    return rc == OPT_HELP ? FOM_OK : rc;
 }

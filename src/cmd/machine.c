@@ -1,10 +1,9 @@
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "core/ctx.h"
-#include "core/xalloc.h"
+#include "core/options.h"
 #include "report/gnuplot.h"
 #include "run/machine_run.h"
 
@@ -20,10 +19,7 @@ static const char *const machine_usage =
     "  validate    check each file (schema, units, values); prints 'FILE: ok'\n"
     "  show        every field of one machine with its unit, ridge points\n"
     "  compare     machines side by side, each ratio to the first (the baseline)\n"
-    "\n"
-    "  --format F  output format: text (default), json or csv\n"
-    "  -o FILE     write to FILE (atomically) instead of standard output\n"
-    "  -h, --help  show this help\n";
+    "\n";
 
 static const char *const validate_usage =
     "usage: fom machine validate FILE... [-o FILE]\n"
@@ -33,9 +29,7 @@ static const char *const validate_usage =
     "numbers, at least one peak and one memory level.  Prints 'FILE: ok' for\n"
     "each good file; errors read 'FILE:LINE: error: ...' on standard error.\n"
     "Exit status 1 when any file is bad.\n"
-    "\n"
-    "  -o FILE     write to FILE (atomically) instead of standard output\n"
-    "  -h, --help  show this help\n";
+    "\n";
 
 static const char *const show_usage =
     "usage: fom machine show FILE [--format text|json|csv] [-o FILE]\n"
@@ -43,10 +37,7 @@ static const char *const show_usage =
     "Every field of a machine with its unit: peaks per device and per node,\n"
     "ridge points (FLOP per byte of main memory), memory levels, overheads,\n"
     "links, power and price.\n"
-    "\n"
-    "  --format F  output format: text (default), json or csv\n"
-    "  -o FILE     write to FILE (atomically) instead of standard output\n"
-    "  -h, --help  show this help\n";
+    "\n";
 
 static const char *const compare_usage =
     "usage: fom machine compare BASE.xml OTHER.xml... [--format text|json|csv] [-o FILE]\n"
@@ -55,110 +46,82 @@ static const char *const compare_usage =
     "Machines side by side.  The first is the baseline; every other value is\n"
     "followed by its ratio to the baseline's.  Includes the ridge point of\n"
     "each precision and unit against main memory.\n"
-    "\n"
-    "  --format F  output format: text (default), json or csv\n"
-    "  -o FILE     write to FILE (atomically) instead of standard output\n"
-    "  --chart F   also draw peaks and bandwidths as a chart (.svg or .png)\n"
-    "  -h, --help  show this help\n";
+    "\n";
 
-enum sub { SUB_VALIDATE, SUB_SHOW, SUB_COMPARE };
+static const struct {
+    const char *name;
+    const char *usage;
+} subs[] = {
+    { "validate", validate_usage },
+    { "show", show_usage },
+    { "compare", compare_usage },
+};
+enum sub { SUB_VALIDATE, SUB_SHOW, SUB_COMPARE, SUB_COUNT };
+
+/* The machine files a subcommand needs: n checked against its count. */
+static int check_files(const struct command_line *cl, enum sub sub, size_t n, struct diag *d)
+{
+    if (n == 0 || (sub == SUB_SHOW && n != 1) || (sub == SUB_COMPARE && n < 2))
+        return options_usage_error(cl, d, "found %zu machine file%s, expected %s", n,
+                                   n == 1 ? "" : "s",
+                                   sub == SUB_SHOW ? "one"
+                                   : sub == SUB_COMPARE ? "two or more" : "one or more");
+    return 0;
+}
 
 int cmd_machine(int argc, char **argv, struct ctx *ctx)
 {
     struct machine_run_opts o = { FMT_TEXT, NULL, NULL };
-    const char *chart = NULL;
-    char **files = NULL;
-    int n = 0;
-    int rc = 0;
-    enum sub sub;
-    const char *usage = machine_usage;
+    const struct option opts[] = {
+        { .name = "--format", .arg = "F", .kind = OPT_FORMAT, .dst = &o.format,
+          .only = "show compare", .help = "output format: text (default), json or csv" },
+        { .name = "-o", .arg = "FILE", .kind = OPT_STRING, .dst = &o.out_path,
+          .expected = "a file name",
+          .help = "write to FILE (atomically) instead of standard output" },
+        { .name = "--chart", .arg = "F", .kind = OPT_STRING, .dst = &o.chart_path,
+          .only = "compare", .expected = "a file name ending in .svg or .png",
+          .help = "also draw peaks and bandwidths as a chart (.svg or .png)" },
+        { 0 },
+    };
+    struct command_line cl = { "fom machine", machine_usage, opts, NULL };
+    struct opt_list args = { 0 };
+    int sub = 0, rc;
 
     if (argc < 2 || argv[1][0] == '-') {
-        if (cmd_wants_help(argc, argv)) {
-            fputs(machine_usage, stdout);
-            return FOM_OK;
-        }
-        fputs(machine_usage, stderr);
-        return diag_usage(&ctx->diag, argc < 2 ? "no subcommand given, expected validate, show or compare"
-                                               : "found '%s', expected validate, show or compare",
-                          argv[argc < 2 ? 0 : 1]);
-    }
-    if (strcmp(argv[1], "validate") == 0) {
-        sub = SUB_VALIDATE;
-        usage = validate_usage;
-    } else if (strcmp(argv[1], "show") == 0) {
-        sub = SUB_SHOW;
-        usage = show_usage;
-    } else if (strcmp(argv[1], "compare") == 0) {
-        sub = SUB_COMPARE;
-        usage = compare_usage;
-    } else {
-        fputs(machine_usage, stderr);
-        return diag_usage(&ctx->diag, "found subcommand '%s', expected validate, show or compare",
-                          argv[1]);
-    }
-    if (cmd_wants_help(argc - 1, argv + 1)) {
-        fputs(usage, stdout);
-        return FOM_OK;
-    }
-    files = xcalloc(argc, sizeof *files);
-    int only_files = 0;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || !a[1]) {
-            files[n++] = argv[i];
-        } else if (strcmp(a, "--") == 0) {
-            only_files = 1;
-        } else if (strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc) {
-                fputs(usage, stderr);
-                rc = diag_usage(&ctx->diag, "option '%s' needs a value", a);
-                goto out;
-            }
-            const char *v = argv[++i];
-            if (a[1] == 'o') {
-                o.out_path = v;
-            } else if (out_format_parse(v, &o.format)) {
-                rc = diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--chart") == 0 && sub == SUB_COMPARE) {
-            if (i + 1 >= argc) {
-                fputs(usage, stderr);
-                rc = diag_usage(&ctx->diag, "option '%s' needs a value", a);
-                goto out;
-            }
-            chart = argv[++i];
-        } else if (strncmp(a, "--format=", 9) == 0) {
-            if (out_format_parse(a + 9, &o.format)) {
-                rc = diag_usage(&ctx->diag, "found --format '%s', expected text, json or csv", a + 9);
-                goto out;
-            }
-        } else {
-            fputs(usage, stderr);
-            rc = diag_usage(&ctx->diag, "unknown option '%s'", a);
-            goto out;
-        }
-    }
-    if (n == 0 || (sub == SUB_SHOW && n != 1) || (sub == SUB_COMPARE && n < 2)) {
-        fputs(usage, stderr);
-        rc = diag_usage(&ctx->diag, "found %d machine file%s, expected %s", n, n == 1 ? "" : "s",
-                        sub == SUB_SHOW ? "one" : sub == SUB_COMPARE ? "two or more" : "one or more");
+        rc = options_parse(&cl, argc, argv, 1, &args, stdout, &ctx->diag);
+        if (rc == 0)
+            rc = options_usage_error(&cl, &ctx->diag, argc < 2
+                                     ? "no subcommand given, expected validate, show or compare"
+                                     : "found '%s', expected validate, show or compare",
+                                     argv[argc < 2 ? 0 : 1]);
         goto out;
     }
-    if (chart && gp_term_from_path(chart) < 0) {
+    while (sub < SUB_COUNT && strcmp(argv[1], subs[sub].name) != 0)
+        sub++;
+    if (sub == SUB_COUNT) {
+        rc = options_usage_error(&cl, &ctx->diag,
+                                 "found subcommand '%s', expected validate, show or compare",
+                                 argv[1]);
+        goto out;
+    }
+    cl.sub = subs[sub].name;
+    cl.usage = subs[sub].usage;
+    rc = options_parse(&cl, argc, argv, 2, &args, stdout, &ctx->diag);
+    if (rc || (rc = check_files(&cl, sub, args.n, &ctx->diag)))
+        goto out;
+    if (o.chart_path && gp_term_from_path(o.chart_path) < 0) {
         rc = diag_usage(&ctx->diag, "found chart '%s', expected a file name ending in .svg or .png",
-                        chart);
+                        o.chart_path);
         goto out;
     }
-    o.chart_path = chart;
+    char **files = (char **)args.v;
     if (sub == SUB_VALIDATE)
-        rc = machine_run_validate(files, n, &o, &ctx->diag);
+        rc = machine_run_validate(files, (int)args.n, &o, &ctx->diag);
     else if (sub == SUB_SHOW)
         rc = machine_run_show(files[0], &o, &ctx->diag);
     else
-        rc = machine_run_compare(files, n, &o, &ctx->diag);
+        rc = machine_run_compare(files, (int)args.n, &o, &ctx->diag);
 out:
-    free(files);
-    return rc;
+    opt_list_release(&args);
+    return rc == OPT_HELP ? FOM_OK : rc;
 }

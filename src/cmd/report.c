@@ -3,6 +3,7 @@
 
 #include "cmd.h"
 #include "core/ctx.h"
+#include "core/options.h"
 #include "run/report_run.h"
 #include "version.h"
 
@@ -15,41 +16,35 @@ static const char *const report_usage =
     "and PNG: ratios with intervals, units per day, per-op time breakdowns of\n"
     "estimated problems, and a roofline per machine.  Without gnuplot the\n"
     "charts are skipped and the rest is still written.\n"
-    "\n"
-    "  -o DIR      output directory\n"
-    "  -h, --help  show this help\n";
+    "\n";
 
 int cmd_report(int argc, char **argv, struct ctx *ctx)
 {
     struct report_run_opts o;
     memset(&o, 0, sizeof o);
     o.version = FOM_VERSION;
-    if (cmd_wants_help(argc, argv)) {
-        fputs(report_usage, stdout);
-        return FOM_OK;
+    const struct option opts[] = {
+        { .name = "-o", .arg = "DIR", .kind = OPT_STRING, .dst = &o.out_dir, .required = 1,
+          .expected = "a directory name", .help = "output directory" },
+        { 0 },
+    };
+    const struct command_line cl = { "fom report", report_usage, opts, NULL };
+    struct opt_list args = { 0 };
+    int rc = options_parse(&cl, argc, argv, 1, &args, stdout, &ctx->diag);
+    if (rc)
+        goto out;
+    if (args.n == 0) {
+        rc = options_usage_error(&cl, &ctx->diag, "no study file given");
+        goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc) {
-                fputs(report_usage, stderr);
-                return diag_usage(&ctx->diag, "option '-o' needs a value");
-            }
-            o.out_dir = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            fputs(report_usage, stderr);
-            return diag_usage(&ctx->diag, "unknown option '%s'", a);
-        } else if (!o.study) {
-            o.study = a;
-        } else {
-            fputs(report_usage, stderr);
-            return diag_usage(&ctx->diag, "found a second study '%s', expected one", a);
-        }
+    if (args.n > 1) {
+        rc = options_usage_error(&cl, &ctx->diag, "found a second study '%s', expected one",
+                                 args.v[1]);
+        goto out;
     }
-    if (!o.study || !o.out_dir) {
-        fputs(report_usage, stderr);
-        return diag_usage(&ctx->diag, "%s", !o.study ? "no study file given"
-                                                     : "-o DIR is required");
-    }
-    return report_run(&o, &ctx->diag);
+    o.study = args.v[0];
+    rc = report_run(&o, &ctx->diag);
+out:
+    opt_list_release(&args);
+    return rc == OPT_HELP ? FOM_OK : rc;
 }

@@ -1,10 +1,9 @@
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "core/ctx.h"
-#include "core/xalloc.h"
+#include "core/options.h"
 #include "run/roofline_run.h"
 
 static const char *const roofline_usage =
@@ -20,65 +19,47 @@ static const char *const roofline_usage =
     "estimated for MACHINE when --kernels is given, else the rate measured in\n"
     "the trace (on the trace's device, which the chart names).\n"
     "Needs gnuplot.\n"
-    "\n"
-    "  --machine FILE  machine description (machines/*.xml)\n"
-    "  --profile P     trace or saved profile whose ops to place\n"
-    "  --kernels PATH  kernel tables of MACHINE (CSV, folder or db; repeatable)\n"
-    "  -o FILE         output: .svg or .png (written atomically)\n"
-    "  -h, --help      show this help\n";
+    "\n";
 
 int cmd_roofline(int argc, char **argv, struct ctx *ctx)
 {
     struct roofline_run_opts o;
-    const char **kernels = xcalloc((size_t)argc, sizeof *kernels);
-    int rc;
+    struct opt_list kernels = { 0 }, args = { 0 };
     memset(&o, 0, sizeof o);
-    o.kernels = kernels;
-    if (cmd_wants_help(argc, argv)) {
-        fputs(roofline_usage, stdout);
-        rc = FOM_OK;
+    const struct option opts[] = {
+        { .name = "--machine", .arg = "FILE", .kind = OPT_STRING, .dst = &o.machine,
+          .required = 1, .expected = "a machine file",
+          .help = "machine description (machines/*.xml)" },
+        { .name = "--profile", .arg = "P", .kind = OPT_STRING, .dst = &o.profile,
+          .expected = "a trace or profile file",
+          .help = "trace or saved profile whose ops to place" },
+        { .name = "--kernels", .arg = "PATH", .kind = OPT_LIST, .dst = &kernels,
+          .expected = "a CSV file, folder or database",
+          .help = "kernel tables of MACHINE (CSV, folder or db; repeatable)" },
+        { .name = "-o", .arg = "FILE", .kind = OPT_STRING, .dst = &o.out_path, .required = 1,
+          .expected = "a file name ending in .svg or .png",
+          .help = "output: .svg or .png (written atomically)" },
+        { 0 },
+    };
+    const struct command_line cl = { "fom roofline", roofline_usage, opts, NULL };
+    int rc = options_parse(&cl, argc, argv, 1, &args, stdout, &ctx->diag);
+    if (rc)
+        goto out;
+    if (args.n) {
+        rc = options_usage_error(&cl, &ctx->diag, "found argument '%s', expected an option",
+                                 args.v[0]);
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = NULL;
-        if (strcmp(a, "--machine") == 0)
-            slot = &o.machine;
-        else if (strcmp(a, "--profile") == 0)
-            slot = &o.profile;
-        else if (strcmp(a, "-o") == 0)
-            slot = &o.out_path;
-        else if (strcmp(a, "--kernels") == 0)
-            slot = &kernels[o.n_kernels++];
-        if (slot) {
-            if (i + 1 >= argc) {
-                fputs(roofline_usage, stderr);
-                rc = diag_usage(&ctx->diag, "option '%s' needs a value", a);
-                goto out;
-            }
-            *slot = argv[++i];
-            continue;
-        }
-        fputs(roofline_usage, stderr);
-        if (a[0] == '-')
-            rc = diag_usage(&ctx->diag, "unknown option '%s'", a);
-        else
-            rc = diag_usage(&ctx->diag, "found argument '%s', expected an option", a);
+    if (kernels.n && !o.profile) {
+        rc = options_usage_error(&cl, &ctx->diag,
+                                 "--kernels needs --profile: the tables only place ops");
         goto out;
     }
-    if (!o.machine || !o.out_path) {
-        fputs(roofline_usage, stderr);
-        rc = diag_usage(&ctx->diag, "%s", !o.machine ? "--machine is required"
-                                                     : "-o FILE.svg|png is required");
-        goto out;
-    }
-    if (o.n_kernels && !o.profile) {
-        fputs(roofline_usage, stderr);
-        rc = diag_usage(&ctx->diag, "--kernels needs --profile: the tables only place ops");
-        goto out;
-    }
+    o.kernels = kernels.v;
+    o.n_kernels = kernels.n;
     rc = roofline_run(&o, &ctx->diag);
 out:
-    free(kernels);
-    return rc;
+    opt_list_release(&kernels);
+    opt_list_release(&args);
+    return rc == OPT_HELP ? FOM_OK : rc;
 }

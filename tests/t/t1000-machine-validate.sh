@@ -51,7 +51,7 @@ expect_err_contains "error: found 2 machine files, expected one"
 fom_run 2 machine compare machines/h100-sxm5-80gb.xml
 expect_err_contains "error: found 1 machine file, expected two or more"
 fom_run 2 machine show machines/h100-sxm5-80gb.xml --format xml
-expect_err_contains "error: found --format 'xml', expected text, json or csv"
+expect_err_contains "error: --format: found 'xml', expected text, json or csv"
 fom_run 2 machine show machines/h100-sxm5-80gb.xml --bogus
 expect_err_contains "error: unknown option '--bogus'"
 fom_run 2 machine show machines/h100-sxm5-80gb.xml -o

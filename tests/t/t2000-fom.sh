@@ -163,7 +163,7 @@ if [ "$(cat "$T_TMP/keep.txt")" = keep ]; then ok "-o file untouched on error"; 
 fom_run 2 fom
 expect_err_contains "no study file given"
 fom_run 2 fom reports/candle-seed.xml --format yaml
-expect_err_contains "found --format 'yaml', expected text, json or csv"
+expect_err_contains "error: --format: found 'yaml', expected text, json or csv"
 fom_run 2 fom reports/candle-seed.xml --bogus
 expect_err_contains "unknown option '--bogus'"
 fom_run 3 fom $S/no-such-study.xml

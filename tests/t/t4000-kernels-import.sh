@@ -60,7 +60,7 @@ expect_json_num "sum(c['rows'] for c in d['counts'])" 1920 0
 
 # Usage and system errors.
 fom_run 2 kernels import "$K/h100_eltwise.csv"
-expect_err_contains "error: --db DB is required"
+expect_err_contains "error: missing --db DB"
 fom_run 2 kernels frobnicate --db "$DB"
 expect_err_contains "error: found 'frobnicate', expected import, list or shapes"
 fom_run 2 kernels import --db "$DB"

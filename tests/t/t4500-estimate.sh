@@ -81,4 +81,9 @@ fom_run 1 estimate --profile $P --machine $D/tables/env.json
 expect_err_contains "env.json:1"
 fom_run 0 estimate --help
 expect_out_contains "scaled-table"
+# every command takes --opt=value (estimate used to refuse it)
+fom_run 0 estimate --profile=$P --machine=$M --kernels=$K --format=json
+expect_json_num 'd["machine"] == "testgpu"' 1 0
+fom_run 2 estimate --profile $P --machine $M stray
+expect_err_contains "error: found 'stray', expected an option of 'fom estimate'"
 done_testing

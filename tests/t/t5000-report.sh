@@ -125,7 +125,7 @@ fom_run 1 report "$R/bad-nodes.xml" -o "$D/bad"
 expect_err_contains 'bad-nodes.xml:4: error:'
 expect_no_file "$D/bad"
 fom_run 2 report reports/candle-seed.xml
-expect_err_contains 'error: -o DIR is required'
+expect_err_contains 'error: missing -o DIR'
 fom_run 2 report -o "$D/x"
 expect_err_contains 'error: no study file given'
 fom_run 2 report reports/candle-seed.xml -o "$D/x" --bogus
@@ -163,7 +163,7 @@ fom_run 2 roofline --machine "$R/h100.xml" -o "$D/roof.pdf"
 expect_err_contains "found output '$D/roof.pdf', expected a file name ending in .svg or .png"
 expect_no_file "$D/roof.pdf"
 fom_run 2 roofline -o "$D/r.svg"
-expect_err_contains 'error: --machine is required'
+expect_err_contains 'error: missing --machine FILE'
 fom_run 1 roofline --machine "$R/bad-machine.xml" -o "$D/r.svg"
 expect_err_contains 'bad-machine.xml:4: error:'
 expect_no_file "$D/r.svg"
