@@ -407,9 +407,45 @@ static int load_overheads(struct loader *L, xmlNodePtr n)
     return rc;
 }
 
+/* nics="N" on the inter-node link: an integer from 1 to 64 (the most NICs
+ * any shipped node has is 8; 64 leaves room and catches typos). */
+static int link_nics(struct loader *L, xmlNodePtr n, const char *text, int inter, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (!inter)
+        return diag_error_at(L->d, L->file, node_line(n), 0,
+                             "found nics=\"%s\" on the intra-node link, expected nics only on "
+                             "<link scope=\"inter-node\">", text);
+    if (end == text || *end || errno == ERANGE || v < 1 || v > 64)
+        return diag_error_at(L->d, L->file, node_line(n), 0,
+                             "found nics=\"%s\", expected an integer from 1 to 64", text);
+    *out = (int)v;
+    return 0;
+}
+
+static int link_topology_attr(struct loader *L, xmlNodePtr n, const char *text, int inter,
+                              enum link_topology *out)
+{
+    enum link_topology t = link_topology_parse(text);
+    if (t == TOPO_COUNT || !link_topology_fits(t, inter))
+        return diag_error_at(L->d, L->file, node_line(n), 0,
+                             "found topology=\"%s\" on the %s link, expected %s", text,
+                             inter ? "inter-node" : "intra-node",
+                             inter ? "fat-tree, dragonfly or torus" : "switch, direct or pcie");
+    *out = t;
+    return 0;
+}
+
+/* <link scope bandwidth latency fabric topology nics>: bandwidth is per
+ * device (intra-node) or per NIC when nics is given, else the node's
+ * injection (inter-node); the struct keeps the node's injection in bw_bs
+ * either way. */
 static int load_link(struct loader *L, xmlNodePtr n, long *intra_line, long *inter_line)
 {
     char *scope = node_attr(n, "scope");
+    char *topo = node_attr(n, "topology"), *nics = node_attr(n, "nics");
     int intra = scope && strcmp(scope, "intra-node") == 0;
     int inter = scope && strcmp(scope, "inter-node") == 0;
     long *seen = intra ? intra_line : inter_line;
@@ -431,8 +467,22 @@ static int load_link(struct loader *L, xmlNodePtr n, long *intra_line, long *int
     rc = attr_qty(L, n, "bandwidth", QTY_BW, &k->bw_bs);
     if (!rc)
         rc = attr_qty(L, n, "latency", QTY_TIME, &k->latency_s);
+    if (!rc && topo)
+        rc = link_topology_attr(L, n, topo, inter, &k->topology);
+    if (!rc && nics)
+        rc = link_nics(L, n, nics, inter, &k->nics);
+    if (rc)
+        goto out;
+    if (k->nics) {
+        k->nic_bw_bs = k->bw_bs;
+        k->bw_bs = k->nic_bw_bs * k->nics;
+    }
+    free(k->fabric);
+    k->fabric = node_attr(n, "fabric");
 out:
     free(scope);
+    free(topo);
+    free(nics);
     return rc;
 }
 
@@ -668,6 +718,20 @@ const char machine_xsd[] =
     "    </xs:restriction>\n"
     "  </xs:simpleType>\n"
     "\n"
+    "  <!-- intra-node: switch (NVSwitch), direct (point-to-point links:\n"
+    "       NVLink, xGMI, Xe Link), pcie; inter-node: fat-tree, dragonfly,\n"
+    "       torus.  fom checks that the topology fits the scope. -->\n"
+    "  <xs:simpleType name=\"linkTopology\">\n"
+    "    <xs:restriction base=\"xs:string\">\n"
+    "      <xs:enumeration value=\"switch\"/>\n"
+    "      <xs:enumeration value=\"direct\"/>\n"
+    "      <xs:enumeration value=\"pcie\"/>\n"
+    "      <xs:enumeration value=\"fat-tree\"/>\n"
+    "      <xs:enumeration value=\"dragonfly\"/>\n"
+    "      <xs:enumeration value=\"torus\"/>\n"
+    "    </xs:restriction>\n"
+    "  </xs:simpleType>\n"
+    "\n"
     "  <!-- A peak rate per device, e.g. <peak precision=\"bf16\" unit=\"matrix\">989.4 TFLOP/s</peak> -->\n"
     "  <xs:complexType name=\"peak\">\n"
     "    <xs:simpleContent>\n"
@@ -691,12 +755,17 @@ const char machine_xsd[] =
     "    <xs:attribute name=\"dispatch\" type=\"nonEmpty\"/>\n"
     "  </xs:complexType>\n"
     "\n"
-    "  <!-- intra-node: per device to its peers, per direction;\n"
-    "       inter-node: injection bandwidth of the whole node, per direction. -->\n"
+    "  <!-- intra-node: bandwidth per device to its peers, per direction;\n"
+    "       inter-node: per NIC and direction when nics is given, else the\n"
+    "       injection bandwidth of the whole node, per direction.  latency: per\n"
+    "       message step.  fabric: what the link is (\"NVLink 4\", \"Slingshot-11\"). -->\n"
     "  <xs:complexType name=\"link\">\n"
     "    <xs:attribute name=\"scope\" type=\"linkScope\" use=\"required\"/>\n"
     "    <xs:attribute name=\"bandwidth\" type=\"nonEmpty\" use=\"required\"/>\n"
     "    <xs:attribute name=\"latency\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"fabric\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"topology\" type=\"linkTopology\"/>\n"
+    "    <xs:attribute name=\"nics\" type=\"xs:positiveInteger\"/>\n"
     "  </xs:complexType>\n"
     "\n"
     "  <xs:complexType name=\"price\">\n"

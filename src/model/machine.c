@@ -1,6 +1,7 @@
 #include "model/machine.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 double machine_peak(const struct machine *m, enum precision p, enum exec_unit u)
 {
@@ -21,6 +22,32 @@ double machine_ridge(const struct machine *m, enum precision p, enum exec_unit u
     return bw > 0 && f > 0 ? f / bw : 0;
 }
 
+static const char *const topology_names[TOPO_COUNT] = {
+    [TOPO_UNKNOWN] = "unknown", [TOPO_SWITCH] = "switch", [TOPO_DIRECT] = "direct",
+    [TOPO_PCIE] = "pcie", [TOPO_FAT_TREE] = "fat-tree", [TOPO_DRAGONFLY] = "dragonfly",
+    [TOPO_TORUS] = "torus",
+};
+
+const char *link_topology_name(enum link_topology t)
+{
+    return (unsigned)t < TOPO_COUNT ? topology_names[t] : "unknown";
+}
+
+enum link_topology link_topology_parse(const char *s)
+{
+    for (int t = TOPO_SWITCH; s && t < TOPO_COUNT; t++)
+        if (strcmp(s, topology_names[t]) == 0)
+            return (enum link_topology)t;
+    return TOPO_COUNT;
+}
+
+int link_topology_fits(enum link_topology t, int inter_node)
+{
+    if (inter_node)
+        return t == TOPO_FAT_TREE || t == TOPO_DRAGONFLY || t == TOPO_TORUS;
+    return t == TOPO_SWITCH || t == TOPO_DIRECT || t == TOPO_PCIE;
+}
+
 void machine_release(struct machine *m)
 {
     if (!m)
@@ -34,4 +61,6 @@ void machine_release(struct machine *m)
     free(m->vendor);
     free(m->device_name);
     free(m->source);
+    free(m->intra.fabric);
+    free(m->inter.fabric);
 }

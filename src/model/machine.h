@@ -16,10 +16,37 @@ struct mem_level {
     double bw_bs;           /* bytes/s, per device */
 };
 
-struct net_link {
-    double bw_bs;           /* bytes/s per direction */
-    double latency_s;
+/* How the devices of a node, or the nodes of a system, are joined.  The
+ * communication model (model/comm.h) takes the bandwidth and latency; the
+ * topology says what the bandwidth means and is shown beside it. */
+enum link_topology {
+    TOPO_UNKNOWN,
+    TOPO_SWITCH,        /* intra: every device reaches every peer through a switch (NVSwitch) */
+    TOPO_DIRECT,        /* intra: point-to-point links between devices (NVLink, xGMI, Xe Link) */
+    TOPO_PCIE,          /* intra: through the host's PCIe */
+    TOPO_FAT_TREE,      /* inter: folded Clos, full bisection when not tapered */
+    TOPO_DRAGONFLY,     /* inter: all-to-all groups (Slingshot) */
+    TOPO_TORUS,         /* inter: 3-D torus (Gemini) */
+    TOPO_COUNT,
 };
+
+struct net_link {
+    double bw_bs;           /* bytes/s per direction: per device for the
+                               intra-node link, the node's injection (all
+                               NICs) for the inter-node one */
+    double latency_s;       /* per message step, 0 = not given */
+    int nics;               /* inter-node: NICs per node, 0 = not given */
+    double nic_bw_bs;       /* inter-node: bytes/s per NIC per direction, 0 = not given */
+    enum link_topology topology;
+    char *fabric;           /* "NVLink 4", "Slingshot-11", or NULL */
+};
+
+const char *link_topology_name(enum link_topology t);   /* "switch", "fat-tree", ... */
+/* TOPO_COUNT when s names no topology. */
+enum link_topology link_topology_parse(const char *s);
+/* 1 when t may describe a link of that scope (intra-node: switch, direct,
+ * pcie; inter-node: fat-tree, dragonfly, torus). */
+int link_topology_fits(enum link_topology t, int inter_node);
 
 struct machine {
     char *path;             /* file it came from */

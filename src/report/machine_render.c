@@ -125,7 +125,10 @@ static struct row *row_add(struct rows *rs, const char *key, const char *label,
     ALLOC_GROW(rs->r, rs->n + 1, rs->alloc);
     struct row *r = &rs->r[rs->n++];
     snprintf(r->key, sizeof r->key, "%s", key);
-    snprintf(r->label, sizeof r->label, "%s [%s]", label, unit);
+    if (*unit)
+        snprintf(r->label, sizeof r->label, "%s [%s]", label, unit);
+    else
+        snprintf(r->label, sizeof r->label, "%s", label);
     snprintf(r->unit, sizeof r->unit, "%s", unit);
     snprintf(r->si, sizeof r->si, "%s", si);
     r->scale = scale;
@@ -209,6 +212,13 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
     r = row_add(rs, "inter_node.latency", "inter-node link latency", "us", "s", 1e-6);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].inter.latency_s;
+    r = row_add(rs, "inter_node.nics", "inter-node NICs per node", "", "", 1);
+    for (size_t i = 0; i < nm; i++)
+        r->v[i] = ms[i].inter.nics;
+    r = row_add(rs, "inter_node.nic_bw", "inter-node bandwidth per NIC per direction", "GB/s",
+                "B/s", 1e9);
+    for (size_t i = 0; i < nm; i++)
+        r->v[i] = ms[i].inter.nic_bw_bs;
     r = row_add(rs, "power", "power per node", "W", "W", 1);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].power_w;
@@ -219,9 +229,35 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
 
 /* ---- show ------------------------------------------------------------ */
 
+/* "NVLink 4, switch", "4 NICs, HPE Slingshot-11, dragonfly" or "-". */
+static const char *link_desc(char *buf, size_t n, const struct net_link *k)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    if (k->nics)
+        used += (size_t)snprintf(buf + used, n - used, "%d NIC%s", k->nics, k->nics > 1 ? "s" : "");
+    if (k->fabric && used < n)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", k->fabric);
+    if (k->topology != TOPO_UNKNOWN && used < n)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+                                 link_topology_name(k->topology));
+    return used ? buf : "-";
+}
+
+static void json_link(struct json *j, const char *key, const struct net_link *k)
+{
+    json_key(j, key);
+    json_obj_begin(j);
+    json_knum(j, "bw_bs", opt(k->bw_bs));
+    json_knum(j, "latency_s", opt(k->latency_s));
+    json_kstr(j, "fabric", k->fabric);
+    json_kstr(j, "topology", k->topology != TOPO_UNKNOWN ? link_topology_name(k->topology) : NULL);
+    json_obj_end(j);
+}
+
 static void show_text(FILE *fp, const struct machine *m)
 {
-    char b1[64], b2[64], b3[64], hdr[96];
+    char b1[64], b2[128], b3[128], hdr[96];
     struct table t;
     table_init(&t, 2, 2);
     table_add(&t, "machine"); table_add(&t, m->id);
@@ -232,6 +268,8 @@ static void show_text(FILE *fp, const struct machine *m)
     table_add(&t, "device name"); table_add(&t, m->device_name);
     snprintf(b1, sizeof b1, "%d", m->devices_per_node);
     table_add(&t, "devices per node"); table_add(&t, b1);
+    table_add(&t, "intra-node link"); table_add(&t, link_desc(b2, sizeof b2, &m->intra));
+    table_add(&t, "inter-node network"); table_add(&t, link_desc(b3, sizeof b3, &m->inter));
     table_add(&t, "source"); table_add(&t, m->source);
     table_print(fp, &t);
 
@@ -323,16 +361,10 @@ static void show_json(FILE *fp, const struct machine *m)
     json_knum(&j, "main_memory_bw_bs", opt(machine_mem_bw(m)));
     json_knum(&j, "launch_latency_s", opt(m->launch_latency_s));
     json_knum(&j, "dispatch_s", opt(m->dispatch_s));
-    json_key(&j, "intra_node");
-    json_obj_begin(&j);
-    json_knum(&j, "bw_bs", opt(m->intra.bw_bs));
-    json_knum(&j, "latency_s", opt(m->intra.latency_s));
-    json_obj_end(&j);
-    json_key(&j, "inter_node");
-    json_obj_begin(&j);
-    json_knum(&j, "bw_bs", opt(m->inter.bw_bs));
-    json_knum(&j, "latency_s", opt(m->inter.latency_s));
-    json_obj_end(&j);
+    json_link(&j, "intra_node", &m->intra);
+    json_link(&j, "inter_node", &m->inter);
+    json_kint(&j, "inter_node_nics", m->inter.nics);
+    json_knum(&j, "inter_node_nic_bw_bs", opt(m->inter.nic_bw_bs));
     json_knum(&j, "power_w", opt(m->power_w));
     json_knum(&j, "price_usd", opt(m->price_usd));
     json_kstr(&j, "source", m->source);

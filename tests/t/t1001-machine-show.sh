@@ -22,6 +22,12 @@ expect_json_num 'd["price_usd"] is None' 1 0
 
 # A four-device node: per-node peak = 4 x 9.7 TFLOP/s
 fom_run 0 machine show machines/perlmutter-gpu-node-a100.xml --format=json
+# its network: 4 Slingshot-11 NICs of 200 Gbit/s = 25 GB/s, 100 GB/s per node
+expect_json_num 'd["inter_node_nics"]' 4 0
+expect_json_num 'd["inter_node_nic_bw_bs"]' 25e9 1e-12
+expect_json_num 'd["inter_node"]["bw_bs"]' 100e9 1e-12
+expect_json_num 'd["inter_node"]["topology"] == "dragonfly"' 1 0
+expect_json_num 'd["intra_node"]["fabric"] == "NVLink 3"' 1 0
 expect_json_num '[p["node_flops"] for p in d["peaks"] if p["precision"]=="fp64" and p["unit"]=="vector"][0]' 38.8e12 1e-12
 
 fom_run 0 machine show tests/data/machine/good.xml --format csv

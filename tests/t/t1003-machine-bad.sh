@@ -18,6 +18,14 @@ fom_run 1 machine show $D/bad-xxe.xml
 expect_err_contains "$D/bad-xxe.xml:2: error: found entity declaration 'x', expected no entities"
 if grep -q "root:" "$OUT" "$ERR"; then not_ok "/etc/passwd leaked"; else ok "/etc/passwd not in the output"; fi
 
+# Network fields: a node topology on the inter-node link, and NICs that
+# only a network has.
+fom_run 1 machine validate $D/bad-network.xml
+expect_err_contains "$D/bad-network.xml:9: error: found topology=\"switch\" on the inter-node link, expected fat-tree, dragonfly or torus"
+sed '8s/ topology="switch"/ nics="2"/; 9s/topology="switch"/topology="fat-tree"/' $D/bad-network.xml >"$T_TMP/nics.xml"
+fom_run 1 machine validate "$T_TMP/nics.xml"
+expect_err_contains "$T_TMP/nics.xml:8: error: found nics=\"2\" on the intra-node link, expected nics only on <link scope=\"inter-node\">"
+
 # Values written in a shell-made file, to check the message of each.
 bad() { # name, line 6 peak text, line 7 memory attributes
     printf '<?xml version="1.0"?>\n<machine id="t" kind="gpu">\n<name>T</name>\n<vendor>V</vendor>\n<devices-per-node>1</devices-per-node>\n<peak precision="fp32" unit="vector">%s</peak>\n<memory level="HBM" %s/>\n<source>s</source>\n</machine>\n' "$2" "$3" >"$T_TMP/$1.xml"

@@ -171,6 +171,33 @@ static const struct bad_case bad_cases[] = {
     { "parameter entity", HEAD "<!DOCTYPE machine [\n<!ENTITY % p SYSTEM \"file:///etc/passwd\">\n%p;\n]>\n"
       OPEN PEAK MEM CLOSE, 1, "m.xml:3: error: found entity declaration 'p'" },
     { "empty document", "", 1, "m.xml" },
+    { "nics on the intra-node link", HEAD OPEN PEAK MEM
+      "<link scope=\"intra-node\" bandwidth=\"100 GB/s\" nics=\"2\"/>\n" CLOSE, 1,
+      "m.xml:8: error: found nics=\"2\" on the intra-node link, expected nics only on <link scope=\"inter-node\">" },
+    { "too many nics", HEAD OPEN PEAK MEM
+      "<link scope=\"inter-node\" bandwidth=\"25 GB/s\" nics=\"65\"/>\n" CLOSE, 1,
+      "m.xml:8: error: found nics=\"65\", expected an integer from 1 to 64" },
+    { "zero nics", HEAD OPEN PEAK MEM
+      "<link scope=\"inter-node\" bandwidth=\"25 GB/s\" nics=\"0\"/>\n" CLOSE, 1,
+      "m.xml:8: error: element 'link', attribute 'nics'" },
+    { "network topology inside a node", HEAD OPEN PEAK MEM
+      "<link scope=\"intra-node\" bandwidth=\"100 GB/s\" topology=\"dragonfly\"/>\n" CLOSE, 1,
+      "m.xml:8: error: found topology=\"dragonfly\" on the intra-node link, expected switch, direct or pcie" },
+    { "node topology between nodes", HEAD OPEN PEAK MEM
+      "<link scope=\"inter-node\" bandwidth=\"25 GB/s\" topology=\"switch\"/>\n" CLOSE, 1,
+      "m.xml:8: error: found topology=\"switch\" on the inter-node link, expected fat-tree, dragonfly or torus" },
+    { "unknown topology", HEAD OPEN PEAK MEM
+      "<link scope=\"inter-node\" bandwidth=\"25 GB/s\" topology=\"hypercube\"/>\n" CLOSE, 1,
+      "m.xml:8: error: element 'link', attribute 'topology'" },
+    { "nic bandwidth in Hz", HEAD OPEN PEAK MEM
+      "<link scope=\"inter-node\" nics=\"4\" bandwidth=\"200 GHz\"/>\n" CLOSE, 1,
+      "m.xml:8: error: found unit 'GHz' in <link bandwidth>" },
+    { "zero link latency", HEAD OPEN PEAK MEM
+      "<link scope=\"intra-node\" bandwidth=\"100 GB/s\" latency=\"0 us\"/>\n" CLOSE, 1,
+      "m.xml:8: error: found '0 us' in <link latency>, expected a value greater than zero" },
+    { "empty fabric", HEAD OPEN PEAK MEM
+      "<link scope=\"intra-node\" bandwidth=\"100 GB/s\" fabric=\"\"/>\n" CLOSE, 1,
+      "m.xml:8: error: element 'link', attribute 'fabric'" },
 };
 
 static void test_bad_cases(void **state)
@@ -190,6 +217,43 @@ static void test_bad_cases(void **state)
         machine_release(&m);
         free(msg);
     }
+}
+
+/* The network fields: nics makes bandwidth per NIC, and the node's
+ * injection is their product; topology and fabric are kept. */
+static void test_network(void **state)
+{
+    (void)state;
+    struct machine m;
+    char *msg = NULL;
+    assert_int_equal(load_text(HEAD OPEN PEAK MEM
+                               "<link scope=\"intra-node\" bandwidth=\"300 GB/s\" latency=\"3 us\" "
+                               "fabric=\"NVLink 3\" topology=\"direct\"/>\n"
+                               "<link scope=\"inter-node\" nics=\"4\" bandwidth=\"200 Gbit/s\" "
+                               "latency=\"9 us\" fabric=\"Slingshot\" topology=\"dragonfly\"/>\n"
+                               CLOSE, &m, &msg), 0);
+    assert_close(m.intra.bw_bs, 300e9, 1e-15);
+    assert_int_equal(m.intra.nics, 0);
+    assert_int_equal(m.intra.topology, TOPO_DIRECT);
+    assert_string_equal(m.intra.fabric, "NVLink 3");
+    assert_int_equal(m.inter.nics, 4);
+    assert_close(m.inter.nic_bw_bs, 25e9, 1e-15);
+    assert_close(m.inter.bw_bs, 100e9, 1e-15);
+    assert_close(m.inter.latency_s, 9e-6, 1e-12);
+    assert_int_equal(m.inter.topology, TOPO_DRAGONFLY);
+    assert_string_equal(link_topology_name(m.inter.topology), "dragonfly");
+    machine_free(&m);
+    free(msg);
+    /* without nics the bandwidth is the node's injection, as before */
+    assert_int_equal(load_text(HEAD OPEN PEAK MEM
+                               "<link scope=\"inter-node\" bandwidth=\"50 GB/s\"/>\n" CLOSE, &m, &msg), 0);
+    assert_close(m.inter.bw_bs, 50e9, 1e-15);
+    assert_int_equal(m.inter.nics, 0);
+    assert_true(m.inter.nic_bw_bs == 0);
+    assert_int_equal(m.inter.topology, TOPO_UNKNOWN);
+    assert_null(m.inter.fabric);
+    machine_free(&m);
+    free(msg);
 }
 
 static void test_external_entity(void **state)
@@ -319,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_good_file),
         cmocka_unit_test(test_h100_file),
         cmocka_unit_test(test_bad_cases),
+        cmocka_unit_test(test_network),
         cmocka_unit_test(test_external_entity),
         cmocka_unit_test(test_billion_laughs),
         cmocka_unit_test(test_too_big),
