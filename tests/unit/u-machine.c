@@ -242,7 +242,7 @@ static void test_network(void **state)
     assert_close(m.inter.latency_s, 9e-6, 1e-12);
     assert_int_equal(m.inter.topology, TOPO_DRAGONFLY);
     assert_string_equal(link_topology_name(m.inter.topology), "dragonfly");
-    machine_free(&m);
+    machine_release(&m);
     free(msg);
     /* without nics the bandwidth is the node's injection, as before */
     assert_int_equal(load_text(HEAD OPEN PEAK MEM
@@ -252,7 +252,7 @@ static void test_network(void **state)
     assert_true(m.inter.nic_bw_bs == 0);
     assert_int_equal(m.inter.topology, TOPO_UNKNOWN);
     assert_null(m.inter.fabric);
-    machine_free(&m);
+    machine_release(&m);
     free(msg);
 }
 
