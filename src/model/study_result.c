@@ -85,7 +85,8 @@ void study_eval_release(struct study_eval *ev)
 
 double study_weak_share(const struct estimate_basis *b)
 {
-    return b->method_share[EST_ROOFLINE] + b->method_share[EST_SCALED];
+    return b->method_share[EST_ROOFLINE] + b->method_share[EST_EFFICIENCY] +
+           b->method_share[EST_SCALED];
 }
 
 int study_cell_weak(const struct study_eval *ev, size_t i)

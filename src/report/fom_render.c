@@ -226,7 +226,7 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
     if (est)
         fprintf(fp, "  basis = how an estimated cell's op time was obtained: the method with the "
                     "largest share and that share (fom fom --format json lists them all); "
-                    "! = at least %.0f%% from the machine file's roofline or peak scaling, not "
+                    "! = at least %.0f%% from the machine file's roofline, efficiency model or peak scaling, not "
                     "measured kernel tables: peak rates no kernel reaches, optimistic by 2-3.6x "
                     "on GPUs\n", 100 * STUDY_WEAK_SHARE);
     if (ev->has_repeats && !ev->has_spread)

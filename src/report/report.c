@@ -378,7 +378,7 @@ static void header_table(struct doc *d, const struct report *r)
     if (nweak) {
         strbuf_reset(sb);
         strbuf_addf(sb, "! = the system has problems estimated mostly (at least %.0f%% of the "
-                        "op time) from its machine file's roofline or peak scaling instead of "
+                        "op time) from its machine file's roofline, efficiency model or peak scaling instead of "
                         "measured kernel tables (%zu cells, marked in Problems): peak rates no "
                         "kernel reaches, optimistic by 2-3.6x on GPUs.", 100 * STUDY_WEAK_SHARE,
                     nweak);

@@ -203,7 +203,7 @@ expect_out_contains "cell=lstm batch=64 input=512 hidden=1024 layers=2 seq=100 b
 fom_run 2 kernels shapes
 expect_err_contains "no PROFILE given"
 fom_run 2 kernels shapes "$G/lstm_h200_bf16_b64.json.gz" --db x.db
-expect_err_contains "--db is not an option of 'kernels shapes'"
+expect_err_contains "--db is not an option of 'fom kernels shapes'"
 fom_run 2 kernels shapes "$G/lstm_h200_bf16_b64.json.gz" --format xml
 expect_err_contains "--format: found 'xml'"
 fom_run 3 kernels shapes "$T_TMP/missing.json"
