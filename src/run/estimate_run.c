@@ -66,7 +66,8 @@ static void shipped_tables(const char *mdir, struct estimate_inputs *in, char **
     }
     if (dp)
         closedir(dp);
-    qsort(names, n, sizeof *names, cmp_name);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_name);
     *paths = NULL;
     for (size_t i = 0; i < n; i++) {
         struct strbuf dir = STRBUF_INIT, env = STRBUF_INIT;
