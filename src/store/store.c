@@ -279,6 +279,20 @@ static int open_readonly(struct store *s)
     return r != SQLITE_OK;
 }
 
+/* Turn the db to WAL.  The switch needs the file to itself, and SQLite
+ * answers BUSY at once, without its busy handler, where waiting could
+ * deadlock (several first imports that all read the empty schema and then
+ * want the exclusive lock), so the switch is retried here while others
+ * finish theirs, within the same bound as any other lock wait. */
+static int wal_switch(sqlite3 *db)
+{
+    int r, waited_ms = 0;
+    while ((r = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL)) != SQLITE_OK &&
+           ((r & 0xff) == SQLITE_BUSY || (r & 0xff) == SQLITE_LOCKED) && waited_ms < STORE_BUSY_MS)
+        waited_ms += sqlite3_sleep(5 + waited_ms % 20);
+    return r;
+}
+
 /* Remove the file a failed first open made (and SQLite's side files), so
  * that a full disk leaves no empty database behind. */
 static void unlink_created(const char *path)
@@ -318,7 +332,7 @@ int store_open(const char *path, int create, struct store **out, struct diag *d)
     /* A writer turns the db to WAL (it stays so in the file): readers then
      * see the last committed state while an import runs, instead of
      * waiting for its lock. */
-    if (create && sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK) {
+    if (create && wal_switch(s->db) != SQLITE_OK) {
         rc = db_error(s, d, "cannot switch to the WAL journal");
         goto out;
     }
@@ -332,9 +346,13 @@ int store_open(const char *path, int create, struct store **out, struct diag *d)
         }
 out:
     if (rc) {
+        /* A file this open made and could not fill (a full disk) is
+         * removed, but not one it lost a lock race on: another first
+         * import may be setting that one up. */
+        int code = s->db ? sqlite3_errcode(s->db) & 0xff : 0;
         store_close(s);
         s = NULL;
-        if (made)
+        if (made && code != SQLITE_BUSY && code != SQLITE_LOCKED)
             unlink_created(path);
     }
     *out = s;
