@@ -48,7 +48,7 @@ static void remove_dir_flat(const char *path)
     rmdir(path);
 }
 
-static void on_signal(int sig)
+void tmpreg_remove_all(void)
 {
     for (int i = TMPREG_SLOTS - 1; i >= 0; i--) {
         const char *p = slot_path[i];
@@ -59,6 +59,11 @@ static void on_signal(int sig)
         else
             unlink(p);
     }
+}
+
+static void on_signal(int sig)
+{
+    tmpreg_remove_all();
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns: the process ends by sig */
 }

@@ -15,5 +15,7 @@ void tmpreg_install(void);
 int tmpreg_add(const char *path, int is_dir);
 /* Forget a slot (before the path is renamed or removed). */
 void tmpreg_drop(int slot);
+/* Remove every registered path now (before exiting on a fatal error). */
+void tmpreg_remove_all(void);
 
 #endif

@@ -4,8 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tmpreg.h"
+
+/* Out of memory is a system error (exit 3): the temporaries of outputs
+ * being written go first, so that nothing partial is kept. */
 static void oom(size_t n)
 {
+    tmpreg_remove_all();
     fprintf(stderr, "fom: fatal: out of memory allocating %zu bytes\n", n);
     exit(3);
 }

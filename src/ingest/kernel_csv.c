@@ -837,7 +837,7 @@ int kernel_file_read(const char *path, const struct kernel_read_opts *o,
     }
     ssize_t len;
     errno = 0;
-    while ((len = getline(&line, &cap, fp)) >= 0) {
+    while ((errno = 0, len = getline(&line, &cap, fp)) >= 0) {
         rd.line++;
         if ((size_t)len != strlen(line)) {
             rc = diag_error_at(d, path, rd.line, 0, "found a NUL byte, expected text");
@@ -895,8 +895,11 @@ int kernel_file_read(const char *path, const struct kernel_read_opts *o,
         if ((rc = csv_row(&rd, &ly, f, nf)))
             goto out;
     }
-    if (ferror(fp)) {
-        rc = diag_syserr(d, "cannot read '%s': %s", path, strerror(errno));
+    /* getline fails without ferror when a line does not fit in memory
+     * (ENOMEM): only the end of the file ends the table. */
+    if (ferror(fp) || !feof(fp)) {
+        rc = diag_syserr(d, "cannot read '%s' after line %ld: %s", path, rd.line,
+                         strerror(errno ? errno : EIO));
         goto out;
     }
     if (staging.n == 0) {

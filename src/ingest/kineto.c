@@ -38,6 +38,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "ingest/ingest.h"
+#include "ingest/json_alloc.h"
 #include "ingest/jsonfix.h"
 #include "ingest/textio.h"
 #include "model/ops.h"
@@ -996,7 +997,7 @@ static int kt_parse(struct kt *k)
         goto out;
     }
     gzbuffer(f, 1 << 18);
-    h = yajl_alloc(&callbacks, NULL, k);
+    h = yajl_alloc(&callbacks, json_alloc_funcs(), k);
     yajl_config(h, yajl_dont_validate_strings, 1);
     buf = xmalloc(bufsz);
     fixed = xmalloc(jsonfix_out_max(bufsz));

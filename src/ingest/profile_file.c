@@ -16,6 +16,7 @@
  * The figures in the file are already per pass; they are kept as they are.
  * "format" stays the format of the original trace. */
 #include "ingest/ingest.h"
+#include "ingest/json_alloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -660,7 +661,7 @@ static int read_json(const char *path, gzFile gz, struct profile *out, struct di
     struct pj j;
     memset(&j, 0, sizeof j);
     j.p = out;
-    yajl_handle h = yajl_alloc(&pj_callbacks, NULL, &j);
+    yajl_handle h = yajl_alloc(&pj_callbacks, json_alloc_funcs(), &j);
     unsigned char *buf = xmalloc(65536);
     unsigned long long base = 0;
     j.h = h;

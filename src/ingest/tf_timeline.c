@@ -28,6 +28,7 @@
 #include "core/diag.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "ingest/json_alloc.h"
 #include "ingest/textio.h"
 
 #define MAX_STR 4096            /* longer names are cut: keeps garbage bounded */
@@ -460,7 +461,7 @@ int tf_timeline_read(const char *path, const struct ingest_opts *o, struct profi
         rc = diag_syserr(d, "cannot open '%s': %s", path, errno ? strerror(errno) : "out of memory");
         goto out;
     }
-    h = yajl_alloc(&callbacks, NULL, &t);
+    h = yajl_alloc(&callbacks, json_alloc_funcs(), &t);
     yajl_config(h, yajl_allow_comments, 0);
     buf = xmalloc(65536);
     long got;
