@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/diag.h"
+#include "core/outdir.h"
 #include "core/outfile.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
@@ -326,34 +327,13 @@ static int write_one(const char *dir, const char *name, writer_fn fn, const stru
     return rc;
 }
 
-/* mkdir -p: the report directory and any missing parents. */
-static int ensure_dir(const char *dir, struct diag *d)
+/* The files a report folder holds: the three reports and the charts. */
+static int report_file_name(const char *name)
 {
-    struct stat sbuf;
-    if (stat(dir, &sbuf) == 0) {
-        if (S_ISDIR(sbuf.st_mode))
-            return 0;
-        return diag_syserr(d, "'%s' exists and is not a directory", dir);
-    }
-    char *path = xstrdup(dir);
-    int rc = 0;
-    for (char *p = path + 1; ; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            rc = diag_syserr(d, "cannot create directory '%s': %s", path, strerror(errno));
-            break;
-        }
-        *p = c;
-        if (c == '\0')
-            break;
-    }
-    if (rc == 0 && (stat(dir, &sbuf) != 0 || !S_ISDIR(sbuf.st_mode)))
-        rc = diag_syserr(d, "'%s' exists and is not a directory", dir);
-    free(path);
-    return rc;
+    size_t n = strlen(name);
+    return strcmp(name, "report.json") == 0 || strcmp(name, "report.md") == 0 ||
+           strcmp(name, "report.html") == 0 ||
+           (n > 4 && (strcmp(name + n - 4, ".svg") == 0 || strcmp(name + n - 4, ".png") == 0));
 }
 
 /* Allocate the per-system and per-cell arrays of rs for its evaluated
@@ -458,6 +438,7 @@ out:
 int report_run(const struct report_run_opts *o, struct diag *d)
 {
     struct report_state rs;
+    struct outdir od = { 0 };
     int rc, chart_rc = 0;
 
     memset(&rs, 0, sizeof rs);
@@ -473,14 +454,19 @@ int report_run(const struct report_run_opts *o, struct diag *d)
     if (rc)
         goto out;
     load_machines(&rs, d);
-    rc = ensure_dir(o->out_dir, d);
+    rc = outdir_open(&od, o->out_dir, report_file_name, d);
     if (rc)
         goto out;
-    chart_rc = report_charts(&rs, o->out_dir, d);
-    rc = report_write_all(&rs, o->out_dir, d);
+    chart_rc = report_charts(&rs, od.fresh, d);
+    rc = report_write_all(&rs, od.fresh, d);
+    /* a failed chart (gnuplot's failure or a full disk) fails the run: the
+     * previous report stays whole rather than be replaced by a partial one */
     if (!rc)
         rc = chart_rc;
+    if (!rc)
+        rc = outdir_commit(&od, d);
 out:
+    outdir_abort(&od);
     report_state_release(&rs);
     return rc;
 }
