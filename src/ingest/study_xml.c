@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,13 +133,77 @@ const char *study_xsd_text(void)
 
 /* ---- parsing ---------------------------------------------------------- */
 
+/* Ids to their index: open addressing, FNV-1a, at most half full.  A
+ * study may hold as many systems and times as its size cap allows (some
+ * 10^5), so matching a time to its system must not scan every system. */
+struct id_hash {
+    size_t *slot;           /* index + 1; 0 = empty */
+    size_t cap;             /* a power of two, or 0 */
+};
+
 struct load_state {
     const char *path;
     struct diag *d;
     int errors;
     int entity_line;        /* > 0: an entity declaration was seen there */
     char *entity_name;
+    struct id_hash systems, problems;
 };
+
+static size_t id_hash_of(const char *id)
+{
+    uint64_t h = 1469598103934665603ull;          /* FNV-1a 64-bit offset basis */
+    for (const unsigned char *p = (const unsigned char *)(id ? id : ""); *p; p++)
+        h = (h ^ *p) * 1099511628211ull;          /* FNV-1a 64-bit prime */
+    return (size_t)h;
+}
+
+/* The index of id (ids[i] the id of entry i), or -1. */
+static long id_hash_find(const struct id_hash *h, const char *id, const char *(*id_at)(const void *, size_t),
+                         const void *arr)
+{
+    if (!h->cap || !id)
+        return -1;
+    for (size_t i = id_hash_of(id) & (h->cap - 1); h->slot[i]; i = (i + 1) & (h->cap - 1))
+        if (id_at(arr, h->slot[i] - 1) && strcmp(id_at(arr, h->slot[i] - 1), id) == 0)
+            return (long)(h->slot[i] - 1);
+    return -1;
+}
+
+/* Add entry idx (n entries in all once added). */
+static void id_hash_add(struct id_hash *h, size_t idx, size_t n, const char *(*id_at)(const void *, size_t),
+                        const void *arr)
+{
+    if (2 * n > h->cap) {
+        free(h->slot);
+        h->cap = h->cap ? 2 * h->cap : 64;
+        while (2 * n > h->cap)
+            h->cap *= 2;
+        h->slot = xcalloc(h->cap, sizeof *h->slot);
+        for (size_t k = 0; k < n; k++) {
+            if (k == idx)
+                continue;
+            size_t i = id_hash_of(id_at(arr, k)) & (h->cap - 1);
+            while (h->slot[i])
+                i = (i + 1) & (h->cap - 1);
+            h->slot[i] = k + 1;
+        }
+    }
+    size_t i = id_hash_of(id_at(arr, idx)) & (h->cap - 1);
+    while (h->slot[i])
+        i = (i + 1) & (h->cap - 1);
+    h->slot[i] = idx + 1;
+}
+
+static const char *system_id_at(const void *arr, size_t i)
+{
+    return ((const struct study_system *)arr)[i].id;
+}
+
+static const char *problem_id_at(const void *arr, size_t i)
+{
+    return ((const struct study_problem *)arr)[i].id;
+}
 
 /* Keeps libxml2's wording but in our format: lowercase start, no newline,
  * no full stop. */
@@ -398,12 +463,9 @@ static void system_ids(const struct study *s, struct strbuf *sb)
     }
 }
 
-static long find_system(const struct study *s, const char *id)
+static long find_system(const struct study *s, const struct load_state *st, const char *id)
 {
-    for (size_t i = 0; i < s->n_systems; i++)
-        if (strcmp(s->systems[i].id, id) == 0)
-            return (long)i;
-    return -1;
+    return id_hash_find(&st->systems, id, system_id_at, s->systems);
 }
 
 static void load_system(xmlNodePtr n, struct study *s, struct load_state *st)
@@ -412,7 +474,7 @@ static void load_system(xmlNodePtr n, struct study *s, struct load_state *st)
     char *id = attr(n, "id"), *nodes = attr(n, "nodes");
     char *machine = attr(n, "machine"), *kernels = attr(n, "kernels");
     char *power = attr(n, "node-power"), *price = attr(n, "node-price");
-    long dup = find_system(s, id);
+    long dup = find_system(s, st, id);
     if (dup >= 0) {
         sem_error(st, line, "found a second system '%s', expected unique ids (first at line %ld)",
                   id, s->systems[dup].line);
@@ -424,6 +486,7 @@ static void load_system(xmlNodePtr n, struct study *s, struct load_state *st)
     sys->id = id;
     id = NULL;
     sys->line = line;
+    id_hash_add(&st->systems, s->n_systems - 1, s->n_systems, system_id_at, s->systems);
     if (parse_int64(nodes, &sys->nodes) || sys->nodes <= 0)
         sem_error(st, line, "found nodes='%s', expected a positive integer", nodes);
     if (machine)
@@ -500,7 +563,7 @@ static void load_time(xmlNodePtr n, struct study *s, struct study_problem *p,
     long line = xmlGetLineNo(n);
     char *sysid = attr(n, "system");
     char *unit = attr(n, "per-unit"), *epoch = attr(n, "per-epoch");
-    long si = find_system(s, sysid);
+    long si = find_system(s, st, sysid);
     struct study_time t = { 0 };
     t.line = line;
     if (si < 0) {
@@ -537,19 +600,16 @@ out:
     free(epoch);
 }
 
-static long find_problem(const struct study *s, const char *id)
+static long find_problem(const struct study *s, const struct load_state *st, const char *id)
 {
-    for (size_t i = 0; i < s->n_problems; i++)
-        if (strcmp(s->problems[i].id, id) == 0)
-            return (long)i;
-    return -1;
+    return id_hash_find(&st->problems, id, problem_id_at, s->problems);
 }
 
 static void load_problem(xmlNodePtr n, struct study *s, struct load_state *st)
 {
     long line = xmlGetLineNo(n);
     char *id = attr(n, "id"), *weight = attr(n, "weight"), *epochs = attr(n, "epochs");
-    long dup = find_problem(s, id);
+    long dup = find_problem(s, st, id);
     if (dup >= 0) {
         sem_error(st, line, "found a second problem '%s', expected unique ids (first at line %ld)",
                   id, s->problems[dup].line);
@@ -561,6 +621,7 @@ static void load_problem(xmlNodePtr n, struct study *s, struct load_state *st)
     p->id = id;
     id = NULL;
     p->line = line;
+    id_hash_add(&st->problems, s->n_problems - 1, s->n_problems, problem_id_at, s->problems);
     p->weight = 1.0;
     if (weight) {
         p->has_weight = 1;
@@ -596,17 +657,18 @@ static void load_problem(xmlNodePtr n, struct study *s, struct load_state *st)
      * a workload to estimate the missing ones from.  After a bad <time>
      * the missing one is that time, already reported. */
     if (!p->workload.present && st->errors == errors_before) {
+        char *timed = xcalloc(s->n_systems + 1, 1);
+        for (size_t k = 0; k < p->n_times; k++)
+            if (p->times[k].system < s->n_systems)
+                timed[p->times[k].system] = 1;
         for (size_t si = 0; si < s->n_systems; si++) {
-            size_t k;
-            for (k = 0; k < p->n_times; k++)
-                if (p->times[k].system == si)
-                    break;
-            if (k == p->n_times)
+            if (!timed[si])
                 sem_error(st, line,
                           "found no time for system '%s' in problem '%s', expected a <time> "
                           "for every system or a <workload> to estimate it from",
                           s->systems[si].id, p->id);
         }
+        free(timed);
     }
 out:
     free(id);
@@ -625,7 +687,7 @@ static void load_tree(xmlDocPtr doc, struct study *s, struct load_state *st)
     for (xmlNodePtr c = root->children; c; c = c->next)
         if (is_elem(c, "problem"))
             load_problem(c, s, st);
-    long b = find_system(s, baseline);
+    long b = find_system(s, st, baseline);
     if (b < 0) {
         struct strbuf sb = STRBUF_INIT;
         system_ids(s, &sb);
@@ -641,7 +703,7 @@ static void load_tree(xmlDocPtr doc, struct study *s, struct load_state *st)
 int study_load(const char *path, struct study *out, struct diag *d)
 {
     struct strbuf text = STRBUF_INIT;
-    struct load_state st = { path, d, 0, 0, NULL };
+    struct load_state st = { .path = path, .d = d };
     xmlDocPtr doc = NULL;
     int rc;
 
@@ -662,6 +724,8 @@ out:
     if (doc)
         xmlFreeDoc(doc);
     free(st.entity_name);
+    free(st.systems.slot);
+    free(st.problems.slot);
     strbuf_release(&text);
     return rc;
 }

@@ -10,6 +10,8 @@
 /* Median of n values (mean of the two middle ones for even n); NaN for
  * n == 0. */
 double stats_median(const double *x, size_t n);
+/* The same, reordering x (no copy). */
+double stats_median_inplace(double *x, size_t n);
 
 /* Distribution-free confidence interval of the median from order
  * statistics: [x_(l), x_(n+1-l)] (1-based, sorted) with the largest l

@@ -172,15 +172,24 @@ static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
 }
 
 /* Hours of every measured time of problem p on system s (caller frees). */
-static double *measured_hours(const struct study *st, size_t p, size_t s, size_t *n)
+/* The measured hours of problem p grouped by system in one pass (a study
+ * may hold 10^5 systems: no scan of every time per cell).  Those of system
+ * s are flat[off[s] .. off[s + 1]); both arrays are the caller's to free. */
+static void hours_by_system(const struct study *st, size_t p, double **flat, size_t **off)
 {
     const struct study_problem *prob = &st->problems[p];
+    size_t ns = st->n_systems;
+    size_t *o = xcalloc(ns + 2, sizeof *o);
     double *h = xmalloc((prob->n_times + 1) * sizeof *h);
-    *n = 0;
     for (size_t k = 0; k < prob->n_times; k++)
-        if (prob->times[k].system == s)
-            h[(*n)++] = study_time_hours(prob, &prob->times[k]);
-    return h;
+        o[prob->times[k].system + 2]++;
+    for (size_t s = 2; s < ns + 2; s++)
+        o[s] += o[s - 1];
+    /* o[s + 1] runs from the start of s to its end, the start of s + 1 */
+    for (size_t k = 0; k < prob->n_times; k++)
+        h[o[prob->times[k].system + 1]++] = study_time_hours(prob, &prob->times[k]);
+    *flat = h;
+    *off = o;
 }
 
 static void drop_zero_width(double *lo, double *hi)
@@ -208,13 +217,22 @@ static void bootstrap_fom(const struct study *st, struct study_eval *ev)
     size_t maxn = 1;
     if (!bs)
         goto out;
-    for (size_t i = 0; i < np * ns; i++) {
-        size_t n;
-        if (ev->repeats[i] > 1) {
-            cells[i] = measured_hours(st, i / ns, i % ns, &n);
+    for (size_t p = 0; p < np; p++) {
+        double *flat = NULL;
+        size_t *off = NULL;
+        for (size_t s = 0; s < ns; s++) {
+            size_t i = p * ns + s, n = ev->repeats[i];
+            if (n <= 1)
+                continue;
+            if (!flat)
+                hours_by_system(st, p, &flat, &off);
+            cells[i] = xmalloc(n * sizeof *cells[i]);
+            memcpy(cells[i], flat + off[s], n * sizeof *cells[i]);
             if (n > maxn)
                 maxn = n;
         }
+        free(flat);
+        free(off);
     }
     buf = xmalloc(maxn * sizeof *buf);
     for (size_t b = 0; b < B; b++) {
@@ -222,7 +240,7 @@ static void bootstrap_fom(const struct study *st, struct study_eval *ev)
             hours[i] = ev->hours[i];
             if (cells[i]) {
                 bootstrap_resample(bs, cells[i], ev->repeats[i], buf);
-                hours[i] = stats_median(buf, ev->repeats[i]);
+                hours[i] = stats_median_inplace(buf, ev->repeats[i]);
             } else if (ev->hours_draws[i]) {
                 hours[i] = ev->hours_draws[i][bootstrap_index(bs, ev->n_hours_draws[i])];
             }
@@ -399,9 +417,12 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
     }
     for (size_t p = 0; p < np; p++) {
         ev->weights[p] = st->problems[p].weight;
+        double *flat;
+        size_t *off;
+        hours_by_system(st, p, &flat, &off);
         for (size_t s = 0; s < ns; s++) {
-            size_t i = p * ns + s, n;
-            double *h = measured_hours(st, p, s, &n);
+            size_t i = p * ns + s, n = off[s + 1] - off[s];
+            double *h = flat + off[s];
             ev->repeats[i] = n;
             if (n) {
                 ev->hours[i] = stats_median(h, n);
@@ -419,8 +440,9 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
                 if (ev->n_hours_draws[i])
                     ev->has_spread = 1;
             }
-            free(h);
         }
+        free(flat);
+        free(off);
     }
     if (rc)
         goto out;

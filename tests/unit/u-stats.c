@@ -16,6 +16,37 @@ static void test_median(void **state)
     assert_true(isnan(stats_median(odd, 0)));
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Selection must agree with the middle of the sorted values for every
+ * length from 1 to 64 and every shape that trips a partition: many ties,
+ * all equal, ascending, descending, random. */
+static void test_median_inplace(void **state)
+{
+    (void)state;
+    double a[64], b[64];
+    unsigned seed = 12345;
+    for (size_t n = 1; n <= 64; n++) {
+        for (int shape = 0; shape < 5; shape++) {
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;          /* an LCG: any spread will do */
+                double r = (double)(seed >> 8);
+                a[i] = shape == 0 ? (double)(i % 3) : shape == 1 ? 7.0
+                     : shape == 2 ? (double)i : shape == 3 ? (double)(n - i) : r;
+            }
+            for (size_t i = 0; i < n; i++)
+                b[i] = a[i];
+            qsort(b, n, sizeof *b, cmp_double);
+            double want = n % 2 ? b[n / 2] : (b[n / 2 - 1] + b[n / 2]) / 2.0;
+            assert_true(stats_median_inplace(a, n) == want);
+        }
+    }
+}
+
 /* Expected ranks and coverages by hand: coverage of [x(l), x(n+1-l)] is
  * 1 - 2 P(Bin(n, 1/2) <= l - 1).
  *   n = 6:  l = 1: 1 - 2/64 = 0.96875                      -> [x1, x6]
@@ -133,6 +164,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_median),
+        cmocka_unit_test(test_median_inplace),
         cmocka_unit_test(test_median_ci),
         cmocka_unit_test(test_means),
         cmocka_unit_test(test_quantile),
