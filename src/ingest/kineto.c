@@ -1610,6 +1610,36 @@ static int64_t kt_steps(struct counter *c)
     return step_ns;
 }
 
+/* A trace that ends inside a step holds part of it: its ops would count
+ * as fractions of a step (0.5 calls per pass of an op that runs once).  A
+ * training loop's steps repeat the same calls, so a last step with fewer
+ * op calls than the step before it was cut short: it is left out, its
+ * time too, and the profile's counts are per complete step. */
+static void kt_drop_partial_step(struct counter *c, int64_t *step_ns)
+{
+    struct kt *k = c->k;
+    size_t n = c->n_steps;
+    if (n < 2)
+        return;
+    const struct ival *last = &c->steps[n - 1], *prev = &c->steps[n - 2];
+    size_t in_last = 0, in_prev = 0;
+    for (size_t t = 0; t < k->alloc_th; t++) {
+        for (size_t i = 0; i < k->th[t].n; i++) {
+            int64_t ts = k->th[t].ops[i].ts;
+            in_last += ts >= last->ts && ts < last->end;
+            in_prev += ts >= prev->ts && ts < prev->end;
+        }
+    }
+    if (in_last >= in_prev)
+        return;
+    diag_warn_at(k->d, k->path, 0, 0,
+                 "the last profiled step holds %zu op calls against %zu in the step before: "
+                 "the trace ends inside it, so it is left out and %zu complete step%s counted",
+                 in_last, in_prev, n - 1, n - 1 == 1 ? " is" : "s are");
+    *step_ns -= last->end - last->ts;
+    c->n_steps--;
+}
+
 /* Device work no op claimed, within the steps (and one mean step of lag
  * after the last): a group per kernel name. */
 static void kt_unclaimed(struct counter *c, int64_t step_ns)
@@ -1707,6 +1737,7 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     c.gap_min_ns = -1;
     u64map_init(&c.accmap);
     int64_t step_ns = kt_steps(&c);
+    kt_drop_partial_step(&c, &step_ns);
     kt_count(&c);
     kt_unclaimed(&c, step_ns);
 

@@ -330,6 +330,18 @@ static enum lane_kind lane_kind_of(const struct lane *l)
     return LANE_UNKNOWN;
 }
 
+/* The device a GPU lane belongs to ("/gpu:0" of "/gpu:0/stream:all
+ * Compute"): a TF1 timeline names no model, only TensorFlow's device, and
+ * a profile with device times must still say it ran on one. */
+static char *lane_device(const struct lane *l)
+{
+    const char *s = strstr(l->name, "/gpu:");
+    if (!s)
+        s = l->name;
+    size_t n = strcspn(s + 1, "/ ") + 1;
+    return xstrndup(s, n);
+}
+
 /* what == NULL: the message is yajl's */
 static int json_error(struct tl *t, yajl_handle h, const unsigned char *buf, size_t len,
                       unsigned long long at, const char *what)
@@ -420,6 +432,8 @@ static void build_ops(struct tl *t, struct profile *out)
             op->kernels += a->count;
             dev_count[idx] += a->count;
             out->has_device = 1;
+            if (!out->device_name)
+                out->device_name = lane_device(&t->lanes[a->lane]);
         } else {
             op->host_time_s += a->dur_us * 1e-6;
             host_count[idx] += a->count;

@@ -59,6 +59,7 @@ struct reader {
     char *row_type;         /* op type of the last op row */
     long row_op;            /* index of that row's op, -1 if none */
     int row_shapes;         /* shape lines seen for that row */
+    double row_flops;       /* that row's '# float_ops', -1 if not given */
     int warned_orphan;
 };
 
@@ -281,8 +282,8 @@ static void gemm_from_shapes(struct reader *r, long line, struct op *op,
                 precision_bytes(op->dtype) * op->count;
 }
 
-/* Conv2D inputs are NHWC input and RSCK filter; strides and padding are
- * not in the profile, so the output size and flops stay unknown. */
+/* Conv2D inputs are NHWC input and RSCK filter.  Strides and padding are
+ * not in the profile: conv_fit_row finds them from the row's float_ops. */
 static void conv_from_shapes(struct op *op, const struct shape_line *sl)
 {
     if (strcmp(op->name, "Conv2D") != 0 || sl->n < 2 || sl->in[0].rank != 4 ||
@@ -299,7 +300,81 @@ static void conv_from_shapes(struct op *op, const struct shape_line *sl)
     op->conv.s = f[1];
     op->conv.k = f[3];
     op->conv.groups = 1;
-    op_add_flag(op, "conv-params-unknown");
+    op->conv.dims = 2;
+}
+
+/* Output size along one axis: TF's "SAME" pads to ceil(in / stride),
+ * "VALID" keeps the windows inside, ceil((in - filter + 1) / stride). */
+static int64_t conv_out(int64_t in, int64_t filter, int64_t stride, int same)
+{
+    int64_t span = same ? in : in - filter + 1;
+    return span > 0 ? (span + stride - 1) / stride : 0;
+}
+
+/* Set op's output, stride and padding for (stride, same) and return its
+ * flops, 2·N·K·C·R·S·P·Q per run (TF's Conv2D float_ops count). */
+static double conv_set(struct op *op, int64_t stride, int same)
+{
+    struct conv_shape *c = &op->conv;
+    c->stride_h = c->stride_w = stride;
+    c->p = conv_out(c->h, c->r, stride, same);
+    c->q = conv_out(c->w, c->s, stride, same);
+    /* SAME splits the padding over both sides; the smaller half is kept */
+    c->pad_h = same ? ((c->p - 1) * stride + c->r - c->h) / 2 : 0;
+    c->pad_w = same ? ((c->q - 1) * stride + c->s - c->w) / 2 : 0;
+    if (c->pad_h < 0)
+        c->pad_h = 0;
+    if (c->pad_w < 0)
+        c->pad_w = 0;
+    c->dil_h = c->dil_w = 1;
+    return 2.0 * (double)c->n * (double)c->k * (double)c->c * (double)c->r * (double)c->s *
+           (double)c->p * (double)c->q;
+}
+
+/* The strides and padding of a Conv2D row's shape lines: the one common
+ * choice (stride 1 to 4, SAME or VALID) whose flops add up to the row's
+ * float_ops within its printed precision (4 significant digits, so 1%
+ * leaves room).  Without float_ops, or when none fits, Keras's defaults
+ * (stride 1, VALID) are taken and the ops say so in their flags.  Called
+ * after each shape line: the last call, with all the row's lines, wins. */
+static void conv_fit_row(struct reader *r)
+{
+    struct op *ops = &r->p->ops[r->row_op];
+    int n = r->row_shapes, best_s = 1, best_same = 0;
+    if ((size_t)r->row_op + (size_t)n > r->p->n_ops)
+        return;
+    double best_err = -1;
+    for (int i = 0; i < n; i++)
+        if (ops[i].conv.dims != 2)
+            return;
+    for (int stride = 1; r->row_flops > 0 && stride <= 4; stride++) {
+        for (int same = 0; same <= 1; same++) {
+            double sum = 0;
+            for (int i = 0; i < n; i++)
+                sum += conv_set(&ops[i], stride, same) * ops[i].count;
+            double err = fabs(sum - r->row_flops) / r->row_flops;
+            if (best_err < 0 || err < best_err) {
+                best_err = err;
+                best_s = stride;
+                best_same = same;
+            }
+        }
+    }
+    int fitted = best_err >= 0 && best_err < 0.01;
+    if (!fitted) {
+        best_s = 1;
+        best_same = 0;
+    }
+    for (int i = 0; i < n; i++) {
+        struct op *op = &ops[i];
+        op->flops = conv_set(op, best_s, best_same) * op->count;
+        op->bytes = ((double)op->conv.n * op->conv.h * op->conv.w * op->conv.c +
+                     (double)op->conv.r * op->conv.s * op->conv.c * op->conv.k +
+                     (double)op->conv.n * op->conv.p * op->conv.q * op->conv.k) *
+                    precision_bytes(op->dtype) * op->count;
+        if (!fitted && !(op->flags && strstr(op->flags, "conv-stride-assumed")))
+            op_add_flag(op, "conv-stride-assumed");
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -503,6 +578,7 @@ static int parse_row(struct reader *r, const char *s, size_t n)
         op->bytes = v.bytes;
     if (v.have_flops)
         op->flops = v.flops;
+    r->row_flops = v.have_flops ? v.flops : -1;
     if (op->kind == OP_GEMM || op->kind == OP_CONV)
         op_add_flag(op, "no-shapes");
     free(r->row_type);
@@ -556,6 +632,8 @@ static void add_shape_op(struct reader *r, long line, const struct shape_line *s
         gemm_from_shapes(r, line, op, sl);
     else if (op->kind == OP_CONV)
         conv_from_shapes(op, sl);
+    if (op->kind == OP_CONV && r->row_op >= 0 && r->row_type)
+        conv_fit_row(r);
 }
 
 static int is_banner(const char *s, size_t n)

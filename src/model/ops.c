@@ -115,6 +115,21 @@ static const char *const meta_names[] = {
     "new_empty_strided", "_nested_tensor_from_mask_left_aligned", NULL,
 };
 
+/* TorchInductor names its generated kernels (and the cpu_ops that launch
+ * them) by template: triton_poi_ pointwise, triton_red_ reduction,
+ * triton_per_ persistent reduction, triton_tem_ a GEMM or convolution
+ * template (torch/_inductor/codegen/triton.py, select_algorithm.py). */
+static enum op_kind triton_kind(const char *name)
+{
+    if (starts(name, "triton_poi_"))
+        return OP_ELEMENTWISE;
+    if (starts(name, "triton_red_") || starts(name, "triton_per_"))
+        return OP_REDUCTION;
+    if (starts(name, "triton_tem_"))
+        return has(name, "convolution") ? OP_CONV : OP_GEMM;
+    return OP_OTHER;
+}
+
 void ops_classify(const char *name, struct op_class *c)
 {
     memset(c, 0, sizeof *c);
@@ -126,8 +141,11 @@ void ops_classify(const char *name, struct op_class *c)
         c->backward = 1;
         return;
     }
+    /* torch.compile's spans: the region and the compiled autograd
+     * function hold the kernels of the ops compiled into them */
     if (starts(name, "ProfilerStep#") || starts(name, "Optimizer.") ||
-        starts(name, "torch::autograd::")) {
+        starts(name, "torch::autograd::") || starts(name, "Torch-Compiled Region") ||
+        strcmp(name, "CompiledFunction") == 0) {
         c->transparent = 1;
         c->backward = starts(name, "torch::autograd::");
         return;
@@ -140,7 +158,10 @@ void ops_classify(const char *name, struct op_class *c)
             c->backward = 1;
             return;
         }
-        if (has(name, "nccl") || starts(name, "c10d::") || has(name, "record_param_comms"))
+        if (starts(name, "triton_")) {
+            c->kind = triton_kind(name);
+            c->major = c->kind == OP_GEMM || c->kind == OP_CONV;
+        } else if (has(name, "nccl") || starts(name, "c10d::") || has(name, "record_param_comms"))
             c->kind = OP_COMM;
         else if (has(name, "Optimizer") || has(name, "optimizer"))
             c->kind = OP_OPTIMIZER;
@@ -187,31 +208,62 @@ void ops_classify(const char *name, struct op_class *c)
                c->kind == OP_RNN;
 }
 
+/* "gemm" as a word of a kernel's name, not inside "fbgemm" (the FBGEMM
+ * library's kernels are embedding lookups, permutations and quantisation
+ * more often than GEMMs). */
+static int has_gemm(const char *name)
+{
+    for (const char *s = strstr(name, "gemm"); s; s = strstr(s + 1, "gemm"))
+        if (!(s - name >= 2 && s[-2] == 'f' && s[-1] == 'b'))
+            return 1;
+    return 0;
+}
+
+static const char *const conv_kernel_words[] = {
+    "convolve", "convolution", "Convolution", "conv2d", "conv3d", "conv1d",
+    "fprop", "dgrad", "wgrad", "implicit_gemm", "ImplicitGemm", NULL,
+};
+static const char *const norm_kernel_words[] = {
+    "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
+    "bn_fw", "bn_bw", NULL,
+};
+
+static int has_any(const char *s, const char *const *words)
+{
+    for (; *words; words++)
+        if (has(s, *words))
+            return 1;
+    return 0;
+}
+
+/* A kernel no op claimed, by the words of its name.  Order matters where
+ * words overlap: cuDNN's implicit-GEMM convolutions (fprop, dgrad, wgrad)
+ * and cuBLASLt's split-K reduction of a GEMM hold "gemm" or "reduce". */
 enum op_kind ops_classify_kernel(const char *name)
 {
     if (!name)
         return OP_OTHER;
+    if (starts(name, "triton_"))
+        return triton_kind(name);
     if (has(name, "nccl") || has(name, "rccl"))
         return OP_COMM;
     if (starts(name, "Memcpy") || starts(name, "Memset") || has(name, "memcpy"))
         return OP_MEMCPY;
     if (has(name, "flash") || has(name, "fmha") || has(name, "attention"))
         return OP_ATTENTION;
-    /* FBGEMM's embedding kernels (fbgemm_gpu split_embedding_*, *embedding_
-     * backward*) hold "gemm" in their library's name but are lookups */
     if (has(name, "embedding"))
         return OP_EMBEDDING;
-    if (has(name, "gemm") || has(name, "cutlass") || has(name, "Cijk_") || has(name, "xmma"))
-        return OP_GEMM;
-    if (has(name, "conv") || has(name, "implicit_convolve") || has(name, "wgrad") ||
-        has(name, "dgrad"))
+    if (has_any(name, conv_kernel_words))
         return OP_CONV;
+    if (has_gemm(name) || has(name, "cutlass") || has(name, "Cijk_") || has(name, "xmma") ||
+        has(name, "splitKreduce"))
+        return OP_GEMM;
+    if (has_any(name, norm_kernel_words))
+        return OP_NORM;
     if (has(name, "reduce_kernel") || has(name, "softmax"))
         return OP_REDUCTION;
     if (has(name, "elementwise"))
         return OP_ELEMENTWISE;
-    if (has(name, "norm"))
-        return OP_NORM;
     return OP_OTHER;
 }
 

@@ -43,6 +43,13 @@ static void test_classify(void **state)
         { "aten::broadcast_to", OP_OTHER, 0, 0 },
         { "AddmmBackward0", OP_OTHER, 1, 0 },
         { "autograd::engine::evaluate_function: MmBackward0", OP_OTHER, 1, 0 },
+        /* torch.compile: the region holds the ops compiled into it */
+        { "Torch-Compiled Region: 0/0", OP_OTHER, 1, 0 },
+        { "CompiledFunction", OP_OTHER, 1, 0 },
+        { "triton_poi_fused_add_cos_sin_0", OP_ELEMENTWISE, 0, 0 },
+        { "triton_red_fused_sum_1", OP_REDUCTION, 0, 0 },
+        { "triton_per_fused__softmax_2", OP_REDUCTION, 0, 0 },
+        { "triton_tem_fused_mm_3", OP_GEMM, 0, 1 },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct op_class c;
@@ -61,6 +68,25 @@ static void test_classify(void **state)
     assert_int_equal(ops_classify_kernel("fbgemm_gpu::split_embedding_backward_codegen_sgd_"
                                          "unweighted_kernel_cta_per_row_1"), OP_EMBEDDING);
     assert_int_equal(ops_classify_kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"), OP_GEMM);
+    /* kernels of the shipped traces that words inside other words misfiled */
+    static const struct { const char *name; enum op_kind kind; } k[] = {
+        { "fbgemm_gpu::permute_2D_data_kernel<float>", OP_OTHER },
+        { "void fbgemm_gpu::jagged_dense_elementwise_dense_output_kernel_", OP_ELEMENTWISE },
+        { "sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize256x64x8", OP_CONV },
+        { "sm90_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc", OP_CONV },
+        { "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16>", OP_CONV },
+        { "void implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1>", OP_CONV },
+        { "void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*)", OP_OTHER },
+        { "void cublasLt::splitKreduce_kernel<32, 16, int, float>", OP_GEMM },
+        { "void at::native::normal_kernel<float>", OP_OTHER },
+        { "void at::native::batch_norm_collect_statistics_kernel<float>", OP_NORM },
+        { "triton_poi_fused_add_cos_sin_0", OP_ELEMENTWISE },
+        { "triton_tem_fused_addmm_0", OP_GEMM },
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (ops_classify_kernel(k[i].name) != k[i].kind)
+            fail_msg("%s: kind %s, expected %s", k[i].name,
+                     op_kind_name(ops_classify_kernel(k[i].name)), op_kind_name(k[i].kind));
 }
 
 static void fill(struct op *o, const char *name, enum op_kind kind, const char *dims,
