@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 
@@ -192,6 +193,34 @@ void bootstrap_resample(struct bootstrap *b, const double *x, size_t n, double *
 {
     for (size_t i = 0; i < n; i++)
         out[i] = x[gsl_rng_uniform_int(b->rng, n)];
+}
+
+void stats_sort(double *x, size_t n)
+{
+    gsl_sort(x, 1, n);
+}
+
+/* x_sorted[floor(n u)] for u in [0, 1] */
+static double at_fraction(const double *x_sorted, size_t n, double u)
+{
+    size_t i = (size_t)(u * (double)n);
+    return x_sorted[i < n ? i : n - 1];
+}
+
+double bootstrap_resample_median(struct bootstrap *b, const double *x, size_t n, double *buf)
+{
+    if (n <= BOOTSTRAP_BUILD_MAX) {
+        bootstrap_resample(b, x, n, buf);
+        return stats_median_inplace(buf, n);
+    }
+    /* k: the 1-based rank of the (lower) middle of n values */
+    size_t k = (n + 1) / 2;
+    double u = gsl_ran_beta(b->rng, (double)k, (double)(n + 1 - k));
+    double lo = at_fraction(x, n, u);
+    if (n % 2)
+        return lo;
+    double v = u + (1.0 - u) * gsl_ran_beta(b->rng, 1.0, (double)(n - k));
+    return (lo + at_fraction(x, n, v)) / 2.0;
 }
 
 size_t bootstrap_index(struct bootstrap *b, size_t n)

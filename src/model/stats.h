@@ -51,6 +51,22 @@ struct bootstrap *bootstrap_new(unsigned long seed);  /* caller frees with boots
 void bootstrap_free(struct bootstrap *b);
 /* Fill out[0..n) with a resample (with replacement) of x[0..n). */
 void bootstrap_resample(struct bootstrap *b, const double *x, size_t n, double *out);
+/* Up to this many values the median of a resample is taken from a built
+ * resample; above, from its exact distribution (bootstrap_resample_median).
+ * 64: there, drawing n uniform indices costs more than the two beta
+ * variates (each two gamma variates of a few uniforms), and every study
+ * measured by hand keeps the intervals the resamples have always given. */
+#define BOOTSTRAP_BUILD_MAX 64
+/* The median of one resample (with replacement) of x[0..n), n > 0.  Up to
+ * BOOTSTRAP_BUILD_MAX values the resample is built in buf (n values) and
+ * its median selected; above, x must be sorted (stats_sort) and the
+ * median is drawn from its exact distribution in O(1): the k-th smallest
+ * of n uniform indices floor(n U) is floor(n U_(k)), U_(k) ~ Beta(k,
+ * n + 1 - k), and the next one above U_(k) is U_(k) + (1 - U_(k))
+ * Beta(1, n - k). */
+double bootstrap_resample_median(struct bootstrap *b, const double *x, size_t n, double *buf);
+/* Sort x[0..n) ascending in place. */
+void stats_sort(double *x, size_t n);
 /* One uniform index in [0, n) from the same generator (n > 0): picks a
  * Monte Carlo draw of a cell that has draws instead of repeats. */
 size_t bootstrap_index(struct bootstrap *b, size_t n);

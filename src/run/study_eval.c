@@ -228,6 +228,8 @@ static void bootstrap_fom(const struct study *st, struct study_eval *ev)
                 hours_by_system(st, p, &flat, &off);
             cells[i] = xmalloc(n * sizeof *cells[i]);
             memcpy(cells[i], flat + off[s], n * sizeof *cells[i]);
+            if (n > BOOTSTRAP_BUILD_MAX)
+                stats_sort(cells[i], n);
             if (n > maxn)
                 maxn = n;
         }
@@ -239,8 +241,7 @@ static void bootstrap_fom(const struct study *st, struct study_eval *ev)
         for (size_t i = 0; i < np * ns; i++) {
             hours[i] = ev->hours[i];
             if (cells[i]) {
-                bootstrap_resample(bs, cells[i], ev->repeats[i], buf);
-                hours[i] = stats_median_inplace(buf, ev->repeats[i]);
+                hours[i] = bootstrap_resample_median(bs, cells[i], ev->repeats[i], buf);
             } else if (ev->hours_draws[i]) {
                 hours[i] = ev->hours_draws[i][bootstrap_index(bs, ev->n_hours_draws[i])];
             }

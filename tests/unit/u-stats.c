@@ -130,6 +130,42 @@ static void test_quantile(void **state)
     assert_close(stats_quantile_sorted(s, 5, 0.1), 1.4, 1e-14);  /* h = 0.4 */
 }
 
+/* The exact draw of a resample's median must have the distribution of
+ * the median of a built resample: same mean and spread over 20000 draws
+ * each, on skewed values (x_i = i^2) so that an off-by-one rank moves the
+ * mean; odd and even n. */
+static void test_resample_median_exact(void **state)
+{
+    (void)state;
+    enum { R = 20000 };
+    size_t sizes[] = { 201, 200 };
+    for (size_t t = 0; t < 2; t++) {
+        size_t n = sizes[t];
+        double x[201], buf[201];
+        for (size_t i = 0; i < n; i++)
+            x[i] = (double)(i * i);
+        struct bootstrap *bs = bootstrap_new(BOOTSTRAP_SEED);
+        double sum[2] = { 0, 0 }, sq[2] = { 0, 0 };
+        for (int r = 0; r < R; r++) {
+            double built, exact = bootstrap_resample_median(bs, x, n, buf);
+            bootstrap_resample(bs, x, n, buf);
+            built = stats_median(buf, n);
+            sum[0] += built, sq[0] += built * built;
+            sum[1] += exact, sq[1] += exact * exact;
+        }
+        bootstrap_free(bs);
+        double mean[2], sd[2];
+        for (int k = 0; k < 2; k++) {
+            mean[k] = sum[k] / R;
+            sd[k] = sqrt(sq[k] / R - mean[k] * mean[k]);
+        }
+        /* 5 standard errors of the difference of two means of R draws */
+        assert_true(fabs(mean[1] - mean[0]) < 5 * sd[0] * sqrt(2.0 / R));
+        /* the spread within 5% (the standard error of each is 0.5%) */
+        assert_true(fabs(sd[1] / sd[0] - 1) < 0.05);
+    }
+}
+
 static void test_bootstrap_reproducible(void **state)
 {
     (void)state;
@@ -169,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_means),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_bootstrap_reproducible),
+        cmocka_unit_test(test_resample_median_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
