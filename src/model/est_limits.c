@@ -65,6 +65,16 @@ void est_limit_roofline(struct est *c, const struct op *op, const struct shape *
     int exact_bytes = op->kind == OP_GEMM || oe->method == EST_EFFICIENCY
                       || oe->method == EST_ROOFLINE;
     double mem_s = bw > 0 && exact_bytes ? s->bytes / bw : 0;
+    /* A measured convolution may beat the peak on its direct-algorithm
+     * flops (Winograd, FFT): its measurement stands, flagged. */
+    int measured = oe->method != EST_EFFICIENCY && oe->method != EST_ROOFLINE;
+    if (op->kind == OP_CONV && measured && floor_s > oe->device_s * (1 + 1e-9)) {
+        oe->limits |= 1u << LIMIT_ABOVE_PEAK;
+        est_warn(c, "a measured convolution runs above the %s peak of '%s' on its "
+                    "direct-algorithm flops (a Winograd or FFT algorithm): its measurement is kept",
+                 precision_name(s->prec), c->m->id ? c->m->id : "?");
+        floor_s = 0;
+    }
     if (mem_s > floor_s)
         floor_s = mem_s;
     if (oe->method == EST_EFFICIENCY || oe->method == EST_ROOFLINE)

@@ -6,8 +6,16 @@
 /* ------------------------------------------------------------ roofline */
 
 
-/* Peak for an op's precision on a machine; falls back to fp32 (then any)
- * with a warning when the file lacks it. */
+/* Peak for an op's precision on a machine.  Matrix ops (GEMM, convolution,
+ * recurrent, attention) run on the matrix units of their precision where
+ * the machine has them, else on its vector units.  tf32 is a mode of the
+ * fp32 matrix units: where there are none, tf32 work runs as fp32 (the
+ * framework's tf32 switch has no effect there).  The other ops compute in
+ * fp32 whatever they store (PyTorch's elementwise and reduction kernels
+ * upcast bf16/fp16 to fp32, their "opmath" type), so their precision's
+ * vector peak, else the fp32 vector peak, is theirs.  A matrix precision
+ * the machine has no units for at all (bf16 on a V100) is emulated: the
+ * fp32 peak, with a warning.  Past fp32 the first precision the file gives. */
 double est_peak_of(struct est *c, const struct machine *m, enum precision p, int matrix)
 {
     double v = m->peak_flops[p][EXEC_VECTOR];
@@ -15,14 +23,24 @@ double est_peak_of(struct est *c, const struct machine *m, enum precision p, int
     double best = x > v ? x : v;
     if (best > 0)
         return best;
-    enum precision alt[] = { PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP64 };
+    double f32 = m->peak_flops[PREC_FP32][EXEC_VECTOR];
+    if (matrix && m->peak_flops[PREC_FP32][EXEC_MATRIX] > f32)
+        f32 = m->peak_flops[PREC_FP32][EXEC_MATRIX];
+    if (f32 > 0) {
+        if (matrix && p != PREC_TF32 && p != PREC_FP32)
+            est_warn(c, "machine '%s' has no %s units: its %s matrix ops are estimated as "
+                        "emulated in fp32, at its fp32 peak",
+                     m->id ? m->id : "?", precision_name(p), precision_name(p));
+        return f32;
+    }
+    enum precision alt[] = { PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP64 };
     for (size_t i = 0; i < sizeof alt / sizeof alt[0]; i++) {
         double a = m->peak_flops[alt[i]][EXEC_VECTOR];
         double b = matrix ? m->peak_flops[alt[i]][EXEC_MATRIX] : 0;
         if (b > a)
             a = b;
         if (a > 0) {
-            est_warn(c, "machine '%s' has no %s peak; using its %s peak instead",
+            est_warn(c, "machine '%s' has no %s or fp32 peak; using its %s peak instead",
                      m->id ? m->id : "?", precision_name(p), precision_name(alt[i]));
             return a;
         }

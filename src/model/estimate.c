@@ -13,7 +13,7 @@
 static const char *const method_names[EST_METHOD_COUNT] = {
     "table-exact", "table-interp", "roofline", "scaled", "scaled-table", "measured", "efficiency",
 };
-static const char *const limit_names[LIMIT_COUNT] = { "roofline", "ratio-low", "ratio-high" };
+static const char *const limit_names[LIMIT_COUNT] = { "roofline", "ratio-low", "ratio-high", "above-peak" };
 
 const char *est_limit_name(enum est_limit l)
 {

@@ -53,8 +53,12 @@ enum est_bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_LATENCY, BOUND_HOST, BOUND_C
  *               bytes (plus its launches where the method holds them)
  *   ratio-low   a time moved from the profiled device no faster than the
  *               most favourable of the two machines' spec ratios allows
- *   ratio-high  nor slower than the least favourable one */
-enum est_limit { LIMIT_ROOFLINE, LIMIT_RATIO_LOW, LIMIT_RATIO_HIGH, LIMIT_COUNT };
+ *   ratio-high  nor slower than the least favourable one
+ *   above-peak  not held but flagged: a measured convolution faster than
+ *               the peak allows for its direct-algorithm flops (Winograd
+ *               and FFT algorithms do fewer multiplications than that
+ *               count, so their rate on it can pass the peak) */
+enum est_limit { LIMIT_ROOFLINE, LIMIT_RATIO_LOW, LIMIT_RATIO_HIGH, LIMIT_ABOVE_PEAK, LIMIT_COUNT };
 const char *est_limit_name(enum est_limit l);     /* "roofline", ... */
 
 const char *est_method_name(enum est_method m);   /* "table-exact", ... */

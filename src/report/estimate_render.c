@@ -105,8 +105,8 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
                     ms(e->bound_time_s[b]), ms(tot), pct(e->bound_time_s[b], tot));
     for (int l = 0; l < LIMIT_COUNT; l++)
         if (e->limit_ops[l])
-            fprintf(fp, "limit %-10s held %zu op(s)\n", est_limit_name((enum est_limit)l),
-                    e->limit_ops[l]);
+            fprintf(fp, "limit %-10s %s %zu op(s)\n", est_limit_name((enum est_limit)l),
+                    l == LIMIT_ABOVE_PEAK ? "flagged" : "held", e->limit_ops[l]);
     for (size_t i = 0; i < e->n_warnings; i++)
         fprintf(fp, "%s%s\n", i == 0 ? "\nwarnings:\n  " : "  ", e->warnings[i]);
 }

@@ -66,7 +66,7 @@ expect_json_num 'd["batch"]' 200 0
 
 # the machine has no fp16 peak: fallback with a warning on stderr
 fom_run 0 estimate --profile $P --machine $M --precision fp16 --format json
-expect_err_contains "machine 'testgpu' has no fp16 peak; using its fp32 peak instead"
+expect_err_contains "machine 'testgpu' has no fp16 units: its fp16 matrix ops are estimated as emulated in fp32, at its fp32 peak"
 
 # usage and bad input
 fom_run 2 estimate --profile $P

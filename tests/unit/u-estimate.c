@@ -280,7 +280,7 @@ static void test_precision_fallback_warns(void **state)
     struct diag d = quiet(&fp);
     assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
     assert_true(warned(&e, "no bf16 gemm rows"));
-    assert_true(warned(&e, "no bf16 peak; using its fp32 peak"));
+    assert_true(warned(&e, "no bf16 units: its bf16 matrix ops are estimated as emulated in fp32"));
     assert_true(e.n_warnings >= 2);  /* kept on the result: the caller says them once */
     /* roofline at the fp32 peak: 2^31 / 10e12 s; bf16 bytes are half */
     assert_int_equal(e.ops[0].method, EST_ROOFLINE);
