@@ -90,16 +90,18 @@ static const char study_xsd[] =
     "      time is rolled up to an epoch (x ceil(samples-per-epoch / batch)\n"
     "      minibatches) and to a run (x epochs).  precision: fp32, tf32, bf16,\n"
     "      fp16 (optional).  devices-per-run: devices one run trains on,\n"
-    "      data-parallel (1 when absent); a node of the system runs\n"
-    "      floor(devices per node / devices-per-run) runs side by side, and a\n"
-    "      run wider than one device splits the batch over its devices and adds\n"
-    "      a ring all-reduce of the gradients (parameters x 4 bytes) over the\n"
-    "      machine's intra-node link each pass, so it needs parameters.\n"
-    "      profile-batch: the batch the profile was taken at, when the profile\n"
-    "      does not say it; the pass is rescaled from it to batch (per device)\n"
-    "      as `fom estimate --batch` does.  Without it the batch comes from a\n"
-    "      saved profile or the .meta.json beside a trace, and a study whose\n"
-    "      profile says none of these is refused.\n"
+    "      data-parallel (1 when absent): at most a node's devices (a node runs\n"
+    "      floor(devices per node / devices-per-run) runs side by side) or a\n"
+    "      multiple of them (whole nodes per run).  A run wider than one\n"
+    "      device splits the batch over its devices and exchanges the\n"
+    "      gradients (parameters x 4 bytes) each pass, in buckets overlapped\n"
+    "      with the backward pass (src/model/comm.h); parameters: the trained\n"
+    "      parameter count, read from the profile when absent and the trace\n"
+    "      says it.  profile-batch: the batch the profile was taken at, when\n"
+    "      the profile does not say it; the pass is rescaled from it to batch\n"
+    "      (per device) as `fom estimate --batch` does.  Without it the batch\n"
+    "      comes from a saved profile or the .meta.json beside a trace, and a\n"
+    "      study whose profile says none of these is refused.\n"
     "    </xs:documentation></xs:annotation>\n"
     "    <xs:attribute name=\"profile\" type=\"xs:string\" use=\"required\"/>\n"
     "    <xs:attribute name=\"batch\" type=\"xs:positiveInteger\" use=\"required\"/>\n"
@@ -544,9 +546,6 @@ static void load_workload(xmlNodePtr n, struct study *s, struct study_problem *p
         sem_error(st, line, "found devices-per-run='%s', expected a positive integer", dpr);
     if (params && (parse_int64(params, &w->parameters) || w->parameters <= 0))
         sem_error(st, line, "found parameters='%s', expected a positive integer", params);
-    if (w->devices_per_run > 1 && !params)
-        sem_error(st, line, "found devices-per-run='%s' without parameters, expected "
-                  "parameters=\"N\" (the gradients to all-reduce each pass)", dpr);
     if (w->devices_per_run > 1 && w->batch > 0 && w->batch % w->devices_per_run)
         sem_error(st, line, "found batch='%s' over devices-per-run='%s', expected a batch "
                   "that splits evenly over the devices", batch, dpr);

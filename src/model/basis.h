@@ -16,6 +16,7 @@ struct estimate_basis {
     double method_share[EST_METHOD_COUNT];  /* all 0 when the ops add up to no time */
     int64_t batch, profile_batch;           /* estimated at, profiled at (0: as profiled) */
     struct mem_estimate mem;
+    double parameters;                      /* the count the memory estimate used, 0 unknown */
     const char *params_from;                /* static: "study", ".meta.json", NULL */
     double capacity_b;                      /* device memory, 0 unknown */
     int fits;                               /* 1 yes, 0 no, -1 unknown (no parameter

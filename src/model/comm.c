@@ -3,6 +3,10 @@
 #include "model/comm.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/profile.h"
 
 const char *comm_algo_name(enum comm_algo a)
 {
@@ -200,4 +204,53 @@ int comm_step_exchange(double parameters, double backward_s, int64_t ranks,
     s.exposed_s = fmax(0.0, free_at_s - s.backward_s);
     *out = s;
     return 0;
+}
+
+/* Sum of the element counts of the first tensor list in shapes text such
+ * as "[[1000, 29532], [1000]], [[...]], []": 0 when the text does not
+ * start with a list of shapes. */
+static double first_list_elements(const char *s)
+{
+    if (!s || s[0] != '[' || s[1] != '[')
+        return 0;
+    double sum = 0;
+    const char *p = s + 1;
+    while (*p == '[') {
+        double prod = 1;
+        char *end;
+        p++;
+        if (*p == ']')
+            prod = 1;   /* a scalar tensor: one element */
+        while (*p && *p != ']') {
+            long long v = strtoll(p, &end, 10);
+            if (end == p || v < 0)
+                return 0;
+            prod *= (double)v;
+            p = end;
+            while (*p == ',' || *p == ' ')
+                p++;
+        }
+        if (*p != ']')
+            return 0;
+        sum += prod;
+        p++;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    return *p == ']' ? sum : 0;
+}
+
+double comm_profile_parameters(const struct profile *p)
+{
+    double best = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *o = &p->ops[i];
+        if (o->kind != OP_OPTIMIZER || !o->name ||
+            (strncmp(o->name, "aten::_foreach_", 15) != 0 && strncmp(o->name, "aten::_fused_", 13) != 0))
+            continue;
+        double n = first_list_elements(o->shapes);
+        if (n > best)
+            best = n;
+    }
+    return best;
 }

@@ -120,4 +120,14 @@ int comm_step_exchange(double parameters, double backward_s, int64_t ranks,
                        const struct machine *m, const struct comm_point *table,
                        size_t n_table, struct comm_step *out, const char **why);
 
+/* Trained parameters as the profile says them: the multi-tensor optimizer
+ * ops (aten::_foreach_*, aten::_fused_*) take the parameter list as their
+ * first argument, so with recorded shapes the sum of its tensors' element
+ * counts is the parameter count; the largest such sum over those ops is
+ * returned (momentum and state lists have the same shapes).  0 when the
+ * profile has no such op with shapes (single-tensor optimizers, traces
+ * without shapes). */
+struct profile;
+double comm_profile_parameters(const struct profile *p);
+
 #endif

@@ -34,8 +34,8 @@ struct study_workload {
     double epochs;          /* epochs per unit of work */
     enum precision precision;   /* PREC_UNKNOWN when not given */
     int64_t devices_per_run;    /* data-parallel width of one run, 1 when not given */
-    int64_t parameters;         /* trained parameters, 0 when not given (needed
-                                   for the gradient all-reduce when devices_per_run > 1) */
+    int64_t parameters;         /* trained parameters, 0 when not given (the
+                                   profile's are used then, model/comm.h) */
     long line;
 };
 

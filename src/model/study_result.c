@@ -48,7 +48,7 @@ double study_time_hours(const struct study_problem *p, const struct study_time *
 double study_cell_hours(const struct study_workload *w, const struct run_layout *l,
                         double pass_s)
 {
-    return study_workload_hours(w, pass_s + l->allreduce_s) / (double)l->runs_per_node;
+    return study_workload_hours(w, pass_s + l->exposed_comm_s) / l->runs_per_node;
 }
 
 void study_eval_release(struct study_eval *ev)
@@ -79,6 +79,11 @@ void study_eval_release(struct study_eval *ev)
     free(ev->node_power_w);
     free(ev->node_price_usd);
     econ_result_release(&ev->econ);
+    for (size_t i = 0; ev->scaling && i < ev->n_systems * ev->n_problems; i++)
+        free(ev->scaling[i]);
+    free(ev->scaling);
+    free(ev->n_scaling);
+    free(ev->exposed_comm_s);
     fom_result_release(&ev->fom);
     memset(ev, 0, sizeof *ev);
 }

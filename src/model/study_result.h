@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "model/basis.h"
+#include "model/comm.h"
 #include "model/econ.h"
 #include "model/fom.h"
 #include "model/stats.h"
@@ -57,6 +58,11 @@ struct study_eval {
     size_t unfit;               /* estimated cells whose run does not fit a device */
     int *fom_unformed;          /* [s], 1 when a cell of s (or of the baseline)
                                    does not fit: its FOM is NaN */
+    double *exposed_comm_s;     /* [p * n_systems + s], per pass, NaN for measured
+                                   cells, 0 for one device per run */
+    struct scaling_point **scaling; /* [p * n_systems + s], owned, NULL when the cell
+                                   has no curve (measured, or one device per run) */
+    size_t *n_scaling;
 };
 
 /* A cell mostly (at least STUDY_WEAK_SHARE of its op time) estimated from
@@ -80,17 +86,40 @@ double study_workload_hours(const struct study_workload *w, double pass_s);
  * multiplied by the problem's epochs). */
 double study_time_hours(const struct study_problem *p, const struct study_time *t);
 
-/* How one run of a problem sits on a node (run/study_eval.h study_layout):
- * the devices it trains on (data parallel), how many such runs a node
- * holds, and the gradient all-reduce each pass costs. */
+/* How one run of a problem sits on a system (run/study_eval.h
+ * study_layout, study_layout_comm): the devices it trains on (data
+ * parallel), the nodes it spans, how many such runs a node holds (a
+ * fraction for runs over several nodes: the runs the system holds side by
+ * side, divided by its nodes), and the gradient exchange each pass costs
+ * (model/comm.h). */
 struct run_layout {
     int64_t devices_per_run;
-    int64_t runs_per_node;
-    double allreduce_s;         /* per pass, 0 for one device */
+    int64_t nodes_per_run;      /* 1 for runs inside one node */
+    double runs_per_node;
+    double concurrent_runs;     /* runs the whole system holds side by side */
+    double parameters;          /* gradients exchanged, 0 for one device */
+    const char *parameters_from;/* static: where parameters came from (words) */
+    struct comm_step comm;      /* the exchange of one pass (zero for one device) */
+    double exposed_comm_s;      /* per pass, what the backward pass does not hide */
 };
 /* Hours per unit of work for one node: a run of pass_s passes (plus the
- * all-reduce) rolled up, divided by the runs a node holds. */
+ * exposed exchange) rolled up, divided by the runs a node holds. */
 double study_cell_hours(const struct study_workload *w, const struct run_layout *l,
                         double pass_s);
+
+/* One width of a scaling curve: one run of the problem on devices_per_run
+ * devices (strong scaling: the workload's batch split over them), and as
+ * many such runs side by side as the system holds (weak scaling). */
+struct scaling_point {
+    int64_t devices_per_run, nodes_per_run;
+    double per_device_batch;
+    double pass_s;              /* estimated pass at the per-device batch */
+    double exposed_comm_s, comm_s;  /* per pass: exposed, and all buckets summed */
+    double run_units_per_day;   /* one run: 86400 s / its time */
+    double ideal_units_per_day; /* one run if it scaled perfectly from the
+                                   narrowest width: that rate x width ratio */
+    double concurrent_runs;
+    double units_per_day;       /* the whole system: concurrent runs x run rate */
+};
 
 #endif

@@ -153,6 +153,13 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
         }
     }
 
+    /* Data-parallel runs: the exchange the backward pass does not hide. */
+    for (size_t i = 0; ev->exposed_comm_s && ev->n_scaling && i < np * ns; i++)
+        if (isfinite(ev->exposed_comm_s[i]) && ev->n_scaling[i])
+            fprintf(fp, "  %s on %s: %s s exposed gradient exchange per pass (after the "
+                        "backward pass; fom --format json gives the scaling curve)\n",
+                    st->problems[i / ns].id, st->systems[i % ns].id,
+                    num(a, sizeof a, ev->exposed_comm_s[i]));
     /* Estimated runs that share a node: say how hours/unit was made. */
     for (size_t i = 0; i < np * ns; i++)
         if (ev->runs_per_node[i] != 1)
@@ -299,6 +306,57 @@ static void write_basis(struct json *j, const struct study_eval *ev, size_t i)
     json_obj_end(j);
 }
 
+/* problems[].scaling.<system>: the curve of every data-parallel cell
+ * that has one (run/study_eval.h, struct scaling_point). */
+static void json_scaling(struct json *j, const struct study *st, const struct study_eval *ev,
+                         size_t p)
+{
+    size_t ns = ev->n_systems;
+    json_key(j, "scaling");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++) {
+        const struct scaling_point *pt = ev->scaling[p * ns + s];
+        size_t n = ev->n_scaling[p * ns + s];
+        if (!pt)
+            continue;
+        json_key(j, st->systems[s].id);
+        json_arr_begin(j);
+        for (size_t k = 0; k < n; k++) {
+            json_obj_begin(j);
+            json_kint(j, "devices_per_run", pt[k].devices_per_run);
+            json_kint(j, "nodes_per_run", pt[k].nodes_per_run);
+            json_knum(j, "per_device_batch", pt[k].per_device_batch);
+            json_knum(j, "pass_s", pt[k].pass_s);
+            json_knum(j, "exposed_comm_s", pt[k].exposed_comm_s);
+            json_knum(j, "comm_s", pt[k].comm_s);
+            json_knum(j, "units_per_day", pt[k].run_units_per_day);
+            json_knum(j, "ideal_units_per_day", pt[k].ideal_units_per_day);
+            json_knum(j, "concurrent_runs", pt[k].concurrent_runs);
+            json_knum(j, "system_units_per_day", pt[k].units_per_day);
+            json_obj_end(j);
+        }
+        json_arr_end(j);
+    }
+    json_obj_end(j);
+}
+
+/* problems[].exposed_comm_s and problems[].scaling; both are absent from
+ * results built without an evaluation (tests). */
+static void json_comm(struct json *j, const struct study *st, const struct study_eval *ev,
+                      size_t p)
+{
+    size_t ns = ev->n_systems;
+    if (ev->exposed_comm_s) {
+        json_key(j, "exposed_comm_s");
+        json_obj_begin(j);
+        for (size_t s = 0; s < ns; s++)
+            json_knum(j, st->systems[s].id, ev->exposed_comm_s[p * ns + s]);
+        json_obj_end(j);
+    }
+    if (ev->scaling)
+        json_scaling(j, st, ev, p);
+}
+
 static void render_json(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
     size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
@@ -436,6 +494,7 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
                 write_basis(&j, ev, p * ns + s);
             }
         json_obj_end(&j);
+        json_comm(&j, st, ev, p);
         json_key(&j, "hours_per_unit_ci");
         json_obj_begin(&j);
         for (size_t s = 0; s < ns; s++) {

@@ -7,6 +7,7 @@
 
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "model/comm.h"
 #include "model/fom.h"
 #include "model/rollup.h"
 #include "model/stats.h"
@@ -615,10 +616,12 @@ static void sec_assumptions(struct doc *d, const struct report *r)
             strbuf_addf(sb, "; %lld device%s per run", (long long)w->devices_per_run,
                         w->devices_per_run == 1 ? "" : "s");
             if (w->devices_per_run > 1)
-                strbuf_addf(sb, " (data parallel: the batch split evenly, a ring all-reduce "
-                                "of %lld fp32 gradients over the intra-node link each pass, "
-                                "not overlapped with the backward pass: an upper bound)",
-                            (long long)w->parameters);
+                strbuf_addf(sb, " (data parallel: the batch split evenly; the fp32 gradients "
+                                "of %s parameters are all-reduced in DDP buckets of 25 MiB "
+                                "as the backward pass produces them, and only the exchange "
+                                "it does not hide adds to the pass: see Communication)",
+                            w->parameters > 0 ? num(a, sizeof a, (double)w->parameters)
+                                              : "the profile's");
             for (size_t s = 0; s < st->n_systems; s++) {
                 double runs = r->ev->runs_per_node[p * st->n_systems + s];
                 if (runs != 1)
@@ -979,6 +982,134 @@ static void sec_economics(struct doc *d, const struct report *r)
     }
 }
 
+/* ---- communication ------------------------------------------------------ */
+
+/* One data-parallel cell: the all-reduce of a full bucket term by term
+ * from the machine file, the overlap with the backward pass, and the
+ * scaling curve, so that a reader can redo every number by hand. */
+static void comm_cell(struct doc *d, const struct report *r, size_t p, size_t s,
+                      struct strbuf *sb)
+{
+    const struct report_cell *c = &r->cells[p * r->st->n_systems + s];
+    const struct run_layout *l = &c->layout;
+    const struct comm_step *cs = &l->comm;
+    const struct comm_allreduce *a = &cs->full;
+    const struct machine *m = c->machine;
+    char b1[48], b2[48], b3[48], b4[48], b5[48], b6[48], b7[48];
+    strbuf_reset(sb);
+    d_text(d, sb, r->st->problems[p].id);
+    strbuf_addstr(sb, " on ");
+    d_text(d, sb, r->st->systems[s].id);
+    d_heading_raw(d, 3, sb->buf);
+    strbuf_reset(sb);
+    strbuf_addf(sb, "Inputs from ");
+    d_code(d, sb, m->path ? m->path : m->id);
+    strbuf_addf(sb, ": g = %lld devices of the run per node", (long long)a->per_node);
+    if (a->per_node > 1)
+        strbuf_addf(sb, ", b_intra = %s GB/s, a_intra = %s us",
+                    num(b1, sizeof b1, m->intra.bw_bs / 1e9), num(b2, sizeof b2, m->intra.latency_s * 1e6));
+    strbuf_addf(sb, "; N = %lld node%s", (long long)a->nodes, a->nodes > 1 ? "s" : "");
+    if (a->nodes > 1 && m->inter.nics)
+        strbuf_addf(sb, ", B_node = %d NICs x %s GB/s = %s GB/s, a_inter = %s us", m->inter.nics,
+                    num(b1, sizeof b1, m->inter.nic_bw_bs / 1e9), num(b2, sizeof b2, m->inter.bw_bs / 1e9),
+                    num(b3, sizeof b3, m->inter.latency_s * 1e6));
+    else if (a->nodes > 1)
+        strbuf_addf(sb, ", B_node = %s GB/s, a_inter = %s us", num(b2, sizeof b2, m->inter.bw_bs / 1e9),
+                    num(b3, sizeof b3, m->inter.latency_s * 1e6));
+    strbuf_addf(sb, "; a_0 = %s us per call (NCCL's cost model).",
+                num(b1, sizeof b1, COMM_CALL_LATENCY_S * 1e6));
+    d_para(d, sb->buf);
+    strbuf_reset(sb);
+    strbuf_addf(sb, "Gradients: %s parameters (%s) x 4 B = %s MB, in %zu DDP buckets (1 MiB first, "
+                    "then 25 MiB = 26214400 B, the rest last).  One 25 MiB all-reduce: "
+                    "2 (g-1)/g x n / b_intra = %s us, 2 (g-1) x a_intra = %s us",
+                num(b1, sizeof b1, l->parameters), l->parameters_from ? l->parameters_from : "from the study",
+                num(b2, sizeof b2, cs->grad_bytes / 1e6), cs->n_buckets,
+                num(b3, sizeof b3, a->intra_bw_s * 1e6), num(b4, sizeof b4, a->intra_lat_s * 1e6));
+    /* (each number of one call in its own buffer: arguments are all
+     * evaluated before the call) */
+    if (a->nodes > 1)
+        strbuf_addf(sb, a->inter_algo == COMM_TREE
+                        ? "; across nodes a tree (cheaper than a ring here): 2 n / B_node = %s us, "
+                          "2 ceil(log2 N) x a_inter = %s us"
+                        : "; across nodes a ring (cheaper than a tree here): 2 (N-1)/N x n / B_node "
+                          "= %s us, 2 (N-1) x a_inter = %s us",
+                    num(b1, sizeof b1, a->inter_bw_s * 1e6), num(b2, sizeof b2, a->inter_lat_s * 1e6));
+    strbuf_addf(sb, "; + a_0: %s us in all.", num(b1, sizeof b1, a->time_s * 1e6));
+    d_para(d, sb->buf);
+    double pass = c->pass_s, share = l->exposed_comm_s / (pass + l->exposed_comm_s);
+    strbuf_reset(sb);
+    strbuf_addf(sb, "Overlap: the buckets' exchanges take %s ms per pass; the backward pass "
+                    "(%s ms of device time, gradients taken to come at an even rate) hides all "
+                    "but %s ms, which the pass waits for (the last bucket alone takes %s ms). "
+                    "Exposed share of the step: %s / (%s + %s) = %.1f%%.",
+                num(b1, sizeof b1, cs->total_s * 1e3), num(b2, sizeof b2, cs->backward_s * 1e3),
+                num(b3, sizeof b3, l->exposed_comm_s * 1e3), num(b4, sizeof b4, cs->last_bucket_s * 1e3),
+                num(b5, sizeof b5, l->exposed_comm_s * 1e3), num(b6, sizeof b6, pass * 1e3),
+                num(b7, sizeof b7, l->exposed_comm_s * 1e3), 100 * share);
+    d_para(d, sb->buf);
+    size_t i = p * r->st->n_systems + s;
+    if (!r->ev->scaling || !r->ev->scaling[i])
+        return;
+    size_t n = r->ev->n_scaling[i];
+    const struct scaling_point *pt = r->ev->scaling[i];
+    static const char *const head[] = {
+        "devices per run", "nodes per run", "batch per device", "pass [ms]",
+        "exposed exchange [ms]", "units/day, one run", "ideal [units/day]", "efficiency",
+        "runs side by side", "units/day, system",
+    };
+    d_para(d, "Scaling (strong: one run on more devices, the batch split further; weak: as many "
+              "runs side by side as the system holds).  Units/day of one run = 86400 s / (epochs "
+              "x minibatches x (pass + exposed exchange)); ideal = the narrowest width's rate "
+              "x the width ratio.");
+    d_table_begin(d, head, sizeof head / sizeof head[0]);
+    for (size_t k = 0; k < n; k++) {
+        char v[10][48];
+        char *cells[10];
+        snprintf(v[0], 48, "%lld", (long long)pt[k].devices_per_run);
+        snprintf(v[1], 48, "%lld", (long long)pt[k].nodes_per_run);
+        num(v[2], 48, pt[k].per_device_batch);
+        num(v[3], 48, pt[k].pass_s * 1e3);
+        num(v[4], 48, pt[k].exposed_comm_s * 1e3);
+        num(v[5], 48, pt[k].run_units_per_day);
+        num(v[6], 48, pt[k].ideal_units_per_day);
+        snprintf(v[7], 48, "%.1f%%", 100 * pt[k].run_units_per_day / pt[k].ideal_units_per_day);
+        num(v[8], 48, pt[k].concurrent_runs);
+        num(v[9], 48, pt[k].units_per_day);
+        for (int q = 0; q < 10; q++)
+            cells[q] = v[q];
+        d_row(d, cells, 10);
+    }
+    d_table_end(d);
+}
+
+static void sec_comm(struct doc *d, const struct report *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    int any = 0;
+    for (size_t p = 0; r->cells && p < r->st->n_problems; p++) {
+        for (size_t s = 0; s < r->st->n_systems; s++) {
+            const struct report_cell *c = &r->cells[p * r->st->n_systems + s];
+            if (!c->estimated || !c->machine || c->layout.devices_per_run <= 1)
+                continue;
+            if (!any)
+                d_heading(d, 2, "Communication", NULL);
+            if (!any)
+                d_para(d, "All-reduce of n bytes over g devices per node and N nodes (alpha-beta "
+                          "model, src/model/comm.h): inside the node a ring reduce-scatter and "
+                          "all-gather, 2 (g-1)/g x n / b_intra + 2 (g-1) x a_intra; across nodes "
+                          "the g shards at once over the node's injection bandwidth, the cheaper "
+                          "of a ring, 2 (N-1)/N x n / B_node + 2 (N-1) x a_inter, and a double "
+                          "binary tree, 2 n / B_node + 2 ceil(log2 N) x a_inter; plus a_0 per "
+                          "call.  Buckets are exchanged one at a time as the backward pass "
+                          "fills them; only what runs past its end adds to the pass.");
+            any = 1;
+            comm_cell(d, r, p, s, &sb);
+        }
+    }
+    strbuf_release(&sb);
+}
+
 static void sec_body(struct doc *d, const struct report *r)
 {
     sec_header(d, r);
@@ -986,6 +1117,7 @@ static void sec_body(struct doc *d, const struct report *r)
     sec_problems(d, r);
     sec_charts(d, r);
     sec_estimates(d, r);
+    sec_comm(d, r);
     sec_assumptions(d, r);
     sec_uncertainty(d, r);
     sec_sources(d, r);

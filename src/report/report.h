@@ -55,6 +55,11 @@ struct report_cell {
     const char *kernels_origin;
     char **warnings;
     size_t n_warnings;
+    /* data-parallel runs (devices_per_run > 1 in layout): the layout with
+     * its gradient exchange, and the machine its inputs came from
+     * (borrowed; NULL for measured cells) */
+    struct run_layout layout;
+    const struct machine *machine;
 };
 
 struct report_system {

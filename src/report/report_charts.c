@@ -362,3 +362,56 @@ int chart_economics(const struct report *r, struct strbuf *sb)
     strbuf_addch(sb, '\n');
     return 0;
 }
+
+/* Strong scaling of problem p: one run's units of work per day against
+ * its devices (log-log), a solid line per system with a curve and a
+ * dashed line of the same colour for its ideal (the narrowest width's
+ * rate times the width ratio).  1 when no system has a curve. */
+int chart_scaling(const struct report *r, size_t p, struct strbuf *sb)
+{
+    const struct study *st = r->st;
+    const struct study_eval *ev = r->ev;
+    size_t ns = ev->n_systems, shown = 0;
+    if (!ev->scaling)
+        return 1;
+    strbuf_addstr(sb, "$D << EOD\n");
+    for (size_t s = 0; s < ns; s++) {
+        const struct scaling_point *pt = ev->scaling[p * ns + s];
+        for (size_t k = 0; pt && k < ev->n_scaling[p * ns + s]; k++) {
+            gp_num(sb, (double)pt[k].devices_per_run); strbuf_addch(sb, ' ');
+            gp_num(sb, pt[k].run_units_per_day); strbuf_addch(sb, ' ');
+            gp_num(sb, pt[k].ideal_units_per_day); strbuf_addch(sb, '\n');
+        }
+        if (pt)
+            shown++;
+        strbuf_addstr(sb, pt ? "\n\n" : "0 NaN NaN\n\n\n");
+    }
+    strbuf_addstr(sb, "EOD\n");
+    if (!shown)
+        return 1;
+    title(sb, "Strong scaling of one run of ", st->problems[p].id);
+    common(sb);
+    strbuf_addstr(sb, "set key inside top left vertical\n");
+    strbuf_addstr(sb, "set logscale xy 2\nset format y '%.3g'\n"
+                      "set xlabel 'devices per run (log scale)'\n"
+                      "set ylabel 'units of work per day, one run (log scale)'\n"
+                      "set grid xtics ytics lc rgb '#dddddd'\n");
+    strbuf_addstr(sb, "plot ");
+    for (size_t s = 0, first = 1; s < ns; s++) {
+        if (!ev->scaling[p * ns + s])
+            continue;
+        const char *c = sys_colors[s % N_SYS_COLORS];
+        strbuf_addf(sb, "%s$D index %zu using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title ",
+                    first ? "" : ", \\\n  ", s, c);
+        gp_quote(sb, st->systems[s].id, 40);
+        strbuf_addf(sb, ", \\\n  $D index %zu using 1:3 with lines lw 1.5 dt 2 lc rgb '%s' title ",
+                    s, c);
+        struct strbuf t = STRBUF_INIT;
+        strbuf_addf(&t, "%s ideal", st->systems[s].id);
+        gp_quote(sb, t.buf, 48);
+        strbuf_release(&t);
+        first = 0;
+    }
+    strbuf_addch(sb, '\n');
+    return 0;
+}

@@ -20,5 +20,8 @@ int chart_economics(const struct report *r, struct strbuf *sb);
 /* Estimated pass time of problem p on each system where it was estimated,
  * stacked by op kind [ms].  Returns -1 when p has no estimated cell. */
 int chart_breakdown(const struct report *r, size_t p, struct strbuf *sb);
+/* Strong-scaling curves of problem p (units/day of one run against
+ * devices per run, with the ideal lines); 1 when no cell has a curve. */
+int chart_scaling(const struct report *r, size_t p, struct strbuf *sb);
 
 #endif

@@ -369,12 +369,22 @@ static int memory_basis(const struct estimate_run_opts *o, const struct estimate
         }
         trace_sidecar_release(&sc);
     }
+    b->parameters = params > 0 ? (double)params : 0;
     double scale = e->batch > 0 && e->src_batch > 0 ? (double)e->batch / (double)e->src_batch : 1;
     mem_estimate_run(&in->profile, params, scale, &b->mem);
     const struct machine *m = &in->machine;
     b->capacity_b = m->n_mem ? m->mem[m->n_mem - 1].capacity_b : 0;
     b->fits = !b->mem.available || b->capacity_b <= 0 ? -1 : b->mem.total_b <= b->capacity_b;
     return 0;
+}
+
+int estimate_run_basis(const struct estimate_run_opts *o, struct estimate_inputs *in,
+                       struct estimate *out, struct estimate_basis *basis, struct diag *d)
+{
+    int rc = estimate_run_inputs(o, in, out, d);
+    if (!rc)
+        rc = memory_basis(o, in, out, basis, d);
+    return rc;
 }
 
 int estimate_pass_basis(const struct estimate_run_opts *o, struct estimate_basis *basis,
@@ -385,9 +395,7 @@ int estimate_pass_basis(const struct estimate_run_opts *o, struct estimate_basis
     estimate_init(&e);
     *draws = NULL;
     *n_draws = 0;
-    int rc = estimate_run_inputs(o, &in, &e, d);
-    if (!rc)
-        rc = memory_basis(o, &in, &e, basis, d);
+    int rc = estimate_run_basis(o, &in, &e, basis, d);
     if (!rc) {
         *draws = e.pass_draws;
         *n_draws = e.n_draws;

@@ -82,6 +82,11 @@ int estimate_pass_draws(const struct estimate_run_opts *o, double *pass_s, doubl
 
 void estimate_basis_of(const struct estimate *e, struct estimate_basis *b);
 
+/* estimate_run_inputs and the basis of its pass time (memory and fit
+ * included), for callers that need the estimate's ops and inputs too. */
+int estimate_run_basis(const struct estimate_run_opts *o, struct estimate_inputs *in,
+                       struct estimate *out, struct estimate_basis *basis, struct diag *d);
+
 /* The pass time, its basis and its Monte Carlo draws (as
  * estimate_pass_draws). */
 int estimate_pass_basis(const struct estimate_run_opts *o, struct estimate_basis *basis,

@@ -22,6 +22,7 @@
 #include "report/roofline_chart.h"
 #include "run/estimate_run.h"
 #include "run/roofline_run.h"
+#include "model/comm.h"
 #include "run/study_eval.h"
 
 #define CHART_W 1000
@@ -145,8 +146,16 @@ static int run_estimates(struct report_state *rs, struct diag *d)
             fill_cell(&rs->r.cells[i], &rs->est[i], &rs->inputs[i]);
             struct run_layout lay;
             rc = study_layout(st, p, s, &rs->inputs[i].machine, &lay, d);
+            const char *from = NULL;
+            double params = study_profile_parameters(rs->ev.basis ? &rs->ev.basis[i] : NULL,
+                                                     &rs->inputs[i].profile, &from);
+            if (!rc)
+                rc = study_layout_comm(st, p, s, &rs->inputs[i].machine,
+                                       study_backward_s(&rs->est[i]), params, from, &lay, d);
             if (rc)
                 return rc;
+            rs->r.cells[i].layout = lay;
+            rs->r.cells[i].machine = &rs->inputs[i].machine;
             double h = study_cell_hours(w, &lay, rs->est[i].pass_time_s);
             if (isfinite(rs->ev.hours[i]) &&
                 fabs(h - rs->ev.hours[i]) > 1e-9 * fabs(rs->ev.hours[i]))
@@ -260,6 +269,19 @@ static int draw_charts(struct report_state *rs, const char *dir, struct diag *d)
         strbuf_reset(&id);
         strbuf_addf(&t, "Estimated pass time of %s by op kind", st->problems[p].id);
         strbuf_addf(&id, "breakdown-%zu", p + 1);
+        rc = draw(dir, add_chart(r, id.buf, t.buf), sb.buf, d);
+        if (rc)
+            goto out;
+    }
+    for (size_t p = 0; p < np; p++) {
+        strbuf_reset(&sb);
+        if (chart_scaling(r, p, &sb))
+            continue;
+        strbuf_reset(&t);
+        strbuf_reset(&id);
+        strbuf_addf(&t, "Scaling of %s: units of work per day of one run against devices per "
+                        "run, with the ideal lines", st->problems[p].id);
+        strbuf_addf(&id, "scaling-%zu", p + 1);
         rc = draw(dir, add_chart(r, id.buf, t.buf), sb.buf, d);
         if (rc)
             goto out;

@@ -7,6 +7,7 @@
 #include "core/diag.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "model/comm.h"
 #include "model/estimate.h"
 #include "model/rollup.h"
 #include "ingest/machine_xml.h"
@@ -53,44 +54,13 @@ void study_estimate_opts(const struct study *st, size_t p, size_t s,
     o->batch_line = w->line;
 }
 
-int study_layout(const struct study *st, size_t p, size_t s, const struct machine *m,
-                 struct run_layout *out, struct diag *d)
-{
-    const struct study_workload *w = &st->problems[p].workload;
-    int64_t per_node = m->devices_per_node > 0 ? m->devices_per_node : 1;
-    out->devices_per_run = w->devices_per_run > 0 ? w->devices_per_run : 1;
-    out->runs_per_node = 1;
-    out->allreduce_s = 0;
-    if (out->devices_per_run > per_node)
-        return diag_error_at(d, st->path, w->line, 0,
-                             "found devices-per-run=%lld for problem '%s' but a node of system "
-                             "'%s' has %lld devices, expected at most %lld (runs across nodes "
-                             "are not modelled)", (long long)out->devices_per_run,
-                             st->problems[p].id, st->systems[s].id, (long long)per_node,
-                             (long long)per_node);
-    out->runs_per_node = per_node / out->devices_per_run;
-    /* Gradients are all-reduced in fp32 (mixed precision keeps fp32 master
-     * weights), once per pass, after the backward pass: no overlap with it
-     * is assumed, which makes this an upper bound for frameworks that
-     * overlap buckets with backward. */
-    out->allreduce_s = rollup_allreduce_s(4.0 * (double)w->parameters, out->devices_per_run,
-                                          m->intra.bw_bs, m->intra.latency_s);
-    if (!isfinite(out->allreduce_s))
-        return diag_error_at(d, st->path, st->systems[s].line, 0,
-                             "system '%s' has no intra-node link bandwidth in '%s', expected a "
-                             "<link scope=\"intra-node\"> to all-reduce the gradients of problem "
-                             "'%s' over %lld devices", st->systems[s].id,
-                             m->path ? m->path : "its machine file", st->problems[p].id,
-                             (long long)out->devices_per_run);
-    return 0;
-}
-
 /* Run one estimate, passing on to d only the messages this study's
  * evaluation has not printed yet: the same machine pair gives the same
  * warning for every problem, and repeating it buries the ones that differ.
  * seen holds the printed lines, one per line. */
-static int estimate_once(const struct estimate_run_opts *o, struct estimate_basis *basis,
-                         double **draws, size_t *n_draws, struct strbuf *seen, struct diag *d)
+static int estimate_once(const struct estimate_run_opts *o, struct estimate_inputs *in,
+                         struct estimate *e, struct estimate_basis *basis, struct strbuf *seen,
+                         struct diag *d)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -98,7 +68,7 @@ static int estimate_once(const struct estimate_run_opts *o, struct estimate_basi
     struct diag cap;
     diag_init(&cap, mf);
     cap.no_warn = d->no_warn;
-    int rc = estimate_pass_basis(o, basis, draws, n_draws, &cap);
+    int rc = estimate_run_basis(o, in, e, basis, &cap);
     d->errors += cap.errors;
     d->warnings += cap.warnings;
     if (!mf)
@@ -123,16 +93,24 @@ static int estimate_once(const struct estimate_run_opts *o, struct estimate_basi
     return rc;
 }
 
-/* Hours per unit of problem p on system s from an estimate, and the
- * hours of each of its Monte Carlo draws (*draws NULL when none). */
-static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
-                                   double *hours, double *runs, struct estimate_basis *basis,
-                                   double **draws, size_t *n_draws, struct strbuf *seen,
-                                   struct diag *d)
+/* Hours per unit of problem p on system s from an estimate, the hours of
+ * each of its Monte Carlo draws (*draws NULL when none), the exposed
+ * gradient exchange per pass and, for data-parallel runs, the scaling
+ * curve. */
+struct cell_out {
+    double hours, runs, exposed_s;
+    double *draws;
+    size_t n_draws;
+    struct scaling_point *scaling;
+    size_t n_scaling;
+};
+
+static int estimate_cell(const struct study *st, size_t p, size_t s, struct cell_out *c,
+                         struct estimate_basis *basis, struct strbuf *seen, struct diag *d)
 {
     const struct study_problem *prob = &st->problems[p];
     const struct study_system *sys = &st->systems[s];
-    *hours = NAN;
+    c->hours = NAN;
     if (!prob->workload.present)
         return diag_error_at(d, st->path, prob->line, 0,
                              "problem '%s' has no time for system '%s', expected a <time "
@@ -152,23 +130,40 @@ static int estimate_hours_per_unit(const struct study *st, size_t p, size_t s,
     if (rc)
         return rc;
     struct estimate_run_opts o;
+    struct estimate_inputs in;
+    struct estimate e;
     const char **kern = xcalloc(st->n_systems, sizeof *kern);
     study_estimate_opts(st, p, s, &o, kern);
-    rc = estimate_once(&o, basis, draws, n_draws, seen, d);
-    free(kern);
+    estimate_init(&e);
+    rc = estimate_once(&o, &in, &e, basis, seen, d);
+    const char *from = NULL;
+    double params = rc ? 0 : study_profile_parameters(basis, &in.profile, &from);
+    if (!rc)
+        rc = study_layout_comm(st, p, s, &in.machine, study_backward_s(&e), params, from,
+                               &lay, d);
+    if (!rc && lay.devices_per_run > 1)
+        rc = study_scaling(st, p, s, &in, &o, params, from, &c->scaling, &c->n_scaling, d);
     if (rc)
-        return rc;
-    double pass_s = basis->pass_time_s;
-    *runs = (double)lay.runs_per_node;
-    *hours = study_cell_hours(&prob->workload, &lay, pass_s);
-    for (size_t k = 0; k < *n_draws; k++)
-        (*draws)[k] = study_cell_hours(&prob->workload, &lay, (*draws)[k]);
-    if (!isfinite(*hours) || *hours <= 0)
-        return diag_error_at(d, st->path, prob->workload.line, 0,
-                             "problem '%s' on system '%s': estimated pass time %g s gives no "
-                             "finite positive time per unit, expected a positive pass time",
-                             prob->id, sys->id, pass_s);
-    return 0;
+        goto out;
+    c->runs = lay.runs_per_node;
+    c->exposed_s = lay.exposed_comm_s;
+    c->hours = study_cell_hours(&prob->workload, &lay, e.pass_time_s);
+    c->draws = e.pass_draws;
+    c->n_draws = e.n_draws;
+    e.pass_draws = NULL;
+    e.n_draws = 0;
+    for (size_t k = 0; k < c->n_draws; k++)
+        c->draws[k] = study_cell_hours(&prob->workload, &lay, c->draws[k]);
+    if (!isfinite(c->hours) || c->hours <= 0)
+        rc = diag_error_at(d, st->path, prob->workload.line, 0,
+                           "problem '%s' on system '%s': estimated pass time %g s gives no "
+                           "finite positive time per unit, expected a positive pass time",
+                           prob->id, sys->id, e.pass_time_s);
+out:
+    free(kern);
+    estimate_release(&e);
+    estimate_inputs_release(&in);
+    return rc;
 }
 
 /* Hours of every measured time of problem p on system s (caller frees). */
@@ -405,8 +400,11 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
     ev->n_hours_draws = xcalloc(np * ns + 1, sizeof *ev->n_hours_draws);
     ev->ratio_lo = xcalloc(np * ns + 1, sizeof *ev->ratio_lo);
     ev->ratio_hi = xcalloc(np * ns + 1, sizeof *ev->ratio_hi);
+    ev->exposed_comm_s = xcalloc(np * ns + 1, sizeof *ev->exposed_comm_s);
+    ev->scaling = xcalloc(np * ns + 1, sizeof *ev->scaling);
+    ev->n_scaling = xcalloc(np * ns + 1, sizeof *ev->n_scaling);
     for (size_t i = 0; i < np * ns; i++)
-        ev->ratio_lo[i] = ev->ratio_hi[i] = NAN;
+        ev->ratio_lo[i] = ev->ratio_hi[i] = ev->exposed_comm_s[i] = NAN;
     ev->basis = xcalloc(np * ns + 1, sizeof *ev->basis);
     ev->estimated = xcalloc(np * ns + 1, sizeof *ev->estimated);
     ev->fom_unformed = xcalloc(ns + 1, sizeof *ev->fom_unformed);
@@ -433,11 +431,17 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
             } else {
                 stats_median_ci(h, 0, ev->ci_level, &ev->hours_ci[i]);
                 ev->estimated[i] = 1;
-                int e = estimate_hours_per_unit(st, p, s, &ev->hours[i], &ev->runs_per_node[i],
-                                                &ev->basis[i], &ev->hours_draws[i],
-                                                &ev->n_hours_draws[i], &seen, d);
+                struct cell_out c = { NAN, 1, NAN, NULL, 0, NULL, 0 };
+                int e = estimate_cell(st, p, s, &c, &ev->basis[i], &seen, d);
                 if (e)
                     rc = e;
+                ev->hours[i] = c.hours;
+                ev->runs_per_node[i] = c.runs;
+                ev->exposed_comm_s[i] = c.exposed_s;
+                ev->hours_draws[i] = c.draws;
+                ev->n_hours_draws[i] = c.n_draws;
+                ev->scaling[i] = c.scaling;
+                ev->n_scaling[i] = c.n_scaling;
                 if (ev->n_hours_draws[i])
                     ev->has_spread = 1;
             }
@@ -466,3 +470,4 @@ out:
     strbuf_release(&seen);
     return rc;
 }
+

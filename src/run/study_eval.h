@@ -23,13 +23,44 @@ struct machine;
  * Returns FOM_OK or FOM_EDATA (an input cannot be resolved). */
 int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d);
 
-/* How one run of problem p sits on a node of system s (machine m): the
- * devices it trains on (data parallel), how many such runs a node holds,
- * and the gradient all-reduce each pass costs (struct run_layout,
- * model/study_result.h).  FOM_EDATA when the run does not fit a node or
- * needs a link the machine file does not give. */
+/* How one run of problem p sits on system s (machine m): the devices it
+ * trains on (data parallel), the nodes it spans (whole nodes when it is
+ * wider than one), how many such runs a node holds (a fraction for runs
+ * over several nodes: the runs the system's nodes hold side by side,
+ * divided by its nodes), and the gradient exchange each pass costs
+ * (model/comm.h; struct run_layout in model/study_result.h).  study_layout checks the fit (FOM_EDATA when the run
+ * does not fit a node or the system, or does not fill whole nodes);
+ * study_layout_comm adds the exchange once the backward pass's device
+ * time and the profile's parameter count are known (FOM_EDATA when the
+ * parameters are unknown or the machine lacks a link the run crosses). */
 int study_layout(const struct study *st, size_t p, size_t s, const struct machine *m,
                  struct run_layout *out, struct diag *d);
+int study_layout_comm(const struct study *st, size_t p, size_t s, const struct machine *m,
+                      double backward_s, double profile_params, const char *params_from,
+                      struct run_layout *out, struct diag *d);
+/* The parameter count when the study does not give it: the one the
+ * memory estimate used (the trace's .meta.json), else the shapes of the
+ * profile's multi-tensor optimizer ops (model/comm.h); 0 when neither
+ * says it.  *from says which, in words. */
+struct estimate_basis;
+double study_profile_parameters(const struct estimate_basis *b, const struct profile *prof,
+                                const char **from);
+/* The estimate of one pass a cell needs: pass time, backward device time
+ * and the parameter count its profile says (0 when it does not). */
+struct estimate;
+struct profile;
+double study_backward_s(const struct estimate *e);
+
+/* The scaling curve of problem p on system s (m: its machine, the
+ * estimate inputs already loaded in *in): widths 1, 2, 4, ... and the
+ * problem's own devices-per-run, up to 4 x devices-per-run, that fit a
+ * node or fill whole nodes, split the batch evenly and fit the system.
+ * *pts is owned by the caller (NULL and 0 points on failure). */
+struct estimate_inputs;
+int study_scaling(const struct study *st, size_t p, size_t s, struct estimate_inputs *in,
+                  const struct estimate_run_opts *o, double params, const char *params_from,
+                  struct scaling_point **pts, size_t *n, struct diag *d);
+
 /* The estimate options of problem p on system s (workload profile, the
  * system's machine, its kernels and the study's other kernel tables).  kern
  * is storage for st->n_systems paths and must outlive o. */
