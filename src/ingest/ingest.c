@@ -111,6 +111,24 @@ static void found_desc(const char *s, size_t n, char *buf, size_t len)
     snprintf(buf, len, "content starting '%s'", quoted);
 }
 
+/* A PyTorch execution trace (ExecutionTraceObserver, MLCommons Chakra JSON:
+ * top-level "schema" and "nodes", no "traceEvents") records the op graph
+ * with shapes but no op or kernel times, so no pass time can come from it.
+ * Returns 1 and the schema version (up to len - 1 bytes) when s is one. */
+static int is_execution_trace(const char *s, char *schema, size_t len)
+{
+    const char *k = strstr(s, "\"schema\"");
+    if (!k || !strstr(s, "\"nodes\"") || strstr(s, "\"traceEvents\""))
+        return 0;
+    const char *q = strchr(k + 8, '"');
+    size_t n = 0;
+    if (q && strchr(k + 8, ':') && strchr(k + 8, ':') < q)
+        for (q++; q[n] && q[n] != '"' && n + 1 < len; n++)
+            schema[n] = q[n];
+    schema[n] = '\0';
+    return 1;
+}
+
 int ingest_read(const char *path, const struct ingest_opts *o, struct profile *out,
                 struct diag *d)
 {
@@ -137,6 +155,13 @@ int ingest_read(const char *path, const struct ingest_opts *o, struct profile *o
         return diag_error_at(d, path, 0, 0,
                              "found binary data at byte %zu, expected a text or JSON trace",
                              (size_t)((char *)memchr(head, '\0', (size_t)n) - head));
+    char schema[64];
+    if (is_execution_trace(head, schema, sizeof schema))
+        return diag_error_at(d, path, 1, 0,
+                             "found a PyTorch execution trace (ET/Chakra, schema '%s'), which "
+                             "fom does not read: it holds the op graph but no times; expected "
+                             "a Kineto trace of the same run (torch.profiler.profile(...)"
+                             ".export_chrome_trace(\"trace.json\"))", schema);
     enum trace_format seen = sniff(head);
     enum trace_format want = o ? o->format : TRACE_AUTO;
     if (n == 0)

@@ -1,8 +1,10 @@
 #include "run/study_eval.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/diag.h"
 #include "core/strbuf.h"
@@ -376,12 +378,60 @@ static void drop_unfit(const struct study *st, struct study_eval *ev, struct dia
     }
 }
 
+/* A file the study names that does not exist is an error in the study, at
+ * the line that names it, said once before any cell is evaluated (each
+ * cell would otherwise fail on it again, without the study's line). */
+static int named_file_exists(const struct study *st, long line, const char *attr,
+                             const char *path, const char *what, struct diag *d)
+{
+    struct stat sb;
+    if (!path || stat(path, &sb) == 0 || (errno != ENOENT && errno != ENOTDIR))
+        return FOM_OK;
+    return diag_error_at(d, st->path, line, 0,
+                         "found %s=\"%s\", which does not exist (%s), expected %s "
+                         "(relative paths are taken from the study's folder)",
+                         attr, path, strerror(errno), what);
+}
+
+/* The files of the cells that will be estimated (a workload, no measured
+ * time, a machine file: other cells fail with their own message first).
+ * The first missing one is the error. */
+static int study_files_exist(const struct study *st, struct diag *d)
+{
+    int rc = FOM_OK;
+    char *timed = xcalloc(st->n_systems + 1, 1);
+    for (size_t p = 0; p < st->n_problems && rc == FOM_OK; p++) {
+        const struct study_problem *prob = &st->problems[p];
+        if (!prob->workload.present)
+            continue;
+        memset(timed, 0, st->n_systems);
+        for (size_t k = 0; k < prob->n_times; k++)
+            timed[prob->times[k].system] = 1;
+        for (size_t s = 0; s < st->n_systems && rc == FOM_OK; s++) {
+            const struct study_system *sys = &st->systems[s];
+            if (timed[s] || !sys->machine)
+                continue;
+            rc = named_file_exists(st, sys->line, "machine", sys->machine, "a machine file", d);
+            if (rc == FOM_OK)
+                rc = named_file_exists(st, sys->line, "kernels", sys->kernels,
+                                       "a kernel-table file or folder", d);
+            if (rc == FOM_OK)
+                rc = named_file_exists(st, prob->workload.line, "profile",
+                                       prob->workload.profile, "a trace or a saved profile", d);
+        }
+    }
+    free(timed);
+    return rc;
+}
+
 int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d)
 {
     size_t ns = st->n_systems, np = st->n_problems;
     int rc = FOM_OK;
     struct strbuf seen = STRBUF_INIT;   /* estimator messages already printed */
     memset(ev, 0, sizeof *ev);
+    if ((rc = study_files_exist(st, d)) != FOM_OK)
+        return rc;
     ev->n_systems = ns;
     ev->n_problems = np;
     ev->ci_level = STUDY_CI_LEVEL;
