@@ -536,6 +536,11 @@ static int load_tree(struct loader *L, xmlDocPtr doc)
             m->vendor = node_text(n);
         else if (is_elem(n, "device-name"))
             m->device_name = node_text(n);
+        else if (is_elem(n, "table-name")) {
+            m->table_names = xrealloc(m->table_names,
+                                      (m->n_table_names + 1) * sizeof *m->table_names);
+            m->table_names[m->n_table_names++] = node_text(n);
+        }
         else if (is_elem(n, "devices-per-node"))
             rc = load_devices(L, n);
         else if (is_elem(n, "peak")) {
@@ -788,6 +793,10 @@ const char machine_xsd[] =
     "        <xs:element name=\"name\" type=\"nonEmpty\"/>\n"
     "        <xs:element name=\"vendor\" type=\"nonEmpty\"/>\n"
     "        <xs:element name=\"device-name\" type=\"nonEmpty\" minOccurs=\"0\"/>\n"
+    "        <!-- table-name: another name the device goes by in kernel tables\n"
+    "             (DeepBench's hw column, e.g. NV_V100): a table of that name\n"
+    "             attaches to this machine as one named by device-name does -->\n"
+    "        <xs:element name=\"table-name\" type=\"nonEmpty\" minOccurs=\"0\" maxOccurs=\"unbounded\"/>\n"
     "        <xs:element name=\"devices-per-node\" type=\"xs:integer\"/>\n"
     "        <xs:element name=\"peak\" type=\"peak\" maxOccurs=\"unbounded\"/>\n"
     "        <xs:element name=\"memory\" type=\"memory\" maxOccurs=\"unbounded\"/>\n"

@@ -87,11 +87,31 @@ static const struct kernel_table *pick_target(const struct kernel_set *ks, const
     const struct kernel_table *t = NULL;
     if (m->device_name)
         t = kernel_set_find(ks, m->device_name);
+    for (size_t i = 0; !t && i < m->n_table_names; i++)
+        t = kernel_set_find(ks, m->table_names[i]);
     if (!t && m->name)
         t = kernel_set_find(ks, m->name);
     if (!t && m->id)
         t = kernel_set_find(ks, m->id);
     return t;
+}
+
+/* No table is for the target: say which hardware the tables are for and
+ * how one of them is attached to the machine file. */
+static void warn_no_table(struct est *c, const struct kernel_set *tables,
+                          const struct machine *target)
+{
+    struct strbuf hw = STRBUF_INIT;
+    for (size_t i = 0; i < tables->n && i < 8; i++)
+        strbuf_addf(&hw, "%s'%s'", i ? ", " : "", tables->tables[i].hw);
+    if (tables->n > 8)
+        strbuf_addf(&hw, " and %zu more", tables->n - 8);
+    est_warn(c, "no kernel table is for '%s' (the tables are for %s); its ops are estimated "
+             "from the machine file; to use a table of this device, add "
+             "<table-name>NAME</table-name> with the table's hardware name to %s",
+             target->device_name ? target->device_name : target->id ? target->id : "?",
+             strbuf_str(&hw), target->path ? target->path : "the machine file");
+    strbuf_release(&hw);
 }
 
 /* The estimate's state and its header fields from the inputs, with the
@@ -116,8 +136,7 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
         c->st = kernel_set_find(tables, p->device_name);
     c->tt = pick_target(tables, target);
     if (tables && tables->n > 0 && !c->tt)
-        est_warn(c, "no kernel table is for '%s'; its ops are estimated from the machine file",
-                 target->device_name ? target->device_name : target->id ? target->id : "?");
+        warn_no_table(c, tables, target);
     if (!c->tt)
         c->st = NULL;    /* scaled-table needs both ends */
 

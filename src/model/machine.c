@@ -60,6 +60,9 @@ void machine_release(struct machine *m)
     free(m->name);
     free(m->vendor);
     free(m->device_name);
+    for (size_t i = 0; i < m->n_table_names; i++)
+        free(m->table_names[i]);
+    free(m->table_names);
     free(m->source);
     free(m->intra.fabric);
     free(m->inter.fabric);

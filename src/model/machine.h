@@ -55,6 +55,9 @@ struct machine {
     char *vendor;
     enum machine_kind kind;
     char *device_name;      /* as a profiler reports it, e.g. "NVIDIA H100 80GB HBM3" (may be NULL) */
+    char **table_names;     /* other names of the device in kernel tables (<table-name>,
+                               e.g. DeepBench's "NV_V100"), in file order */
+    size_t n_table_names;
     int devices_per_node;
     /* Dense peak rates per device, [precision][unit]; 0 = not available. */
     double peak_flops[PREC_COUNT][EXEC_COUNT];
