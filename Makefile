@@ -5,6 +5,8 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/fom
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/fom
 CC ?= gcc
 ifeq ($(origin CC),default)
 CC = gcc
@@ -81,16 +83,26 @@ demo: fom
 	./fom report reports/h100-vs-h200.xml -o reports/out/h100-vs-h200
 	@echo "reports written: reports/out/candle-seed/report.html reports/out/h100-vs-h200/report.html"
 
-install: fom
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
+# The manual page is generated from the commands' --help texts (mk/man.sh),
+# so it says what the binary says.
+man: $(BUILD)/fom.1
+
+$(BUILD)/fom.1: fom mk/man.sh
+	@mkdir -p $(dir $@)
+	sh mk/man.sh ./fom >$@.tmp && mv $@.tmp $@
+
+install: fom $(BUILD)/fom.1
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
 	cp fom $(DESTDIR)$(BINDIR)/fom
+	cp $(BUILD)/fom.1 $(DESTDIR)$(MANDIR)/man1/fom.1
+	cp README.md $(DESTDIR)$(DOCDIR)/README.md
 	cp -R machines estimators reports profiles $(DESTDIR)$(DATADIR)/
 	rm -rf $(DESTDIR)$(DATADIR)/reports/out
 
 clean:
 	rm -rf build fom
 
-.PHONY: all test check demo install clean units
+.PHONY: all test check demo install clean units man
 
 # Each area may add its own targets (bench::, validate::, fuzz::) in mk/*.mk.
 include $(wildcard mk/*.mk)
