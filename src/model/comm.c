@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/xalloc.h"
+#include "model/kernel_table.h"
 #include "model/profile.h"
 
 const char *comm_algo_name(enum comm_algo a)
@@ -153,17 +155,42 @@ int comm_allreduce(double bytes, int64_t ranks, const struct machine *m,
         *out = o;
         return 0;
     }
-    double t;
-    if (o.nodes == 1 && table && table_time(table, n_table, ranks, bytes, &t)) {
+    double t = 0;
+    int from_table = o.nodes == 1 && table && table_time(table, n_table, ranks, bytes, &t);
+    /* the machine model's terms are kept beside a table time, so that a
+     * reader sees both; its failure matters only when it is the one used */
+    if (machine_time(m, &o, why)) {
+        if (!from_table)
+            return -1;
+        o.machine_s = NAN;
+    } else {
+        o.machine_s = o.time_s;
+    }
+    if (from_table) {
         o.source = COMM_FROM_TABLE;
         o.time_s = t;
-        *out = o;
-        return 0;
     }
-    if (machine_time(m, &o, why))
-        return -1;
     *out = o;
     return 0;
+}
+
+size_t comm_points_from_table(const struct kernel_table *t, struct comm_point **out)
+{
+    size_t n = 0;
+    *out = NULL;
+    for (size_t i = 0; t && i < t->n_rows; i++) {
+        const struct kernel_row *r = &t->rows[i];
+        if (r->kind != KERNEL_COMM || r->prec != PREC_FP32 || !r->op ||
+            strcmp(r->op, "all_reduce") != 0 || !(r->time_s[0] > 0))
+            continue;
+        if (!*out)
+            *out = xcalloc(t->n_rows, sizeof **out);
+        (*out)[n].ranks = r->dim[COMM_RANKS];
+        (*out)[n].bytes = (double)r->dim[COMM_BYTES];
+        (*out)[n].time_s = r->time_s[0];
+        n++;
+    }
+    return n;
 }
 
 int comm_step_exchange(double parameters, double backward_s, int64_t ranks,
@@ -200,6 +227,7 @@ int comm_step_exchange(double parameters, double backward_s, int64_t ranks,
         s.total_s += one.time_s;
         s.last_bucket_s = one.time_s;
         s.n_buckets++;
+        s.n_from_table += one.source == COMM_FROM_TABLE;
     }
     s.exposed_s = fmax(0.0, free_at_s - s.backward_s);
     *out = s;

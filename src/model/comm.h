@@ -81,7 +81,10 @@ struct comm_allreduce {
     double inter_bw_s, inter_lat_s;
     enum comm_algo inter_algo;
     double call_s;                      /* a_0 */
-    double time_s;                      /* the total */
+    double machine_s;                   /* the machine model's total (NaN when the
+                                           machine file lacks a link the run
+                                           crosses and the table gave the time) */
+    double time_s;                      /* the total used: the table's or machine_s */
 };
 
 /* All-reduce of bytes per rank over ranks devices of machine m, the run
@@ -96,10 +99,18 @@ int comm_allreduce(double bytes, int64_t ranks, const struct machine *m,
                    const struct comm_point *table, size_t n_table,
                    struct comm_allreduce *out, const char **why);
 
+/* The all-reduce rows of a measured kernel table (kind comm, op
+ * all_reduce, precision fp32: gradients are exchanged in fp32) as
+ * comm_points, in *out (owned by the caller; NULL when there are none).
+ * Returns their count. */
+struct kernel_table;
+size_t comm_points_from_table(const struct kernel_table *t, struct comm_point **out);
+
 /* The gradient exchange of one training step of a DDP run. */
 struct comm_step {
     double grad_bytes;          /* parameters x COMM_GRAD_BYTES_PER_PARAM */
     size_t n_buckets;
+    size_t n_from_table;        /* buckets timed from the measured table */
     double bucket_b;            /* size of a full bucket */
     double backward_s;          /* device time of the backward pass */
     double total_s;             /* all buckets' exchange times, summed */

@@ -115,6 +115,7 @@ struct scaling_point {
     double per_device_batch;
     double pass_s;              /* estimated pass at the per-device batch */
     double exposed_comm_s, comm_s;  /* per pass: exposed, and all buckets summed */
+    size_t n_buckets, n_from_table; /* buckets, and those timed from the measured table */
     double run_units_per_day;   /* one run: 86400 s / its time */
     double ideal_units_per_day; /* one run if it scaled perfectly from the
                                    narrowest width: that rate x width ratio */

@@ -329,6 +329,8 @@ static void json_scaling(struct json *j, const struct study *st, const struct st
             json_knum(j, "pass_s", pt[k].pass_s);
             json_knum(j, "exposed_comm_s", pt[k].exposed_comm_s);
             json_knum(j, "comm_s", pt[k].comm_s);
+            json_kint(j, "comm_buckets", (int64_t)pt[k].n_buckets);
+            json_kint(j, "comm_buckets_from_table", (int64_t)pt[k].n_from_table);
             json_knum(j, "units_per_day", pt[k].run_units_per_day);
             json_knum(j, "ideal_units_per_day", pt[k].ideal_units_per_day);
             json_knum(j, "concurrent_runs", pt[k].concurrent_runs);

@@ -987,6 +987,35 @@ static void sec_economics(struct doc *d, const struct report *r)
 /* One data-parallel cell: the all-reduce of a full bucket term by term
  * from the machine file, the overlap with the backward pass, and the
  * scaling curve, so that a reader can redo every number by hand. */
+/* Where the all-reduce times of a cell came from: the measured table of
+ * the target where it covers the bucket size and the rank count (one
+ * host), the machine file's links otherwise. */
+static void comm_source(struct doc *d, const struct report_cell *c, struct strbuf *sb)
+{
+    const struct comm_step *cs = &c->layout.comm;
+    const struct comm_allreduce *a = &cs->full;
+    char b1[48], b2[48];
+    strbuf_reset(sb);
+    if (!cs->n_from_table || !c->comm_table_hw) {
+        strbuf_addf(sb, "Source of every all-reduce term: the machine file (no measured "
+                        "all-reduce table of the target covers %lld ranks%s).",
+                    (long long)a->ranks, a->nodes > 1 ? " across nodes: a table is measured "
+                                                        "on one host" : " at these sizes");
+        d_para(d, sb->buf);
+        return;
+    }
+    strbuf_addstr(sb, "Source: the measured all-reduce table of ");
+    d_text(d, sb, c->comm_table_hw);
+    strbuf_addf(sb, " (kind comm, fp32, %lld ranks on one host; log-log between the two "
+                    "nearest measured sizes) for %zu of the %zu buckets, the machine file for "
+                    "the rest.", (long long)a->ranks, cs->n_from_table, cs->n_buckets);
+    if (a->source == COMM_FROM_TABLE)
+        strbuf_addf(sb, "  One 25 MiB all-reduce from the table: %s us (the machine file's "
+                        "sum above: %s us).", num(b1, sizeof b1, a->time_s * 1e6),
+                    num(b2, sizeof b2, a->machine_s * 1e6));
+    d_para(d, sb->buf);
+}
+
 static void comm_cell(struct doc *d, const struct report *r, size_t p, size_t s,
                       struct strbuf *sb)
 {
@@ -1035,8 +1064,9 @@ static void comm_cell(struct doc *d, const struct report *r, size_t p, size_t s,
                         : "; across nodes a ring (cheaper than a tree here): 2 (N-1)/N x n / B_node "
                           "= %s us, 2 (N-1) x a_inter = %s us",
                     num(b1, sizeof b1, a->inter_bw_s * 1e6), num(b2, sizeof b2, a->inter_lat_s * 1e6));
-    strbuf_addf(sb, "; + a_0: %s us in all.", num(b1, sizeof b1, a->time_s * 1e6));
+    strbuf_addf(sb, "; + a_0: %s us in all.", num(b1, sizeof b1, a->machine_s * 1e6));
     d_para(d, sb->buf);
+    comm_source(d, c, sb);
     double pass = c->pass_s, share = l->exposed_comm_s / (pass + l->exposed_comm_s);
     strbuf_reset(sb);
     strbuf_addf(sb, "Overlap: the buckets' exchanges take %s ms per pass; the backward pass "

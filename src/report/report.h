@@ -60,6 +60,8 @@ struct report_cell {
      * (borrowed; NULL for measured cells) */
     struct run_layout layout;
     const struct machine *machine;
+    const char *comm_table_hw;      /* borrowed: hardware of the measured
+                                       all-reduce table the exchange used, or NULL */
 };
 
 struct report_system {

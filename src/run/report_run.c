@@ -146,12 +146,13 @@ static int run_estimates(struct report_state *rs, struct diag *d)
             fill_cell(&rs->r.cells[i], &rs->est[i], &rs->inputs[i]);
             struct run_layout lay;
             rc = study_layout(st, p, s, &rs->inputs[i].machine, &lay, d);
-            const char *from = NULL;
-            double params = study_profile_parameters(rs->ev.basis ? &rs->ev.basis[i] : NULL,
-                                                     &rs->inputs[i].profile, &from);
+            struct comm_inputs ci;
+            study_comm_inputs(&rs->inputs[i], &rs->est[i],
+                              rs->ev.basis ? &rs->ev.basis[i] : NULL, &ci);
             if (!rc)
-                rc = study_layout_comm(st, p, s, &rs->inputs[i].machine,
-                                       study_backward_s(&rs->est[i]), params, from, &lay, d);
+                rc = study_layout_comm(st, p, s, &rs->inputs[i].machine, &ci, &lay, d);
+            rs->r.cells[i].comm_table_hw = ci.table_hw;
+            study_comm_inputs_release(&ci);
             if (rc)
                 return rc;
             rs->r.cells[i].layout = lay;

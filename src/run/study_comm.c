@@ -58,21 +58,8 @@ int study_layout(const struct study *st, size_t p, size_t s, const struct machin
     return 0;
 }
 
-double study_profile_parameters(const struct estimate_basis *b, const struct profile *prof,
-                                const char **from)
-{
-    if (b && b->parameters > 0) {
-        *from = b->params_from && strcmp(b->params_from, ".meta.json") == 0
-                    ? "from the trace's .meta.json" : "from the study";
-        return b->parameters;
-    }
-    *from = "from the optimizer's parameter shapes in the profile";
-    return comm_profile_parameters(prof);
-}
-
 int study_layout_comm(const struct study *st, size_t p, size_t s, const struct machine *m,
-                      double backward_s, double profile_params, const char *params_from,
-                      struct run_layout *out, struct diag *d)
+                      const struct comm_inputs *ci, struct run_layout *out, struct diag *d)
 {
     const struct study_workload *w = &st->problems[p].workload;
     const struct study_system *sys = &st->systems[s];
@@ -80,16 +67,16 @@ int study_layout_comm(const struct study *st, size_t p, size_t s, const struct m
     if (out->devices_per_run <= 1)
         return 0;
     /* the study's figure wins: it may count what the profile cannot see */
-    out->parameters = w->parameters > 0 ? (double)w->parameters : profile_params;
-    out->parameters_from = w->parameters > 0 ? "from the study" : params_from;
+    out->parameters = w->parameters > 0 ? (double)w->parameters : ci->parameters;
+    out->parameters_from = w->parameters > 0 ? "from the study" : ci->parameters_from;
     if (!(out->parameters > 0))
         return diag_error_at(d, st->path, w->line, 0,
                              "problem '%s' runs on %lld devices but neither the study nor its "
                              "profile gives the parameter count, expected parameters=\"N\" on "
                              "the workload (the gradients to exchange each pass)",
                              st->problems[p].id, (long long)out->devices_per_run);
-    if (comm_step_exchange(out->parameters, backward_s, out->devices_per_run, m, NULL, 0,
-                           &out->comm, &why))
+    if (comm_step_exchange(out->parameters, ci->backward_s, out->devices_per_run, m, ci->table,
+                           ci->n_table, &out->comm, &why))
         return diag_error_at(d, st->path, sys->line, 0,
                              "system '%s' cannot exchange the gradients of problem '%s' over "
                              "%lld devices: %s ('%s'), expected the <link> the run crosses",
@@ -97,6 +84,31 @@ int study_layout_comm(const struct study *st, size_t p, size_t s, const struct m
                              m->path ? m->path : "its machine file");
     out->exposed_comm_s = out->comm.exposed_s;
     return 0;
+}
+
+void study_comm_inputs(const struct estimate_inputs *in, const struct estimate *e,
+                       const struct estimate_basis *b, struct comm_inputs *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    ci->backward_s = study_backward_s(e);
+    if (b && b->parameters > 0) {
+        ci->parameters = b->parameters;
+        ci->parameters_from = b->params_from && strcmp(b->params_from, ".meta.json") == 0
+                                  ? "from the trace's .meta.json" : "from the study";
+    } else {
+        ci->parameters = comm_profile_parameters(&in->profile);
+        ci->parameters_from = "from the optimizer's parameter shapes in the profile";
+    }
+    const struct kernel_table *t = e->target_hw ? kernel_set_find(&in->tables, e->target_hw)
+                                                : NULL;
+    ci->n_table = comm_points_from_table(t, &ci->table);
+    ci->table_hw = ci->n_table ? t->hw : NULL;
+}
+
+void study_comm_inputs_release(struct comm_inputs *ci)
+{
+    free(ci->table);
+    memset(ci, 0, sizeof *ci);
 }
 
 double study_backward_s(const struct estimate *e)
@@ -131,7 +143,7 @@ static size_t widths(const struct study_workload *w, const struct machine *m, in
 }
 
 int study_scaling(const struct study *st, size_t p, size_t s, struct estimate_inputs *in,
-                  const struct estimate_run_opts *o, double params, const char *params_from,
+                  const struct estimate_run_opts *o, const struct comm_inputs *ci,
                   struct scaling_point **pts, size_t *n, struct diag *d)
 {
     const struct study_workload *w = &st->problems[p].workload;
@@ -165,9 +177,10 @@ int study_scaling(const struct study *st, size_t p, size_t s, struct estimate_in
         int rc = estimate_profile(&in->profile, m, &in->tables, &eo, &e, &quiet);
         memset(&l, 0, sizeof l);
         fit(ws[i], m, sys->nodes, &l);
+        struct comm_inputs wci = *ci;
+        wci.backward_s = study_backward_s(&e);
         if (!rc)
-            rc = study_layout_comm(st, p, s, m, study_backward_s(&e), params, params_from,
-                                   &l, d);
+            rc = study_layout_comm(st, p, s, m, &wci, &l, d);
         if (rc) {
             estimate_release(&e);
             free(*pts);
@@ -181,6 +194,8 @@ int study_scaling(const struct study *st, size_t p, size_t s, struct estimate_in
         q->pass_s = e.pass_time_s;
         q->exposed_comm_s = l.exposed_comm_s;
         q->comm_s = l.comm.total_s;
+        q->n_buckets = l.comm.n_buckets;
+        q->n_from_table = l.comm.n_from_table;
         double run_s = 3600.0 * study_workload_hours(w, q->pass_s + q->exposed_comm_s);
         q->run_units_per_day = ROLLUP_DAY_S / run_s;
         /* for the first point, (*pts)[0] is q itself: ideal = actual */

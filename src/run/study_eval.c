@@ -138,13 +138,14 @@ static int estimate_cell(const struct study *st, size_t p, size_t s, struct cell
     study_estimate_opts(st, p, s, &o, kern);
     estimate_init(&e);
     rc = estimate_once(&o, &in, &e, basis, seen, d);
-    const char *from = NULL;
-    double params = rc ? 0 : study_profile_parameters(basis, &in.profile, &from);
+    struct comm_inputs ci = { 0 };
     if (!rc)
-        rc = study_layout_comm(st, p, s, &in.machine, study_backward_s(&e), params, from,
-                               &lay, d);
+        study_comm_inputs(&in, &e, basis, &ci);
+    if (!rc)
+        rc = study_layout_comm(st, p, s, &in.machine, &ci, &lay, d);
     if (!rc && lay.devices_per_run > 1)
-        rc = study_scaling(st, p, s, &in, &o, params, from, &c->scaling, &c->n_scaling, d);
+        rc = study_scaling(st, p, s, &in, &o, &ci, &c->scaling, &c->n_scaling, d);
+    study_comm_inputs_release(&ci);
     if (rc)
         goto out;
     c->runs = lay.runs_per_node;

@@ -35,30 +35,40 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
  * parameters are unknown or the machine lacks a link the run crosses). */
 int study_layout(const struct study *st, size_t p, size_t s, const struct machine *m,
                  struct run_layout *out, struct diag *d);
+/* What the gradient exchange of a cell is computed from (filled by
+ * study_comm_inputs, released by study_comm_inputs_release). */
+struct comm_inputs {
+    double backward_s;          /* device time of the estimated backward pass */
+    double parameters;          /* when the study gives none, 0 when unknown */
+    const char *parameters_from;/* static: where parameters came from, in words */
+    struct comm_point *table;   /* the target's measured all-reduce rows (owned), or NULL */
+    size_t n_table;
+    const char *table_hw;       /* borrowed: the hardware of that table, or NULL */
+};
 int study_layout_comm(const struct study *st, size_t p, size_t s, const struct machine *m,
-                      double backward_s, double profile_params, const char *params_from,
-                      struct run_layout *out, struct diag *d);
-/* The parameter count when the study does not give it: the one the
- * memory estimate used (the trace's .meta.json), else the shapes of the
- * profile's multi-tensor optimizer ops (model/comm.h); 0 when neither
- * says it.  *from says which, in words. */
-struct estimate_basis;
-double study_profile_parameters(const struct estimate_basis *b, const struct profile *prof,
-                                const char **from);
-/* The estimate of one pass a cell needs: pass time, backward device time
- * and the parameter count its profile says (0 when it does not). */
+                      const struct comm_inputs *ci, struct run_layout *out, struct diag *d);
+/* The inputs of a cell's exchange from its estimate: the backward pass
+ * of e; the parameter count the memory estimate used (the study's or the
+ * trace's .meta.json), else the shapes of the profile's multi-tensor
+ * optimizer ops (model/comm.h); and the all-reduce rows of the target's
+ * kernel table (the one e was estimated with), which the exchange uses
+ * where they cover the bucket size and rank count. */
 struct estimate;
-struct profile;
+struct estimate_basis;
+struct estimate_inputs;
+void study_comm_inputs(const struct estimate_inputs *in, const struct estimate *e,
+                       const struct estimate_basis *b, struct comm_inputs *ci);
+void study_comm_inputs_release(struct comm_inputs *ci);
 double study_backward_s(const struct estimate *e);
 
-/* The scaling curve of problem p on system s (m: its machine, the
- * estimate inputs already loaded in *in): widths 1, 2, 4, ... and the
- * problem's own devices-per-run, up to 4 x devices-per-run, that fit a
- * node or fill whole nodes, split the batch evenly and fit the system.
- * *pts is owned by the caller (NULL and 0 points on failure). */
-struct estimate_inputs;
+/* The scaling curve of problem p on system s (the estimate inputs already
+ * loaded in *in): widths 1, 2, 4, ... and the problem's own
+ * devices-per-run, up to 4 x devices-per-run, that fit a node or fill
+ * whole nodes, split the batch evenly and fit the system; ci as for the
+ * cell (its backward time is replaced by each width's).  *pts is owned by
+ * the caller (NULL and 0 points on failure). */
 int study_scaling(const struct study *st, size_t p, size_t s, struct estimate_inputs *in,
-                  const struct estimate_run_opts *o, double params, const char *params_from,
+                  const struct estimate_run_opts *o, const struct comm_inputs *ci,
                   struct scaling_point **pts, size_t *n, struct diag *d);
 
 /* The estimate options of problem p on system s (workload profile, the

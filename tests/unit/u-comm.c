@@ -4,9 +4,12 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/comm.h"
+#include "model/kernel_table.h"
+#include "model/profile.h"
 #include "model/machine.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -173,6 +176,59 @@ static void test_step_overlap(void **state)
     assert_int_equal(comm_step_exchange(NAN, 1.0, 2, &m, NULL, 0, &s, &why), -1);
 }
 
+/* A kernel table's comm rows become comm points: fp32 all-reduce rows
+ * only (gradients are fp32), with their ranks, bytes and time. */
+static void test_points_from_table(void **state)
+{
+    (void)state;
+    struct kernel_row rows[4];
+    memset(rows, 0, sizeof rows);
+    char ar[] = "all_reduce", ag[] = "all_gather";
+    for (int i = 0; i < 4; i++) {
+        rows[i].kind = KERNEL_COMM;
+        rows[i].prec = PREC_FP32;
+        rows[i].op = ar;
+        rows[i].dim[COMM_RANKS] = 4;
+        rows[i].dim[COMM_BYTES] = 1000 << i;
+        rows[i].time_s[0] = 1e-5 * (i + 1);
+    }
+    rows[1].op = ag;            /* another collective */
+    rows[2].prec = PREC_BF16;   /* another precision */
+    struct kernel_table t = { .rows = rows, .n_rows = 4 };
+    struct comm_point *pts = NULL;
+    assert_int_equal(comm_points_from_table(&t, &pts), 2);
+    assert_int_equal(pts[0].ranks, 4);
+    assert_close(pts[0].bytes, 1000, 0);
+    assert_close(pts[1].bytes, 8000, 0);
+    assert_close(pts[1].time_s, 4e-5, 1e-15);
+    free(pts);
+    assert_int_equal(comm_points_from_table(NULL, &pts), 0);
+    assert_null(pts);
+}
+
+/* The parameter count from the shapes of a multi-tensor optimizer op's
+ * first argument (the parameter list); other ops and lists are ignored. */
+static void test_profile_parameters(void **state)
+{
+    (void)state;
+    struct op ops[3];
+    memset(ops, 0, sizeof ops);
+    char foreach[] = "aten::_foreach_add_", mm[] = "aten::mm";
+    char s1[] = "[[1000, 30], [1000], []], [[1000, 30], [1000], []], []";
+    char s2[] = "[[7, 7]], [[7, 7]]";
+    ops[0].name = foreach; ops[0].kind = OP_OPTIMIZER; ops[0].shapes = s1;
+    ops[1].name = foreach; ops[1].kind = OP_OPTIMIZER; ops[1].shapes = s2;
+    ops[2].name = mm; ops[2].kind = OP_GEMM; ops[2].shapes = s1;
+    struct profile p;
+    memset(&p, 0, sizeof p);
+    p.ops = ops;
+    p.n_ops = 3;
+    /* 1000 x 30 + 1000 + one scalar */
+    assert_close(comm_profile_parameters(&p), 31001, 0);
+    p.n_ops = 0;
+    assert_close(comm_profile_parameters(&p), 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +237,8 @@ int main(void)
         cmocka_unit_test(test_sixteen_nodes),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_points_from_table),
+        cmocka_unit_test(test_profile_parameters),
         cmocka_unit_test(test_step_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
