@@ -337,6 +337,24 @@ static size_t weak_cells(const struct study_eval *ev, size_t s)
 }
 
 /* The summary table: one row per system. */
+/* "8 nodes of 4 x NVIDIA A100-SXM4-40GB", "1 node of 1 device": what a
+ * node is, from the system's machine file (just the count without one). */
+static void nodes_text(struct doc *d, struct strbuf *sb, const struct report *r, size_t s)
+{
+    long long n = (long long)r->st->systems[s].nodes;
+    const struct report_system *sy = r->systems ? &r->systems[s] : NULL;
+    strbuf_addf(sb, "%lld node%s", n, n == 1 ? "" : "s");
+    if (!sy || sy->devices_per_node <= 0)
+        return;
+    if (sy->device_name) {
+        strbuf_addf(sb, " of %d x ", sy->devices_per_node);
+        d_text(d, sb, sy->device_name);
+    } else {
+        strbuf_addf(sb, " of %d device%s", sy->devices_per_node,
+                    sy->devices_per_node == 1 ? "" : "s");
+    }
+}
+
 static void header_table(struct doc *d, const struct report *r)
 {
     const struct study *st = r->st;
@@ -355,7 +373,7 @@ static void header_table(struct doc *d, const struct report *r)
         d_text(d, row_next(&rw), st->systems[s].id);
         if (s == base)
             strbuf_addstr(&rw.c[rw.n - 1], " (base)");
-        strbuf_addf(row_next(&rw), "%lld", (long long)st->systems[s].nodes);
+        nodes_text(d, row_next(&rw), r, s);
         strbuf_addstr(row_next(&rw), num(a, sizeof a, ev->fom.harmonic_rate[s]));
         strbuf_addstr(row_next(&rw), fixed(a, sizeof a, ev->fom.fom[s], 3));
         size_t nweak = weak_cells(ev, s);
@@ -504,8 +522,9 @@ static void sec_header(struct doc *d, const struct report *r)
     strbuf_reset(sb);
     strbuf_addstr(sb, "Base case: ");
     d_strong_text(d, sb, st->systems[base].id);
-    strbuf_addf(sb, " (%lld nodes). Every ratio below is the rate of a system divided by the "
-                    "rate of ", (long long)st->systems[base].nodes);
+    strbuf_addstr(sb, " (");
+    nodes_text(d, sb, r, base);
+    strbuf_addstr(sb, "). Every ratio below is the rate of a system divided by the rate of ");
     d_text(d, sb, st->systems[base].id);
     strbuf_addstr(sb, " on the same problem, and is printed beside both rates.");
     d_para(d, sb->buf);
@@ -591,11 +610,12 @@ static void sec_assumptions(struct doc *d, const struct report *r)
         strbuf_reset(sb);
         strbuf_addstr(sb, "System ");
         d_strong_text(d, sb, st->systems[s].id);
-        strbuf_addf(sb, ": %lld nodes; a measured time is one node's time per unit of work, "
-                        "an estimated run occupies devices-per-run devices of a node and a "
-                        "node trains as many such runs side by side as it has room for; "
-                        "rates scale linearly with the node count.",
-                    (long long)st->systems[s].nodes);
+        strbuf_addstr(sb, ": ");
+        nodes_text(d, sb, r, s);
+        strbuf_addstr(sb, "; a measured time is one node's time per unit of work, an "
+                          "estimated run occupies devices-per-run devices of a node and a "
+                          "node trains as many such runs side by side as it has room for; "
+                          "rates scale linearly with the node count.");
         d_item(d, sb->buf);
     }
     for (size_t p = 0; p < st->n_problems; p++) {

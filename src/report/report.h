@@ -68,6 +68,8 @@ struct report_system {
     const char *machine_name;   /* NULL when no machine file */
     const char *machine_path;
     const char *machine_source; /* datasheet citation */
+    int devices_per_node;       /* from the machine file, 0 when none */
+    const char *device_name;    /* the device as profilers name it, or NULL */
 };
 
 struct report_problem {

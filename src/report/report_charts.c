@@ -1,6 +1,7 @@
 #include "report/report_charts.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/strbuf.h"
@@ -11,6 +12,23 @@ static const char *const sys_colors[] = {
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7F7F7F", "#000000",
 };
 #define N_SYS_COLORS (sizeof sys_colors / sizeof sys_colors[0])
+
+/* System s's colour in every chart of a report: the Okabe-Ito set (readable
+ * by most colour-blind readers) for the first eight, then hues a golden
+ * angle (137.5 degrees) apart at fixed saturation and value, so no two
+ * systems share a colour however many a study compares. */
+static const char *sys_color(size_t s, char buf[8])
+{
+    if (s < N_SYS_COLORS)
+        return sys_colors[s];
+    double h = fmod((double)(s - N_SYS_COLORS) * 137.50776405, 360.0) / 60.0;
+    double v = 0.75, c = v * 0.65, x = c * (1 - fabs(fmod(h, 2.0) - 1)), m = v - c;
+    double rgb[6][3] = { { c, x, 0 }, { x, c, 0 }, { 0, c, x }, { 0, x, c }, { x, 0, c }, { c, 0, x } };
+    int k = (int)h % 6;
+    snprintf(buf, 8, "#%02X%02X%02X", (unsigned)lround((rgb[k][0] + m) * 255),
+             (unsigned)lround((rgb[k][1] + m) * 255), (unsigned)lround((rgb[k][2] + m) * 255));
+    return buf;
+}
 static const char *const kind_colors[OP_KIND_COUNT] = {
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
     "#8C564B", "#BCBD22", "#7F7F7F", "#17BECF", "#9467BD", "#C7C7C7",
@@ -145,7 +163,8 @@ int chart_ratios(const struct report *r, struct strbuf *sb)
     for (size_t s = 0; s < ns; s++) {
         if (s == base)
             continue;
-        const char *c = sys_colors[s % N_SYS_COLORS];    /* one colour per system everywhere */
+        char cb[8];
+        const char *c = sys_color(s, cb);    /* one colour per system everywhere */
         strbuf_addf(sb, "%s$D index %zu using 1:2 with boxes fs solid 0.8 noborder lc rgb '%s' title ",
                     k ? ", \\\n  " : "", k, c);
         gp_quote(sb, st->systems[s].id, 40);
@@ -201,7 +220,9 @@ int chart_units_per_day(const struct report *r, struct strbuf *sb)
     /* bars on a log axis need a floor below the smallest bar */
     double floor_y = pow(10, floor(log10(ymin / 3)));
     strbuf_addf(sb, "set logscale y\nset yrange [%g:%g]\n", floor_y, pow(10, ceil(log10(ymax * 8))));
-    strbuf_addstr(sb, ymax < 1e10 ? "set format y '%.0f'\n" : "set format y '%.0e'\n");
+    /* every decade labelled as itself, the floor too: '%.0f' printed a
+     * floor of 0.1 as "0" */
+    strbuf_addstr(sb, ymax < 1e10 ? "set format y '%.10g'\n" : "set format y '%.0e'\n");
     strbuf_addstr(sb, "set ylabel 'units of work per day [1/day]  (log scale)'\n");
     strbuf_addf(sb, "set xrange [-0.6:%g]\n", (double)np - 0.4);
     const char *names[np ? np : 1];
@@ -211,9 +232,10 @@ int chart_units_per_day(const struct report *r, struct strbuf *sb)
     strbuf_addf(sb, "set boxwidth %g absolute\n", w * 0.92);
     strbuf_addstr(sb, "plot ");
     for (size_t s = 0; s < ns; s++) {
+        char cb[8];
         strbuf_addf(sb, "%s$D index %zu using 1:($2 > 0 ? $2 : NaN):(%g) with boxes fs solid 0.8 "
                         "noborder lc rgb '%s' title ",
-                    s ? ", \\\n  " : "", s, w * 0.92, sys_colors[s % N_SYS_COLORS]);
+                    s ? ", \\\n  " : "", s, w * 0.92, sys_color(s, cb));
         gp_quote(sb, st->systems[s].id, 40);
         whiskers(sb, s, w * 0.2);
     }
@@ -352,8 +374,9 @@ int chart_economics(const struct report *r, struct strbuf *sb)
     for (size_t s = 0; s < ns; s++) {
         if (s == base)
             continue;
+        char cb[8];
         strbuf_addf(sb, "%s$D index %zu using 1:2 with boxes fs solid 0.8 noborder lc rgb '%s' "
-                        "title ", k ? ", \\\n  " : "", k, sys_colors[s % N_SYS_COLORS]);
+                        "title ", k ? ", \\\n  " : "", k, sys_color(s, cb));
         gp_quote(sb, st->systems[s].id, 40);
         strbuf_addf(sb, ", \\\n  $D index %zu using 1:2:(sprintf('%%.3f', $2)) with labels "
                         "offset 0,0.7 font ',9' notitle", k);
@@ -400,7 +423,8 @@ int chart_scaling(const struct report *r, size_t p, struct strbuf *sb)
     for (size_t s = 0, first = 1; s < ns; s++) {
         if (!ev->scaling[p * ns + s])
             continue;
-        const char *c = sys_colors[s % N_SYS_COLORS];
+        char cb[8];
+        const char *c = sys_color(s, cb);
         strbuf_addf(sb, "%s$D index %zu using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title ",
                     first ? "" : ", \\\n  ", s, c);
         gp_quote(sb, st->systems[s].id, 40);

@@ -190,6 +190,8 @@ static void load_machines(struct report_state *rs, struct diag *d)
             rs->r.systems[s].machine_name = rs->machines[s].name;
             rs->r.systems[s].machine_path = st->systems[s].machine;
             rs->r.systems[s].machine_source = rs->machines[s].source;
+            rs->r.systems[s].devices_per_node = rs->machines[s].devices_per_node;
+            rs->r.systems[s].device_name = rs->machines[s].device_name;
         }
     }
 }

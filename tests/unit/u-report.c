@@ -11,6 +11,7 @@
 #include "model/machine.h"
 #include "report/gnuplot.h"
 #include "report/report.h"
+#include "report/report_charts.h"
 #include "report/roofline_chart.h"
 
 static void test_gp_quote(void **state)
@@ -266,6 +267,94 @@ static void test_writers(void **state)
     free(buf);
 }
 
+/* The colour of system id in a chart script: the "lc rgb 'C' title 'id'"
+ * of its bars.  Returns 0 and C in out (8 bytes) when the system has one. */
+static int color_of(const char *script, const char *id, char out[8])
+{
+    char want[64];
+    snprintf(want, sizeof want, "' title '%s'", id);
+    const char *t = strstr(script, want);
+    if (!t || t - script < 7)
+        return -1;
+    memcpy(out, t - 7, 7);
+    out[7] = '\0';
+    return out[0] == '#' ? 0 : -1;
+}
+
+/* Twelve systems, more than the palette's eight: each keeps one colour in
+ * every chart of the report, and no two share one. */
+static void test_system_colors(void **state)
+{
+    (void)state;
+    enum { NS = 12 };
+    struct study_system sys[NS];
+    struct study_problem prob = { 0 };
+    struct study st = { 0 };
+    struct study_eval ev = { 0 };
+    struct report r = { 0 };
+    struct median_ci ci[NS];
+    char ids[NS][8];
+    double nodes[NS], hours[NS], upd[NS], ratio[NS], hr[NS], fom[NS], ma[NS], mh[NS];
+    double lo[NS], hi[NS], weight = 1;
+    size_t repeats[NS];
+    memset(sys, 0, sizeof sys);
+    memset(ci, 0, sizeof ci);
+    for (int s = 0; s < NS; s++) {
+        snprintf(ids[s], sizeof ids[s], "sys%d", s);
+        sys[s].id = ids[s];
+        sys[s].nodes = 1;
+        nodes[s] = 1;
+        hours[s] = 10.0 / (s + 1);
+        upd[s] = hr[s] = 24.0 / hours[s];
+        ratio[s] = fom[s] = ma[s] = mh[s] = upd[s] / upd[0];
+        lo[s] = hi[s] = NAN;
+        repeats[s] = 1;
+    }
+    prob.id = "P";
+    st.systems = sys;
+    st.n_systems = NS;
+    st.problems = &prob;
+    st.n_problems = 1;
+    ev.n_systems = NS;
+    ev.n_problems = 1;
+    ev.nodes = nodes;
+    ev.weights = &weight;
+    ev.hours = hours;
+    ev.repeats = repeats;
+    ev.hours_ci = ci;
+    ev.fom.n_systems = NS;
+    ev.fom.n_problems = 1;
+    ev.fom.units_per_day = upd;
+    ev.fom.ratio = ratio;
+    ev.fom.harmonic_rate = hr;
+    ev.fom.fom = fom;
+    ev.fom.mean_ratio_arith = ma;
+    ev.fom.mean_ratio_harm = mh;
+    ev.fom_lo = lo;
+    ev.fom_hi = hi;
+    r.st = &st;
+    r.ev = &ev;
+    struct strbuf ratios = STRBUF_INIT, units = STRBUF_INIT;
+    assert_int_equal(chart_ratios(&r, &ratios), 0);
+    assert_int_equal(chart_units_per_day(&r, &units), 0);
+    char seen[NS][8];
+    for (int s = 0; s < NS; s++) {
+        char a[8], b[8];
+        assert_int_equal(color_of(units.buf, ids[s], a), 0);
+        if (s > 0) {    /* the baseline has no ratio bar */
+            assert_int_equal(color_of(ratios.buf, ids[s], b), 0);
+            if (strcmp(a, b) != 0)
+                fail_msg("%s: %s in units per day, %s in ratios", ids[s], a, b);
+        }
+        for (int k = 0; k < s; k++)
+            if (strcmp(seen[k], a) == 0)
+                fail_msg("%s and %s share colour %s", ids[k], ids[s], a);
+        memcpy(seen[s], a, 8);
+    }
+    strbuf_release(&ratios);
+    strbuf_release(&units);
+}
+
 static void test_gnuplot_render(void **state)
 {
     (void)state;
@@ -319,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_ratio_interval),
         cmocka_unit_test(test_writers),
         cmocka_unit_test(test_gnuplot_render),
+        cmocka_unit_test(test_system_colors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
