@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ enum role {
     R_FWD, R_BWDI, R_BWDP,
     R_OP, R_ELEM, R_BYTES,
     R_PASS, R_MODE, R_FLAG,
+    R_FLOATS, R_NODES,          /* DeepBench's all-reduce: num_floats, nodes */
     R_DIM0, R_DIM_END = R_DIM0 + KERNEL_DIMS_MAX - 1,
     R_COUNT,
 };
@@ -113,6 +115,9 @@ static enum role time_role(enum kernel_kind kind, const char *name, double *scal
     for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++)
         if (match_time(name, gemm[i].base, gemm[i].tail, scale))
             return gemm[i].r;
+    /* DeepBench's all-reduce sheet gives the mean time of its repeats */
+    if (kind == KERNEL_COMM && match_time(name, "mean_", "", scale))
+        return R_TIME;
     return R_NONE;
 }
 
@@ -146,6 +151,14 @@ static enum role dims_role(enum kernel_kind kind, const char *name)
             return (enum role)(R_DIM0 + i);
     if (kind == KERNEL_OPTIMIZER && strcmp(name, "bytes") == 0)
         return R_BYTES;
+    /* DeepBench's published all-reduce results (train_results_allreduce):
+     * the message in floats, the nodes the ranks span (empty: one host)
+     * and the library that ran it */
+    static const struct name_map deepbench_comm[] = {
+        { "num_floats", R_FLOATS }, { "nodes", R_NODES }, { "algorithm", R_MODE },
+    };
+    if (kind == KERNEL_COMM && MAP_FIND(deepbench_comm, name) != R_NONE)
+        return MAP_FIND(deepbench_comm, name);
     return MAP_FIND(cat, name);
 }
 
@@ -289,6 +302,7 @@ struct reader {
     const struct kernel_read_opts *o;
     struct kernel_set *set;     /* staging set: merged into the caller's on success */
     char *base;                 /* file name without directories: default row source */
+    long skipped_nodes;         /* all-reduce rows across nodes left out */
 };
 
 /* "FILE:LINE:COL: error: WHAT: found 'CELL', expected EXPECTED" */
@@ -424,6 +438,15 @@ static const char *need_columns(enum kernel_kind kind, int conv_pass)
     return need[kind];
 }
 
+/* DeepBench's all-reduce form names its columns differently and has no
+ * op or precision: every row is an fp32 all-reduce. */
+static const char *need_columns_of(const struct layout *ly)
+{
+    if (ly->kind == KERNEL_COMM && ly->has[R_FLOATS])
+        return "ranks,num_floats,mean_ms";
+    return need_columns(ly->kind, ly->has[R_PASS] != 0);
+}
+
 static enum role column_role(enum kernel_kind kind, const char *name, double *scale)
 {
     *scale = 0;
@@ -433,7 +456,7 @@ static enum role column_role(enum kernel_kind kind, const char *name, double *sc
 
 static int check_columns(struct reader *rd, const struct field *f, const struct layout *ly)
 {
-    const char *need = need_columns(ly->kind, ly->has[R_PASS] != 0);
+    const char *need = need_columns_of(ly);
     while (*need) {
         size_t n = strcspn(need, ",");
         char name[32];
@@ -517,6 +540,7 @@ static int default_layout(struct reader *rd, const struct field *f, int nf, stru
 /* Values of one row that need the whole row before they land. */
 struct row_extra {
     double time_s, tmin, tmax, p05, p95;
+    int64_t nodes;              /* DeepBench all-reduce: nodes spanned, 0 one host */
 };
 
 static int get_flag(struct reader *rd, const struct field *f, const char *name, int *out)
@@ -621,6 +645,15 @@ static int csv_cell(struct reader *rd, const struct layout *ly, const struct col
     case R_P05: return get_pos(rd, v, "p05 time", 1, scale, &x->p05);
     case R_P95: return get_pos(rd, v, "p95 time", 1, scale, &x->p95);
     case R_LOOP: return get_pos(rd, v, "loop mean time", 1, scale, &row->time_loop_s);
+    case R_FLOATS:
+        /* fp32 floats: 4 bytes each (DeepBench's all_reduce sends floats) */
+        if ((rc = get_i64(rd, v, "num_floats", 1, &iv)))
+            return rc;
+        if (iv > INT64_MAX / 4)
+            return bad(rd, v, "num_floats", "at most 2^61 floats");
+        row->dim[COMM_BYTES] = 4 * iv;
+        return 0;
+    case R_NODES: return v->n ? get_i64(rd, v, "nodes", 1, &x->nodes) : 0;
     case R_ELEM: return get_pos(rd, v, "elements", 1, 1.0, &row->elements);
     case R_BYTES: return get_pos(rd, v, "bytes", 0, 1.0, &row->bytes);
     default: return 0;
@@ -695,6 +728,26 @@ static int conv_finish(struct reader *rd, const struct layout *ly, const struct 
     return 0;
 }
 
+/* A row of DeepBench's all-reduce sheet: an fp32 all_reduce unless the
+ * file says otherwise.  Rows over several nodes are left out (returns 0):
+ * a comm table holds the collectives of one host (model/comm.h), and the
+ * machine file's network covers the rest; the first is warned of. */
+static int deepbench_comm_row(struct reader *rd, const struct layout *ly, const struct field *f,
+                              struct kernel_row *row, int64_t nodes)
+{
+    if (!ly->has[R_PREC])
+        row->prec = PREC_FP32;
+    if (nodes > 1) {
+        if (!rd->skipped_nodes++)
+            diag_warn_at(rd->d, rd->path, rd->line, f[ly->has[R_NODES] - 1].col,
+                         "found an all-reduce over %lld nodes, expected one host: this row "
+                         "and any later one across nodes are left out (a comm table holds "
+                         "the collectives of one host)", (long long)nodes);
+        return 0;
+    }
+    return 1;
+}
+
 static int csv_row(struct reader *rd, const struct layout *ly, const struct field *f, int nf)
 {
     if (nf != ly->n_cols) {
@@ -713,6 +766,8 @@ static int csv_row(struct reader *rd, const struct layout *ly, const struct fiel
         rc = csv_cell(rd, ly, &ly->cols[i], &f[i], &row, &x);
     if (rc || (rc = check_words(rd, ly, f, &row)))
         return rc;
+    if (ly->has[R_FLOATS] && !deepbench_comm_row(rd, ly, f, &row, x.nodes))
+        return 0;
     if (ly->kind == KERNEL_CONV) {
         if ((rc = conv_finish(rd, ly, f, &row, x.time_s)))
             return rc;
@@ -735,6 +790,8 @@ static int csv_row(struct reader *rd, const struct layout *ly, const struct fiel
     *r = row;
     if (ly->has[R_OP] && f[ly->has[R_OP] - 1].n)
         r->op = field_dup(&f[ly->has[R_OP] - 1]);
+    else if (ly->has[R_FLOATS])
+        r->op = xstrdup("all_reduce");
     if (ly->has[R_MODE] && f[ly->has[R_MODE] - 1].n)
         r->mode = field_dup(&f[ly->has[R_MODE] - 1]);
     if (ly->has[R_SOURCE] && f[ly->has[R_SOURCE] - 1].n)

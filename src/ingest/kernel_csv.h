@@ -4,7 +4,10 @@
  *  - CSV with a header naming the columns: our DeepBench-style tables
  *    (gemm m,n,k,a_t,b_t,precision,time_us,...; conv w,h,c,n,k,f_w,f_h,...
  *    fwd_time_us,...; eltwise op,precision,elements,bytes,time_us,...) and
- *    DeepBench's published results (hw,precision,app,..., times in ms).
+ *    DeepBench's published results (hw,precision,app,..., times in ms;
+ *    the all-reduce sheet hw,num_floats,ranks,nodes,mean_ms,...,algorithm
+ *    gives fp32 all_reduce comm rows of 4 x num_floats bytes, leaving out
+ *    rows over several nodes with a warning).
  *    The time unit comes from the column name (_us, _usec, _ms).  A file
  *    whose first line is data is read with our column order when its field
  *    count is that of one of our tables.
