@@ -1,5 +1,5 @@
-# fom — one non-recursive Makefile.  `make` builds ./fom; the first run
-# installs the Debian packages it needs (see mk/deps.sh).
+# fom — one non-recursive Makefile.  `make` builds ./fom after `make deps`
+# has installed the Debian packages it needs (see mk/deps.sh).
 .SUFFIXES:
 
 PREFIX ?= /usr/local
@@ -12,19 +12,15 @@ ifeq ($(origin CC),default)
 CC = gcc
 endif
 
-# Install missing build dependencies before anything asks pkg-config.
-ifeq ($(filter clean,$(MAKECMDGOALS)),)
-DEPS_STATUS := $(shell sh mk/deps.sh 1>&2 && echo ok)
-ifneq ($(DEPS_STATUS),ok)
-$(error build dependencies are missing; see the messages above)
-endif
-endif
-
+# `make deps` (mk/deps.sh) installs the Debian packages fom needs; every
+# object depends on it (order-only), so `make`, `make demo` and `make test`
+# run it first, and nothing runs while the Makefile is read (make -n, make
+# clean).  The flags are asked of pkg-config when first used, after deps.
 PKGS = libxml-2.0 gsl sqlite3 yajl zlib
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
-CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
-CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS = $(eval PKG_LIBS := $$(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm)$(PKG_LIBS)
+CMOCKA_CFLAGS = $(eval CMOCKA_CFLAGS := $$(shell pkg-config --cflags cmocka 2>/dev/null))$(CMOCKA_CFLAGS)
+CMOCKA_LIBS = $(eval CMOCKA_LIBS := $$(shell pkg-config --libs cmocka 2>/dev/null))$(CMOCKA_LIBS)
 
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wno-unused-parameter -Wformat=2
@@ -50,11 +46,14 @@ fom: $(BUILD)/fom
 $(BUILD)/fom: $(OBJ)
 	$(CC) $(OPT) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
 
-$(BUILD)/obj/%.o: src/%.c
+deps:
+	@sh mk/deps.sh
+
+$(BUILD)/obj/%.o: src/%.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(OPT) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CMOCKA_CFLAGS) $(OPT) $(CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJ) $(CMOCKA_LIBS) $(PKG_LIBS)
 
@@ -62,8 +61,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 
 units: $(UNIT_BIN)
 
-# The whole suite: unit tests (cmocka, TAP) then command-line tests.
-test: fom units
+# The layering of the README and the length of functions (mk/check-layers.sh).
+check-layers:
+	@sh mk/check-layers.sh
+
+# The whole suite: the layering, unit tests (cmocka, TAP), command-line tests.
+test: deps check-layers fom units
 	@FOM="$(CURDIR)/fom" UNIT_DIR="$(BUILD)/tests" sh tests/run.sh
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (hostile
@@ -77,7 +80,7 @@ check:
 
 # The main job: the seed's CANDLE FOM table, then the seed report and the
 # H100 vs H200 real-data report (estimated from shipped traces) in reports/out/.
-demo: fom
+demo: deps fom
 	./fom fom reports/candle-seed.xml
 	./fom report reports/candle-seed.xml -o reports/out/candle-seed
 	./fom report reports/h100-vs-h200.xml -o reports/out/h100-vs-h200
@@ -102,7 +105,7 @@ install: fom $(BUILD)/fom.1
 clean:
 	rm -rf build fom
 
-.PHONY: all test check demo install clean units man
+.PHONY: all deps check-layers test check demo install clean units man
 
 # Each area may add its own targets (bench::, validate::, fuzz::) in mk/*.mk.
 include $(wildcard mk/*.mk)

@@ -9,6 +9,6 @@ $(BUILD)/bench/estimate-bench: tests/bench/estimate-bench.c $(LIB_OBJ)
 	$(CC) $(BASE_CFLAGS) $(OPT) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(PKG_LIBS)
 
 bench:: $(BUILD)/bench/estimate-bench
-	-@$(BUILD)/bench/estimate-bench
+	@$(BUILD)/bench/estimate-bench
 
 .PHONY: validate bench

@@ -7,6 +7,6 @@ $(KERNELS_BENCH): tests/bench/bench-kernels.c $(LIB_OBJ)
 	$(CC) $(BASE_CFLAGS) $(OPT) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(PKG_LIBS)
 
 bench:: $(KERNELS_BENCH)
-	-$(KERNELS_BENCH)
+	$(KERNELS_BENCH)
 
 .PHONY: bench

@@ -222,6 +222,7 @@ def main():
         for g, name, why in failed:
             k += 1
             print("not ok %d - %s %s failed: %s" % (k, g, name, why))
+        print("1..%d" % k)
         return 0
     print()
     print("%-13s %6s %15s %13s %17s %14s" % ("group", "cases", "median |error|", "max |error|",
