@@ -38,6 +38,41 @@ void est_replay_index_release(struct replay_index *ri)
     memset(ri, 0, sizeof *ri);
 }
 
+/* The device time of one call k of op i in the replay, from the op's
+ * per-pass device time dev_s[i]; *kn is the call's kernel count (at
+ * least 1). */
+static double call_device_s(const struct est *c, const struct replay_index *ri,
+                            const struct estimate *out, const double *dev_s,
+                            const struct op_call *k, size_t i, double *kn)
+{
+    const struct profile *p = c->p;
+    const double *ncalls = ri->ncalls;
+    int steps = ri->steps;
+    const struct op_estimate *oe = &out->ops[i];
+    const struct op *op = &p->ops[i];
+    double t = dev_s[i], d = 0;
+    /* the call's share of its op, as measured when the
+     * profile has device times (so that kernels that ran
+     * on parallel streams keep their overlap) */
+    if (c->src_gpu && op->device_time_s > 0 && k->device_s > 0)
+        d = t * k->device_s / op->device_time_s;
+    else if (!c->src_gpu || op->device_time_s > 0)
+        d = t * steps / ncalls[i];
+    *kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
+    if (*kn < 1)
+        *kn = 1;
+    /* kernel durations from a trace leave out the gap the
+     * device needs between two kernels, even queued ones;
+     * table times and the roofline hold a launch already */
+    if (d > 0 && (oe->method == EST_MEASURED || oe->method == EST_SCALED_TABLE
+                  || oe->method == EST_SCALED)) {
+        double sh = c->src_gpu && op->device_time_s > 0 && k->device_s > 0
+                    ? k->device_s * ncalls[i] / steps / op->device_time_s : 1;
+        d += *kn * c->m->launch_latency_s * (sh < 1 ? sh : 1);
+    }
+    return d;
+}
+
 /* One profiled step replayed on the target: the host issues the calls
  * in their order, each taking its host time; a call's kernels start when
  * both the host has launched them (the call's end) and the device is free;
@@ -97,31 +132,8 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
                 back_n += half;
                 back_dev += c->cast_dev_s[i] / 2;
             }
-            double d = 0, kn = 1;
-            if (i != SIZE_MAX) {
-                const struct op_estimate *oe = &out->ops[i];
-                const struct op *op = &p->ops[i];
-                double t = dev_s[i];
-                /* the call's share of its op, as measured when the
-                 * profile has device times (so that kernels that ran
-                 * on parallel streams keep their overlap) */
-                if (c->src_gpu && op->device_time_s > 0 && k->device_s > 0)
-                    d = t * k->device_s / op->device_time_s;
-                else if (!c->src_gpu || op->device_time_s > 0)
-                    d = t * steps / ncalls[i];
-                kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
-                if (kn < 1)
-                    kn = 1;
-                /* kernel durations from a trace leave out the gap the
-                 * device needs between two kernels, even queued ones;
-                 * table times and the roofline hold a launch already */
-                if (d > 0 && (oe->method == EST_MEASURED || oe->method == EST_SCALED_TABLE
-                              || oe->method == EST_SCALED)) {
-                    double sh = c->src_gpu && op->device_time_s > 0 && k->device_s > 0
-                                ? k->device_s * ncalls[i] / steps / op->device_time_s : 1;
-                    d += kn * c->m->launch_latency_s * (sh < 1 ? sh : 1);
-                }
-            }
+            double kn = 1;
+            double d = i != SIZE_MAX ? call_device_s(c, ri, out, dev_s, k, i, &kn) : 0;
             double begin, launch;
             if (c->src_gpu) {
                 begin = k->host_start_s + shift;
