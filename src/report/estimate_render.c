@@ -113,6 +113,37 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
 
 /* ------------------------------------------------------------------ json */
 
+/* One element of "ops": an op's estimate, its method, bound and limits. */
+static void write_op(struct json *j, const struct op_estimate *o)
+{
+    json_obj_begin(j);
+    json_kstr(j, "name", o->name);
+    json_kstr(j, "kind", op_kind_name(o->kind));
+    json_knum(j, "time_s", o->time_s);
+    json_kstr(j, "method", est_method_name(o->method));
+    json_kstr(j, "bound", est_bound_name(o->bound));
+    json_kstr(j, "phase", op_phase_name(o->phase));
+    json_kstr(j, "precision", (unsigned)o->prec < PREC_COUNT ? precision_name(o->prec) : NULL);
+    json_knum(j, "count", o->count);
+    json_knum(j, "device_time_s", o->device_s);
+    json_knum(j, "host_time_s", o->host_s);
+    json_knum(j, "time_lo_s", o->time_lo_s);
+    json_knum(j, "time_hi_s", o->time_hi_s);
+    json_knum(j, "measured_time_s", o->src_time_s);
+    json_knum(j, "flops", o->flops);
+    json_knum(j, "bytes", o->bytes);
+    json_knum(j, "ratio", o->ratio);
+    json_kstr(j, "lookup", o->lookup);
+    json_knum(j, "distance", o->distance);
+    json_key(j, "limits");
+    json_arr_begin(j);
+    for (int l = 0; l < LIMIT_COUNT; l++)
+        if (o->limits & (1u << l))
+            json_str(j, est_limit_name((enum est_limit)l));
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
 static void render_json(FILE *fp, const struct estimate *e, const struct estimate_render_info *in)
 {
     struct json j;
@@ -184,35 +215,8 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_bool(&j, e->efficiency_model);
     json_key(&j, "ops");
     json_arr_begin(&j);
-    for (size_t i = 0; i < e->n_ops; i++) {
-        const struct op_estimate *o = &e->ops[i];
-        json_obj_begin(&j);
-        json_kstr(&j, "name", o->name);
-        json_kstr(&j, "kind", op_kind_name(o->kind));
-        json_knum(&j, "time_s", o->time_s);
-        json_kstr(&j, "method", est_method_name(o->method));
-        json_kstr(&j, "bound", est_bound_name(o->bound));
-        json_kstr(&j, "phase", op_phase_name(o->phase));
-        json_kstr(&j, "precision", (unsigned)o->prec < PREC_COUNT ? precision_name(o->prec) : NULL);
-        json_knum(&j, "count", o->count);
-        json_knum(&j, "device_time_s", o->device_s);
-        json_knum(&j, "host_time_s", o->host_s);
-        json_knum(&j, "time_lo_s", o->time_lo_s);
-        json_knum(&j, "time_hi_s", o->time_hi_s);
-        json_knum(&j, "measured_time_s", o->src_time_s);
-        json_knum(&j, "flops", o->flops);
-        json_knum(&j, "bytes", o->bytes);
-        json_knum(&j, "ratio", o->ratio);
-        json_kstr(&j, "lookup", o->lookup);
-        json_knum(&j, "distance", o->distance);
-        json_key(&j, "limits");
-        json_arr_begin(&j);
-        for (int l = 0; l < LIMIT_COUNT; l++)
-            if (o->limits & (1u << l))
-                json_str(&j, est_limit_name((enum est_limit)l));
-        json_arr_end(&j);
-        json_obj_end(&j);
-    }
+    for (size_t i = 0; i < e->n_ops; i++)
+        write_op(&j, &e->ops[i]);
     json_arr_end(&j);
     json_key(&j, "warnings");
     json_arr_begin(&j);

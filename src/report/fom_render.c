@@ -92,17 +92,13 @@ static void render_econ_text(FILE *fp, const struct study *st, const struct stud
     }
 }
 
-static void render_text(FILE *fp, const struct study *st, const struct study_eval *ev)
+/* The table of cells: one row per problem and system. */
+static void render_cells_text(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
     size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
-    const char *bid = st->systems[base].id;
     const struct fom_result *r = &ev->fom;
     char a[64], b[64], c[64], e[64], f[64];
     int pct = (int)lround(ev->ci_level * 100);
-
-    fprintf(fp, "study: %s (%s)\n", st->name, st->path);
-    fprintf(fp, "baseline: %s (%lld node%s); every ratio is system / %s\n\n", bid,
-            (long long)st->systems[base].nodes, st->systems[base].nodes == 1 ? "" : "s", bid);
 
     fprintf(fp, "%-10s %-10s %10s %7s %4s %16s %20s %16s",
             "problem", "system", "nodes", "weight", "n", "hours/unit [h]",
@@ -152,6 +148,14 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
             fputc('\n', fp);
         }
     }
+}
+
+/* How shared nodes were counted, then the table of systems. */
+static void render_systems_text(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems;
+    const struct fom_result *r = &ev->fom;
+    char a[64], b[64], c[64], e[64];
 
     /* Data-parallel runs: the exchange the backward pass does not hide. */
     for (size_t i = 0; ev->exposed_comm_s && ev->n_scaling && i < np * ns; i++)
@@ -181,29 +185,17 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
                 fixed(c, sizeof c, r->mean_ratio_arith[s], 3),
                 fixed(e, sizeof e, r->mean_ratio_harm[s], 3));
     }
+}
 
-    if (ev->has_power || ev->has_price)
-        render_econ_text(fp, st, ev);
-    size_t o = first_other(st);
-    fputc('\n', fp);
-    if (o < ns && isfinite(r->fom[o]))
-        fprintf(fp, "FOM of %s = H(%s) / H(%s) = %s / %s = %.3f\n", st->systems[o].id,
-                st->systems[o].id, bid, num(a, sizeof a, r->harmonic_rate[o]),
-                num(b, sizeof b, r->harmonic_rate[base]), r->fom[o]);
-    for (size_t i = 0; i < np * ns; i++) {
-        const struct estimate_basis *eb = &ev->basis[i];
-        if (!ev->estimated[i] || eb->fits != 0)
-            continue;
-        size_t s = i % ns;
-        fprintf(fp, "%s on %s does not fit a device: needs %.1f GB per device (weights %.2f, "
-                    "gradients %.2f, optimizer %.2f, autocast copies %.2f, activations %.2f GB), "
-                    "has %.1f GB; give it more devices per run (devices-per-run) or a smaller "
-                    "batch.  The FOM of %s cannot be formed without it.\n",
-                st->problems[i / ns].id, st->systems[s].id, eb->mem.total_b / 1e9,
-                eb->mem.weights_b / 1e9, eb->mem.grads_b / 1e9, eb->mem.optimizer_b / 1e9,
-                eb->mem.casts_b / 1e9, eb->mem.activations_b / 1e9, eb->capacity_b / 1e9,
-                s == base ? "any system" : st->systems[s].id);
-    }
+/* What each column and interval means, and why FOM and means differ. */
+static void render_legend_text(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    const char *bid = st->systems[base].id;
+    int pct = (int)lround(ev->ci_level * 100);
+    int varies = ev->has_repeats || ev->has_spread;
+    int est = any_estimated(ev);
+
     fprintf(fp, "\nlegend:\n");
     fprintf(fp, "  units/day = 24 / hours per unit x nodes; ratio = units/day of the system / "
                 "units/day of %s\n", bid);
@@ -266,6 +258,43 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
     if (ratio_na)
         fprintf(fp, "  ratio CI n/a: neither the system's nor %s's cell of the problem varies\n",
                 bid);
+}
+
+static void render_text(FILE *fp, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
+    const char *bid = st->systems[base].id;
+    const struct fom_result *r = &ev->fom;
+    char a[64], b[64];
+
+    fprintf(fp, "study: %s (%s)\n", st->name, st->path);
+    fprintf(fp, "baseline: %s (%lld node%s); every ratio is system / %s\n\n", bid,
+            (long long)st->systems[base].nodes, st->systems[base].nodes == 1 ? "" : "s", bid);
+    render_cells_text(fp, st, ev);
+    render_systems_text(fp, st, ev);
+    if (ev->has_power || ev->has_price)
+        render_econ_text(fp, st, ev);
+    size_t o = first_other(st);
+    fputc('\n', fp);
+    if (o < ns && isfinite(r->fom[o]))
+        fprintf(fp, "FOM of %s = H(%s) / H(%s) = %s / %s = %.3f\n", st->systems[o].id,
+                st->systems[o].id, bid, num(a, sizeof a, r->harmonic_rate[o]),
+                num(b, sizeof b, r->harmonic_rate[base]), r->fom[o]);
+    for (size_t i = 0; i < np * ns; i++) {
+        const struct estimate_basis *eb = &ev->basis[i];
+        if (!ev->estimated[i] || eb->fits != 0)
+            continue;
+        size_t s = i % ns;
+        fprintf(fp, "%s on %s does not fit a device: needs %.1f GB per device (weights %.2f, "
+                    "gradients %.2f, optimizer %.2f, autocast copies %.2f, activations %.2f GB), "
+                    "has %.1f GB; give it more devices per run (devices-per-run) or a smaller "
+                    "batch.  The FOM of %s cannot be formed without it.\n",
+                st->problems[i / ns].id, st->systems[s].id, eb->mem.total_b / 1e9,
+                eb->mem.weights_b / 1e9, eb->mem.grads_b / 1e9, eb->mem.optimizer_b / 1e9,
+                eb->mem.casts_b / 1e9, eb->mem.activations_b / 1e9, eb->capacity_b / 1e9,
+                s == base ? "any system" : st->systems[s].id);
+    }
+    render_legend_text(fp, st, ev);
 }
 
 /* {"pass_time_s", "bound", "methods": {method: share}, "weak"} of an
@@ -359,6 +388,150 @@ static void json_comm(struct json *j, const struct study *st, const struct study
         json_scaling(j, st, ev, p);
 }
 
+/* "ci": how the intervals were made, or null when nothing varies. */
+static void write_ci(struct json *j, const struct study_eval *ev)
+{
+    json_key(j, "ci");
+    if (ev->has_repeats || ev->has_spread) {
+        json_obj_begin(j);
+        json_kstr(j, "method", !ev->has_spread ? "percentile bootstrap over repeated times"
+                  : ev->has_repeats ? "percentile interval: bootstrap over repeated times and "
+                                      "Monte Carlo over kernel-table p05/p95 spreads"
+                  : "percentile interval of a Monte Carlo over kernel-table p05/p95 spreads");
+        json_knum(j, "level", ev->ci_level);
+        json_kint(j, "resamples", ev->resamples);
+        json_kint(j, "seed", (int64_t)ev->seed);
+        if (ev->has_spread) {
+            json_kint(j, "estimate_draws", (int64_t)ev->estimate_draws);
+            json_kint(j, "estimate_seed", (int64_t)ev->estimate_seed);
+            json_kstr(j, "covers", "kernel timing spread only, not the estimator's error");
+        }
+        json_obj_end(j);
+    } else {
+        json_null(j);
+    }
+}
+
+/* "systems": one object per system, FOM and economics. */
+static void write_systems(struct json *j, const struct study *st, const struct study_eval *ev)
+{
+    size_t ns = ev->n_systems;
+    const struct fom_result *r = &ev->fom;
+    json_key(j, "systems");
+    json_arr_begin(j);
+    for (size_t s = 0; s < ns; s++) {
+        json_obj_begin(j);
+        json_kstr(j, "id", st->systems[s].id);
+        json_kint(j, "nodes", st->systems[s].nodes);
+        json_knum(j, "harmonic_rate", r->harmonic_rate[s]);
+        json_knum(j, "fom", r->fom[s]);
+        json_key(j, "fom_ci");
+        json_interval(j, ev->fom_lo[s], ev->fom_hi[s]);
+        json_key(j, "mean_of_ratios");
+        json_obj_begin(j);
+        json_knum(j, "arithmetic", r->mean_ratio_arith[s]);
+        json_knum(j, "harmonic", r->mean_ratio_harm[s]);
+        json_obj_end(j);
+        json_kstr(j, "machine", st->systems[s].machine);
+        json_kstr(j, "kernels", st->systems[s].kernels);
+        json_knum(j, "node_power_w", ev->node_power_w ? ev->node_power_w[s] : NAN);
+        json_knum(j, "power_w", ev->econ.power_w ? ev->econ.power_w[s] : NAN);
+        json_kstr(j, "power_from", ev->power_from ? ev->power_from[s] : NULL);
+        json_knum(j, "harmonic_rate_per_mw", ev->econ.rate_per_mw ? ev->econ.rate_per_mw[s] : NAN);
+        json_knum(j, "fom_per_watt", ev->econ.fom_per_watt ? ev->econ.fom_per_watt[s] : NAN);
+        json_knum(j, "node_price_usd", ev->node_price_usd ? ev->node_price_usd[s] : NAN);
+        json_knum(j, "price_usd", ev->econ.cost_usd ? ev->econ.cost_usd[s] : NAN);
+        json_kstr(j, "price_from", ev->price_from ? ev->price_from[s] : NULL);
+        json_knum(j, "harmonic_rate_per_musd",
+                  ev->econ.rate_per_musd ? ev->econ.rate_per_musd[s] : NAN);
+        json_knum(j, "fom_per_dollar", ev->econ.fom_per_dollar ? ev->econ.fom_per_dollar[s] : NAN);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+/* One element of "problems": problem p's ratios, rates and cells by system. */
+static void write_problem(struct json *j, const struct study *st, const struct study_eval *ev,
+                          size_t p)
+{
+    size_t ns = ev->n_systems, base = st->baseline;
+    size_t o = first_other(st);
+    const struct fom_result *r = &ev->fom;
+    json_obj_begin(j);
+    json_kstr(j, "id", st->problems[p].id);
+    json_knum(j, "weight", ev->weights[p]);
+    json_knum(j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
+    json_key(j, "ratio_ci");
+    json_interval(j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
+    json_key(j, "ratios");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++)
+        if (s != base)
+            json_knum(j, st->systems[s].id, r->ratio[p * ns + s]);
+    json_obj_end(j);
+    json_key(j, "ratios_ci");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++) {
+        if (s == base)
+            continue;
+        json_key(j, st->systems[s].id);
+        json_interval(j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
+    }
+    json_obj_end(j);
+    json_key(j, "units_per_day");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++)
+        json_knum(j, st->systems[s].id, r->units_per_day[p * ns + s]);
+    json_obj_end(j);
+    json_key(j, "hours_per_unit");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++)
+        json_knum(j, st->systems[s].id, ev->hours[p * ns + s]);
+    json_obj_end(j);
+    json_key(j, "runs_per_node");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++)
+        json_knum(j, st->systems[s].id, ev->runs_per_node[p * ns + s]);
+    json_obj_end(j);
+    json_key(j, "repeats");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++)
+        json_kint(j, st->systems[s].id, (int64_t)ev->repeats[p * ns + s]);
+    json_obj_end(j);
+    json_key(j, "energy_kwh_per_unit");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++)
+        json_knum(j, st->systems[s].id, ev->econ.energy_kwh_per_unit
+                  ? ev->econ.energy_kwh_per_unit[p * ns + s] : NAN);
+    json_obj_end(j);
+    json_key(j, "estimates");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++)
+        if (ev->estimated && ev->estimated[p * ns + s]) {
+            json_key(j, st->systems[s].id);
+            write_basis(j, ev, p * ns + s);
+        }
+    json_obj_end(j);
+    json_comm(j, st, ev, p);
+    json_key(j, "hours_per_unit_ci");
+    json_obj_begin(j);
+    for (size_t s = 0; s < ns; s++) {
+        const struct median_ci *ci = &ev->hours_ci[p * ns + s];
+        json_key(j, st->systems[s].id);
+        if (ci->available) {
+            json_obj_begin(j);
+            json_knum(j, "lo", ci->lo);
+            json_knum(j, "hi", ci->hi);
+            json_knum(j, "coverage", ci->coverage);
+            json_obj_end(j);
+        } else {
+            json_null(j);
+        }
+    }
+    json_obj_end(j);
+    json_obj_end(j);
+}
+
 static void render_json(FILE *fp, const struct study *st, const struct study_eval *ev)
 {
     size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
@@ -386,135 +559,12 @@ static void render_json(FILE *fp, const struct study *st, const struct study_eva
     json_obj_end(&j);
     json_key(&j, "weighted");
     json_bool(&j, st->has_weights);
-    json_key(&j, "ci");
-    if (ev->has_repeats || ev->has_spread) {
-        json_obj_begin(&j);
-        json_kstr(&j, "method", !ev->has_spread ? "percentile bootstrap over repeated times"
-                  : ev->has_repeats ? "percentile interval: bootstrap over repeated times and "
-                                      "Monte Carlo over kernel-table p05/p95 spreads"
-                  : "percentile interval of a Monte Carlo over kernel-table p05/p95 spreads");
-        json_knum(&j, "level", ev->ci_level);
-        json_kint(&j, "resamples", ev->resamples);
-        json_kint(&j, "seed", (int64_t)ev->seed);
-        if (ev->has_spread) {
-            json_kint(&j, "estimate_draws", (int64_t)ev->estimate_draws);
-            json_kint(&j, "estimate_seed", (int64_t)ev->estimate_seed);
-            json_kstr(&j, "covers", "kernel timing spread only, not the estimator's error");
-        }
-        json_obj_end(&j);
-    } else {
-        json_null(&j);
-    }
-
-    json_key(&j, "systems");
-    json_arr_begin(&j);
-    for (size_t s = 0; s < ns; s++) {
-        json_obj_begin(&j);
-        json_kstr(&j, "id", st->systems[s].id);
-        json_kint(&j, "nodes", st->systems[s].nodes);
-        json_knum(&j, "harmonic_rate", r->harmonic_rate[s]);
-        json_knum(&j, "fom", r->fom[s]);
-        json_key(&j, "fom_ci");
-        json_interval(&j, ev->fom_lo[s], ev->fom_hi[s]);
-        json_key(&j, "mean_of_ratios");
-        json_obj_begin(&j);
-        json_knum(&j, "arithmetic", r->mean_ratio_arith[s]);
-        json_knum(&j, "harmonic", r->mean_ratio_harm[s]);
-        json_obj_end(&j);
-        json_kstr(&j, "machine", st->systems[s].machine);
-        json_kstr(&j, "kernels", st->systems[s].kernels);
-        json_knum(&j, "node_power_w", ev->node_power_w ? ev->node_power_w[s] : NAN);
-        json_knum(&j, "power_w", ev->econ.power_w ? ev->econ.power_w[s] : NAN);
-        json_kstr(&j, "power_from", ev->power_from ? ev->power_from[s] : NULL);
-        json_knum(&j, "harmonic_rate_per_mw", ev->econ.rate_per_mw ? ev->econ.rate_per_mw[s] : NAN);
-        json_knum(&j, "fom_per_watt", ev->econ.fom_per_watt ? ev->econ.fom_per_watt[s] : NAN);
-        json_knum(&j, "node_price_usd", ev->node_price_usd ? ev->node_price_usd[s] : NAN);
-        json_knum(&j, "price_usd", ev->econ.cost_usd ? ev->econ.cost_usd[s] : NAN);
-        json_kstr(&j, "price_from", ev->price_from ? ev->price_from[s] : NULL);
-        json_knum(&j, "harmonic_rate_per_musd",
-                  ev->econ.rate_per_musd ? ev->econ.rate_per_musd[s] : NAN);
-        json_knum(&j, "fom_per_dollar", ev->econ.fom_per_dollar ? ev->econ.fom_per_dollar[s] : NAN);
-        json_obj_end(&j);
-    }
-    json_arr_end(&j);
-
+    write_ci(&j, ev);
+    write_systems(&j, st, ev);
     json_key(&j, "problems");
     json_arr_begin(&j);
-    for (size_t p = 0; p < np; p++) {
-        json_obj_begin(&j);
-        json_kstr(&j, "id", st->problems[p].id);
-        json_knum(&j, "weight", ev->weights[p]);
-        json_knum(&j, "ratio", o < ns ? r->ratio[p * ns + o] : NAN);
-        json_key(&j, "ratio_ci");
-        json_interval(&j, o < ns ? ev->ratio_lo[p * ns + o] : NAN, o < ns ? ev->ratio_hi[p * ns + o] : NAN);
-        json_key(&j, "ratios");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            if (s != base)
-                json_knum(&j, st->systems[s].id, r->ratio[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "ratios_ci");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++) {
-            if (s == base)
-                continue;
-            json_key(&j, st->systems[s].id);
-            json_interval(&j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
-        }
-        json_obj_end(&j);
-        json_key(&j, "units_per_day");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_knum(&j, st->systems[s].id, r->units_per_day[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "hours_per_unit");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_knum(&j, st->systems[s].id, ev->hours[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "runs_per_node");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_knum(&j, st->systems[s].id, ev->runs_per_node[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "repeats");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_kint(&j, st->systems[s].id, (int64_t)ev->repeats[p * ns + s]);
-        json_obj_end(&j);
-        json_key(&j, "energy_kwh_per_unit");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            json_knum(&j, st->systems[s].id, ev->econ.energy_kwh_per_unit
-                      ? ev->econ.energy_kwh_per_unit[p * ns + s] : NAN);
-        json_obj_end(&j);
-        json_key(&j, "estimates");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++)
-            if (ev->estimated && ev->estimated[p * ns + s]) {
-                json_key(&j, st->systems[s].id);
-                write_basis(&j, ev, p * ns + s);
-            }
-        json_obj_end(&j);
-        json_comm(&j, st, ev, p);
-        json_key(&j, "hours_per_unit_ci");
-        json_obj_begin(&j);
-        for (size_t s = 0; s < ns; s++) {
-            const struct median_ci *ci = &ev->hours_ci[p * ns + s];
-            json_key(&j, st->systems[s].id);
-            if (ci->available) {
-                json_obj_begin(&j);
-                json_knum(&j, "lo", ci->lo);
-                json_knum(&j, "hi", ci->hi);
-                json_knum(&j, "coverage", ci->coverage);
-                json_obj_end(&j);
-            } else {
-                json_null(&j);
-            }
-        }
-        json_obj_end(&j);
-        json_obj_end(&j);
-    }
+    for (size_t p = 0; p < np; p++)
+        write_problem(&j, st, ev, p);
     json_arr_end(&j);
     json_obj_end(&j);
     json_finish(&j);
