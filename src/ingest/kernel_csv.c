@@ -870,13 +870,69 @@ static int is_separator(const char *s)
     return *s == 0;
 }
 
+/* One line of a kernel table: skipped (blank, comment, separator, a
+ * DeepBench header), the header, or a row into rd->set.  *csv is -1 until
+ * the first line says whether the table is CSV or whitespace-separated;
+ * *have_layout is set once the header (or the default layout) is known. */
+static int table_line(struct reader *rd, struct layout *ly, char *line, ssize_t len,
+                      int *csv, int *have_layout)
+{
+    struct field f[MAX_FIELDS];
+    if ((size_t)len != strlen(line))
+        return diag_error_at(rd->d, rd->path, rd->line, 0, "found a NUL byte, expected text");
+    if (len > MAX_LINE)
+        return diag_error_at(rd->d, rd->path, rd->line, 0,
+                             "found a line of %ld bytes, expected at most %d",
+                             (long)len, MAX_LINE);
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        line[--len] = 0;
+    if (rd->line == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
+        (unsigned char)line[2] == 0xBF)
+        memmove(line, line + 3, (size_t)len - 2);
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p || *p == '#' || is_separator(p))
+        return 0;
+    if (*csv < 0)
+        *csv = strchr(p, ',') != NULL;
+    int nf;
+    if (*csv) {
+        nf = split_csv(line, f, MAX_FIELDS);
+        if (nf < 0)
+            return diag_error_at(rd->d, rd->path, rd->line, 0,
+                                 "found an unterminated quote, expected a closing '\"'");
+    } else {
+        nf = split_ws(line, f, MAX_FIELDS);
+    }
+    if (nf > MAX_FIELDS)
+        return diag_error_at(rd->d, rd->path, rd->line, 0,
+                             "found more than %d fields, expected fewer", MAX_FIELDS);
+    if (!*csv) {
+        /* DeepBench prints its header (with "time (usec)") between
+         * separators; any line starting with a letter is one. */
+        if ((f[0].s[0] >= 'a' && f[0].s[0] <= 'z') || (f[0].s[0] >= 'A' && f[0].s[0] <= 'Z'))
+            return 0;
+        return stdout_row(rd, f, nf);
+    }
+    if (!*have_layout) {
+        *have_layout = 1;
+        int data = field_numeric(&f[0]) || (nf > 1 && field_numeric(&f[nf > 2 ? 2 : 1]));
+        int rc = data ? default_layout(rd, f, nf, ly) : read_header(rd, f, nf, ly);
+        if (rc)
+            return rc;
+        if (!data)
+            return 0;
+    }
+    return csv_row(rd, ly, f, nf);
+}
+
 int kernel_file_read(const char *path, const struct kernel_read_opts *o,
                      struct kernel_set *set, struct diag *d)
 {
     struct reader rd = { .path = path, .d = d, .o = o };
     struct kernel_set staging;
     struct layout ly;
-    struct field f[MAX_FIELDS];
     char *line = NULL;
     size_t cap = 0;
     int rc = 0, csv = -1, have_layout = 0;
@@ -896,60 +952,7 @@ int kernel_file_read(const char *path, const struct kernel_read_opts *o,
     errno = 0;
     while ((errno = 0, len = getline(&line, &cap, fp)) >= 0) {
         rd.line++;
-        if ((size_t)len != strlen(line)) {
-            rc = diag_error_at(d, path, rd.line, 0, "found a NUL byte, expected text");
-            goto out;
-        }
-        if (len > MAX_LINE) {
-            rc = diag_error_at(d, path, rd.line, 0, "found a line of %ld bytes, expected at most %d",
-                               (long)len, MAX_LINE);
-            goto out;
-        }
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = 0;
-        if (rd.line == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
-            (unsigned char)line[2] == 0xBF)
-            memmove(line, line + 3, (size_t)len - 2);
-        const char *p = line;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p || *p == '#' || is_separator(p))
-            continue;
-        if (csv < 0)
-            csv = strchr(p, ',') != NULL;
-        int nf;
-        if (csv) {
-            nf = split_csv(line, f, MAX_FIELDS);
-            if (nf < 0) {
-                rc = diag_error_at(d, path, rd.line, 0, "found an unterminated quote, expected a closing '\"'");
-                goto out;
-            }
-        } else {
-            nf = split_ws(line, f, MAX_FIELDS);
-        }
-        if (nf > MAX_FIELDS) {
-            rc = diag_error_at(d, path, rd.line, 0, "found more than %d fields, expected fewer", MAX_FIELDS);
-            goto out;
-        }
-        if (!csv) {
-            /* DeepBench prints its header (with "time (usec)") between
-             * separators; any line starting with a letter is one. */
-            if ((f[0].s[0] >= 'a' && f[0].s[0] <= 'z') || (f[0].s[0] >= 'A' && f[0].s[0] <= 'Z'))
-                continue;
-            if ((rc = stdout_row(&rd, f, nf)))
-                goto out;
-            continue;
-        }
-        if (!have_layout) {
-            have_layout = 1;
-            int data = field_numeric(&f[0]) || (nf > 1 && field_numeric(&f[nf > 2 ? 2 : 1]));
-            rc = data ? default_layout(&rd, f, nf, &ly) : read_header(&rd, f, nf, &ly);
-            if (rc)
-                goto out;
-            if (!data)
-                continue;
-        }
-        if ((rc = csv_row(&rd, &ly, f, nf)))
+        if ((rc = table_line(&rd, &ly, line, len, &csv, &have_layout)))
             goto out;
     }
     /* getline fails without ferror when a line does not fit in memory
