@@ -585,7 +585,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             k->cat = cat_of((const char *)s, len);
             break;
         case EK_NAME:
-            strbuf_add(&k->name, s, len);
+            strbuf_add(&k->name, s, op_name_len((const char *)s, len));
             break;
         case EK_PID:
             k->pid = str_id_key(k, s, len);

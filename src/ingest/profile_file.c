@@ -110,7 +110,8 @@ static int conv_set(struct conv_shape *c, const char *key, const char *val, cons
 static int op_set(struct op *op, const char *key, const char *val, const char **expected)
 {
     if (strcmp(key, "name") == 0) {
-        str(val, &op->name);
+        free(op->name);
+        op->name = val && *val ? xstrndup(val, op_name_len(val, strlen(val))) : NULL;
         return 0;
     }
     if (strcmp(key, "kind") == 0) {
@@ -536,6 +537,9 @@ static int pj_string(void *ctx, const unsigned char *s, size_t n)
     struct pj *j = ctx;
     if (j->skip)
         return 1;
+    /* names are cut as every reader cuts them; other strings are short */
+    if (strcmp(j->key, "name") == 0)
+        n = op_name_len((const char *)s, n);
     if (n > MAX_STR || memchr(s, '\0', n))
         return pj_fail(j, j->key, "an overlong or NUL-holding string", "a short text");
     char *v = xstrndup((const char *)s, n);

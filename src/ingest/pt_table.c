@@ -208,7 +208,7 @@ static int parse_row(const struct table *t, const char *s, size_t n, struct row 
         *expected = "an op name";
         return -1;
     }
-    r->name = xstrndup(v, len);
+    r->name = xstrndup(v, op_name_len(v, len));
     static const struct { enum tcol k; const char *name; } times[] = {
         { TC_SELF_CPU, "Self CPU" }, { TC_CPU_TOTAL, "CPU total" },
         { TC_SELF_DEV, "Self CUDA" }, { TC_DEV_TOTAL, "CUDA total" },

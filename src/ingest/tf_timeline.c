@@ -31,7 +31,6 @@
 #include "ingest/json_alloc.h"
 #include "ingest/textio.h"
 
-#define MAX_STR 4096            /* longer names are cut: keeps garbage bounded */
 #define MAX_KEYS (1u << 22)     /* distinct (lane, op, node) triples */
 #define MAX_LANES 4096
 
@@ -115,7 +114,8 @@ static size_t lane_index(struct tl *t, const char *pid)
 static void sb_set(struct strbuf *sb, const unsigned char *s, size_t n)
 {
     strbuf_reset(sb);
-    strbuf_add(sb, s, n < MAX_STR ? n : MAX_STR);
+    /* every string is cut as names are: keeps garbage bounded */
+    strbuf_add(sb, s, op_name_len((const char *)s, n));
 }
 
 static void event_reset(struct tl *t)
@@ -416,7 +416,9 @@ static void build_ops(struct tl *t, struct profile *out)
             } else {
                 struct strbuf nm = STRBUF_INIT;
                 strbuf_addf(&nm, "%s (%s)", a->node, a->op);
-                op->name = strbuf_detach(&nm);
+                /* the name as a whole keeps to the cap, as one read whole would */
+                op->name = xstrndup(nm.buf, op_name_len(nm.buf, nm.len));
+                strbuf_release(&nm);
             }
             op->kind = tf_op_kind(a->op);
             op->phase = tf_op_phase(a->op);

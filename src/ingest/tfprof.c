@@ -515,7 +515,7 @@ static int parse_row(struct reader *r, const char *s, size_t n)
     size_t i = 0;
     while (i < n && s[i] != ' ' && s[i] != '\t')
         i++;
-    char *type = xstrndup(s, i);
+    char *type = xstrndup(s, op_name_len(s, i));
     struct row_vals v;
     memset(&v, 0, sizeof v);
     int col = 0, rc = FOM_OK;

@@ -39,6 +39,17 @@ enum op_phase op_phase_parse(const char *s)
     return PHASE_UNKNOWN;
 }
 
+size_t op_name_len(const char *s, size_t len)
+{
+    if (len <= OP_NAME_MAX)
+        return len;
+    size_t n = OP_NAME_MAX;
+    /* back off continuation bytes (10xxxxxx) to the start of a sequence */
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    return n;
+}
+
 void profile_init(struct profile *p)
 {
     memset(p, 0, sizeof *p);

@@ -114,6 +114,17 @@ enum op_kind op_kind_parse(const char *s);      /* OP_KIND_COUNT if unknown */
 const char *op_phase_name(enum op_phase p);     /* "forward", "backward", "optimizer", "unknown" */
 enum op_phase op_phase_parse(const char *s);
 
+/* The longest op or kernel name kept, in bytes: every reader cuts longer
+ * names there (a name is text for people and for the name rules, which
+ * read its start).  16 KiB: three times the longest name in the shipped
+ * traces, a 5123-byte templated CUDA kernel name
+ * (tests/data/traces/third-party/kineto_simple_add_pair_of_et.json.gz). */
+#define OP_NAME_MAX 16384
+/* How many of the len bytes of name s to keep: len up to OP_NAME_MAX,
+ * else OP_NAME_MAX less the bytes of a UTF-8 sequence the cut would
+ * split. */
+size_t op_name_len(const char *s, size_t len);
+
 void profile_init(struct profile *p);
 /* Append a zeroed op and return it (owned by the profile). */
 struct op *profile_add_op(struct profile *p);
