@@ -48,8 +48,11 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
         fprintf(fp, "batch:          %lld (profiled %lld, from %s; x%.4g)\n", (long long)e->batch,
                 (long long)e->src_batch, in && in->batch_from ? in->batch_from : "the profile",
                 e->batch_scale);
-    else
+    else if (e->src_batch > 0)
         fprintf(fp, "batch:          as profiled (%lld)\n", (long long)e->src_batch);
+    else
+        fprintf(fp, "batch:          as profiled (its size is not recorded; --profile-batch N "
+                    "gives it)\n");
     fputc('\n', fp);
 
     fprintf(fp, "%-40s %-11s %-5s %-12s %-7s %9s %13s %14s %10s\n", "op", "kind", "prec",

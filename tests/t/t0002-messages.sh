@@ -59,4 +59,10 @@ if grep -q "most similar" "$ERR"; then not_ok "fom frob suggests a command"; els
 fom_run 2 estimat
 expect_err_contains "the most similar command is"
 
+# an estimate of a trace whose batch is not recorded says so, not "(0)"
+fom_run 0 estimate --profile tests/data/traces/h200/p1b3_h200_fp32_b100.json.gz \
+    --machine machines/h100-sxm5-80gb.xml
+expect_out_contains "batch:          as profiled (its size is not recorded; --profile-batch N gives it)"
+if grep -q "as profiled (0)" "$OUT"; then not_ok "batch printed as 0"; else ok "no batch 0"; fi
+
 done_testing
