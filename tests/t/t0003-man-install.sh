@@ -26,8 +26,14 @@ if command -v groff >/dev/null 2>&1; then
 fi
 
 # make install into a temporary DESTDIR with its own PREFIX; the page is
-# built in a temporary build folder, fom is not rebuilt (-o fom)
-if [ -x "$ROOT/fom" ] && make -s -C "$ROOT" install DESTDIR="$T_TMP/root" PREFIX=/opt/fom \
+# built in a temporary build folder, fom is not rebuilt (-o fom).  It
+# installs ./fom, which a sanitizer build's run may not have made.
+if [ ! -x "$ROOT/fom" ]; then
+    ok "# skip make install: no ./fom built"
+    done_testing
+    exit 0
+fi
+if make -s -C "$ROOT" install DESTDIR="$T_TMP/root" PREFIX=/opt/fom \
        BUILD="$T_TMP/build" -o fom >"$T_TMP/make.out" 2>&1; then
     ok "make install DESTDIR=... PREFIX=/opt/fom"
 else
