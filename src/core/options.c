@@ -171,6 +171,9 @@ static int parse_one(const struct command_line *cl, int argc, char **argv, int *
     const char *eq = a[1] == '-' || a[2] == '=' ? strchr(a, '=') : NULL;
     size_t len = eq ? (size_t)(eq - a) : strlen(a);
     const struct option *o = find_option(cl->opts, a, len);
+    /* -h and --help are in no table; only "--help=..." reaches here */
+    if (!o && ((len == 2 && strncmp(a, "-h", 2) == 0) || (len == 6 && strncmp(a, "--help", 6) == 0)))
+        return options_usage_error(cl, d, "option '%.*s' takes no value", (int)len, a);
     if (!o)
         return options_usage_error(cl, d, "unknown option '%.*s'", (int)len, a);
     if (!taken_by(o, cl->sub))

@@ -202,6 +202,10 @@ static void test_errors(void **state)
     expect_error(NULL, no_value, "error: option '-o' needs a value\n");
     char *flag_value[] = { "try", "--batch", "1", "--quiet=yes", NULL };
     expect_error("run", flag_value, "error: option '--quiet' takes no value\n");
+    char *help_value[] = { "try", "--batch", "1", "--help=yes", NULL };
+    expect_error(NULL, help_value, "error: option '--help' takes no value\n");
+    char *h_value[] = { "try", "--batch", "1", "-h=1", NULL };
+    expect_error(NULL, h_value, "error: option '-h' takes no value\n");
     char *bad_format[] = { "try", "--batch", "1", "--format", "xml", NULL };
     expect_error(NULL, bad_format, "error: --format: found 'xml', expected text, json or csv\n");
     char *bad_int[] = { "try", "--batch=0", NULL };
