@@ -112,7 +112,7 @@ struct comm_step {
     size_t n_buckets;
     size_t n_from_table;        /* buckets timed from the measured table */
     double bucket_b;            /* size of a full bucket */
-    double backward_s;          /* device time of the backward pass */
+    double backward_s;          /* time the backward pass lasts (the window) */
     double total_s;             /* all buckets' exchange times, summed */
     double exposed_s;           /* what the step waits for after the backward pass */
     double last_bucket_s;       /* exchange time of the last bucket (never hidden) */

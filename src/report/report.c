@@ -1090,7 +1090,8 @@ static void comm_cell(struct doc *d, const struct report *r, size_t p, size_t s,
     double pass = c->pass_s, share = l->exposed_comm_s / (pass + l->exposed_comm_s);
     strbuf_reset(sb);
     strbuf_addf(sb, "Overlap: the buckets' exchanges take %s ms per pass; the backward pass "
-                    "(%s ms of device time, gradients taken to come at an even rate) hides all "
+                    "(%s ms: the larger of its ops' device time and host dispatch time; gradients "
+                    "taken to come at an even rate) hides all "
                     "but %s ms, which the pass waits for (the last bucket alone takes %s ms). "
                     "Exposed share of the step: %s / (%s + %s) = %.1f%%.",
                 num(b1, sizeof b1, cs->total_s * 1e3), num(b2, sizeof b2, cs->backward_s * 1e3),

@@ -30,7 +30,7 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
  * divided by its nodes), and the gradient exchange each pass costs
  * (model/comm.h; struct run_layout in model/study_result.h).  study_layout checks the fit (FOM_EDATA when the run
  * does not fit a node or the system, or does not fill whole nodes);
- * study_layout_comm adds the exchange once the backward pass's device
+ * study_layout_comm adds the exchange once the backward pass's
  * time and the profile's parameter count are known (FOM_EDATA when the
  * parameters are unknown or the machine lacks a link the run crosses). */
 int study_layout(const struct study *st, size_t p, size_t s, const struct machine *m,
@@ -38,7 +38,7 @@ int study_layout(const struct study *st, size_t p, size_t s, const struct machin
 /* What the gradient exchange of a cell is computed from (filled by
  * study_comm_inputs, released by study_comm_inputs_release). */
 struct comm_inputs {
-    double backward_s;          /* device time of the estimated backward pass */
+    double backward_s;          /* time the estimated backward pass lasts (study_backward_s) */
     double parameters;          /* when the study gives none, 0 when unknown */
     const char *parameters_from;/* static: where parameters came from, in words */
     struct comm_point *table;   /* the target's measured all-reduce rows (owned), or NULL */

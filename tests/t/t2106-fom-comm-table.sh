@@ -56,6 +56,31 @@ study ""
 fom_run 0 fom "$T_TMP/s.xml" --format json
 expect_json_num "$Q[\"comm_buckets_from_table\"]" 0 0
 expect_json_num "$Q[\"comm_s\"]" "$MACHINE_SUM" 1e-9
+cp "$OUT" "$T_TMP/study.json"
+
+# The exposed exchange, redone from `fom estimate` at the per-device batch:
+# the backward pass lasts the larger of its ops' device and host times;
+# bucket k is ready at that window x its cumulative share of the bytes,
+# one exchange at a time; what runs past the window is exposed.
+fom_run 0 estimate --profile profiles/p1b3_h200_fp32_b100.json.gz \
+    --machine machines/hgx-h200-8gpu.xml --batch 100 --profile-batch 100 --format json
+EXPOSED=$(python3 - "$OUT" <<PY
+import json, sys
+e = json.load(open(sys.argv[1]))
+bw = [o for o in e["ops"] if o["phase"] == "backward"]
+w = max(sum(o["device_time_s"] for o in bw), sum(o["host_time_s"] for o in bw))
+b = $BUCKETS
+free, done = 0.0, 0
+for n in b:
+    done += n
+    free = max(free, w * done / sum(b)) + 1.5 * n / 450e9 + 6 * 3.4e-6 + 8.4e-6
+print(repr(max(0.0, free - w)))
+PY
+)
+PASS=$(python3 -c "import json; print(repr(json.load(open('$OUT'))['pass_time_s']))")
+cp "$T_TMP/study.json" "$OUT"
+expect_json_num "$Q[\"pass_s\"]" "$PASS" 1e-12
+expect_json_num "$Q[\"exposed_comm_s\"]" "$EXPOSED" 1e-9
 
 if command -v gnuplot >/dev/null 2>&1; then
     study " kernels=\"$K\""
