@@ -35,6 +35,12 @@ sys.exit(0 if ca == cb else 1)
 PY
 then ok "cut trace: gemm counts per step equal the whole trace's"; else not_ok "cut trace gemm counts differ"; fi
 
+# HTA's MI250 trace stops 49 us into ProfilerStep#2, before any op of it
+fom_run 0 ingest tests/data/traces/third-party/kineto_amd_mi250_minitoy_record_shapes.json.gz --format-out json
+expect_json_num 'd["steps"]' 1 0
+expect_json_num 'all(o["count"] == int(o["count"]) and o["count"] >= 1 for o in d["ops"])' 1 0
+expect_err_contains "holds 0 op calls against 70 in the step before"
+
 # TF1 timeline with kernels on /gpu:0 stream lanes: a device profile
 fom_run 0 ingest tests/data/tfprof/tf1_timeline_gpu_matmul.json
 expect_out_contains "device:      /gpu:0"
