@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,23 @@ static const char *const expected_text[QTY_COUNT_] = {
     [QTY_POWER] = "a number with a power unit (W, kW, MW)",
 };
 
+/* DBL_MIN and DBL_MAX, rounded outwards to two digits. */
+static const char *const too_small_text[QTY_COUNT_] = {
+    [QTY_TIME] = "a time of at least 2.2e-308 s (the value is below the smallest positive time)",
+    [QTY_RATE] = "a rate of at least 2.2e-308 FLOP/s (the value is below the smallest positive rate)",
+    [QTY_BW] = "a bandwidth of at least 2.2e-308 B/s (the value is below the smallest positive "
+               "bandwidth)",
+    [QTY_BYTES] = "a size of at least 2.2e-308 B (the value is below the smallest positive size)",
+    [QTY_POWER] = "a power of at least 2.2e-308 W (the value is below the smallest positive power)",
+};
+static const char *const too_large_text[QTY_COUNT_] = {
+    [QTY_TIME] = "a time below 1.8e308 s (the value is out of range, not the unit)",
+    [QTY_RATE] = "a rate below 1.8e308 FLOP/s (the value is out of range, not the unit)",
+    [QTY_BW] = "a bandwidth below 1.8e308 B/s (the value is out of range, not the unit)",
+    [QTY_BYTES] = "a size below 1.8e308 B (the value is out of range, not the unit)",
+    [QTY_POWER] = "a power below 1.8e308 W (the value is out of range, not the unit)",
+};
+
 static const char *const base_names[QTY_COUNT_] = {
     [QTY_TIME] = "s", [QTY_RATE] = "FLOP/s", [QTY_BW] = "B/s",
     [QTY_BYTES] = "B", [QTY_POWER] = "W",
@@ -74,13 +92,36 @@ static int unit_name_eq(const char *a, const char *b)
     return strcasecmp(a + 1, b + 1) == 0 && strchr("KMGTPE", a[0]) != NULL;
 }
 
+/* The unit of text (after the number at end) among those of q, or NULL;
+ * NULL too when anything follows it. */
+static const struct unit_def *unit_of(const char *end, enum qty q)
+{
+    while (isspace((unsigned char)*end))
+        end++;
+    char unit[32];
+    size_t ulen = strcspn(end, " \t\r\n");
+    if (ulen == 0 || ulen >= sizeof unit)
+        return NULL;
+    memcpy(unit, end, ulen);
+    unit[ulen] = '\0';
+    const char *rest = end + ulen;
+    while (isspace((unsigned char)*rest))
+        rest++;
+    if (*rest)
+        return NULL;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (units[i].q == q && unit_name_eq(unit, units[i].name))
+            return &units[i];
+    return NULL;
+}
+
 int unit_parse(const char *text, enum qty q, double *out, const char **expected)
 {
-    const char *exp = (unsigned)q < QTY_COUNT_ ? expected_text[q] : "a quantity";
+    int ok_q = (unsigned)q < QTY_COUNT_;
     if (expected)
-        *expected = exp;
-    if (!text)
-        return -1;
+        *expected = ok_q ? expected_text[q] : "a quantity";
+    if (!text || !ok_q)
+        return UNIT_EFORM;
     while (isspace((unsigned char)*text))
         text++;
     /* strtod accepts "nan", "inf" and hex floats; none belong in a datasheet. */
@@ -88,38 +129,30 @@ int unit_parse(const char *text, enum qty q, double *out, const char **expected)
     if (*p == '+' || *p == '-')
         p++;
     if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
-        return -1;
+        return UNIT_EFORM;
     for (const char *s = p; *s && !isspace((unsigned char)*s); s++)
         if (*s == 'x' || *s == 'X')
-            return -1;
+            return UNIT_EFORM;
     errno = 0;
     char *end = NULL;
     double v = strtod(text, &end);
-    if (end == text || errno == ERANGE || !isfinite(v))
-        return -1;
-    while (isspace((unsigned char)*end))
-        end++;
-    char unit[32];
-    size_t ulen = strcspn(end, " \t\r\n");
-    if (ulen == 0 || ulen >= sizeof unit)
-        return -1;
-    memcpy(unit, end, ulen);
-    unit[ulen] = '\0';
-    const char *rest = end + ulen;
-    while (isspace((unsigned char)*rest))
-        rest++;
-    if (*rest)
-        return -1;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (units[i].q == q && unit_name_eq(unit, units[i].name)) {
-            double r = v * units[i].scale;
-            if (!isfinite(r))
-                return -1;
-            *out = r;
-            return 0;
-        }
+    if (end == text || isnan(v))
+        return UNIT_EFORM;
+    const struct unit_def *u = unit_of(end, q);
+    if (!u)
+        return UNIT_EFORM;
+    /* well formed: what is left to go wrong is the size of the value */
+    double r = v * u->scale;
+    int too_large = !isfinite(r);
+    /* strtod gives 0 with ERANGE for "1e-400": below range, not zero */
+    int too_small = (r != 0 && fabs(r) < DBL_MIN) || (r == 0 && errno == ERANGE);
+    if (too_large || too_small) {
+        if (expected)
+            *expected = too_large ? too_large_text[q] : too_small_text[q];
+        return UNIT_ERANGE;
     }
-    return -1;
+    *out = r;
+    return 0;
 }
 
 char *unit_format(double v, enum qty q, char *buf, size_t n)

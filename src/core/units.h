@@ -18,11 +18,17 @@ enum qty {
 };
 
 /* Parse text as a quantity of kind q.  On success stores the SI value in
- * *out and returns 0.  On failure returns -1 and points *expected at a
- * static description of what would have been accepted (for the error
- * message).  NaN, infinities and trailing junk are rejected; the sign is
- * accepted here and judged by the caller, which knows whether zero or
- * negative makes sense. */
+ * *out and returns 0.  On failure returns UNIT_EFORM (no number, no or
+ * a wrong unit, junk) or UNIT_ERANGE (a well-formed quantity whose value
+ * in SI units is not a normal double: beyond 1.8e308, or nonzero and
+ * below 2.2e-308, DBL_MAX and DBL_MIN) and points *expected at a static
+ * description of what would have been accepted (for the error message);
+ * for UNIT_ERANGE it says that the value, not the unit, is the problem.
+ * NaN, infinities and trailing junk are rejected; the sign is accepted
+ * here and judged by the caller, which knows whether zero or negative
+ * makes sense. */
+#define UNIT_EFORM (-1)
+#define UNIT_ERANGE (-2)
 int unit_parse(const char *text, enum qty q, double *out, const char **expected);
 
 /* The canonical unit name of a kind: "s", "FLOP/s", "B/s", "B", "W". */

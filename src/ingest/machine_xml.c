@@ -282,7 +282,11 @@ static int get_qty(struct loader *L, xmlNodePtr n, const char *where, const char
 {
     const char *expected = NULL;
     double v = 0;
-    if (unit_parse(text, q, &v, &expected) != 0)
+    int rc = unit_parse(text, q, &v, &expected);
+    if (rc == UNIT_ERANGE)
+        return diag_error_at(L->d, L->file, node_line(n), 0, "found '%s' in %s, expected %s",
+                             text, where, expected);
+    if (rc != 0)
         return bad_quantity(L, n, where, text, expected);
     if (!(v > 0))
         return diag_error_at(L->d, L->file, node_line(n), 0,

@@ -123,11 +123,12 @@ static void render_cells_text(FILE *fp, const struct study *st, const struct stu
                     num(b, sizeof b, ev->hours[i]), num(c, sizeof c, r->units_per_day[i]),
                     s == base ? "(baseline)" : fixed(e, sizeof e, r->ratio[i], 2));
             if (varies) {
-                char ci[64];
+                char ci[80], lo[32], hi[32];
                 if (s == base)
                     snprintf(ci, sizeof ci, "-");
                 else if (isfinite(ev->ratio_lo[i]))
-                    snprintf(ci, sizeof ci, "%.2f .. %.2f", ev->ratio_lo[i], ev->ratio_hi[i]);
+                    snprintf(ci, sizeof ci, "%s .. %s", fixed(lo, sizeof lo, ev->ratio_lo[i], 2),
+                             fixed(hi, sizeof hi, ev->ratio_hi[i], 2));
                 else
                     snprintf(ci, sizeof ci, "n/a");
                 fprintf(fp, " %18s", ci);
@@ -174,9 +175,10 @@ static void render_systems_text(FILE *fp, const struct study *st, const struct s
             "harmonic rate [units/day]", "FOM [x]", "FOM CI [x]",
             "mean ratio [x]", "harm. ratio [x]");
     for (size_t s = 0; s < ns; s++) {
-        char ci[64];
+        char ci[80], lo[32], hi[32];
         if (isfinite(ev->fom_lo[s]))
-            snprintf(ci, sizeof ci, "%.3f .. %.3f", ev->fom_lo[s], ev->fom_hi[s]);
+            snprintf(ci, sizeof ci, "%s .. %s", fixed(lo, sizeof lo, ev->fom_lo[s], 3),
+                     fixed(hi, sizeof hi, ev->fom_hi[s], 3));
         else
             snprintf(ci, sizeof ci, "n/a");
         fprintf(fp, "%-10s %10lld %26s %14s %18s %16s %16s\n", st->systems[s].id,
@@ -265,7 +267,7 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
     size_t ns = ev->n_systems, np = ev->n_problems, base = st->baseline;
     const char *bid = st->systems[base].id;
     const struct fom_result *r = &ev->fom;
-    char a[64], b[64];
+    char a[64], b[64], c[64];
 
     fprintf(fp, "study: %s (%s)\n", st->name, st->path);
     fprintf(fp, "baseline: %s (%lld node%s); every ratio is system / %s\n\n", bid,
@@ -277,9 +279,9 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
     size_t o = first_other(st);
     fputc('\n', fp);
     if (o < ns && isfinite(r->fom[o]))
-        fprintf(fp, "FOM of %s = H(%s) / H(%s) = %s / %s = %.3f\n", st->systems[o].id,
+        fprintf(fp, "FOM of %s = H(%s) / H(%s) = %s / %s = %s\n", st->systems[o].id,
                 st->systems[o].id, bid, num(a, sizeof a, r->harmonic_rate[o]),
-                num(b, sizeof b, r->harmonic_rate[base]), r->fom[o]);
+                num(b, sizeof b, r->harmonic_rate[base]), fixed(c, sizeof c, r->fom[o], 3));
     for (size_t i = 0; i < np * ns; i++) {
         const struct estimate_basis *eb = &ev->basis[i];
         if (!ev->estimated[i] || eb->fits != 0)

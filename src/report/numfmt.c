@@ -31,8 +31,11 @@ const char *fmt_sig(char *buf, size_t n, double v, int sig, double exp_below)
 
 const char *fmt_fixed(char *buf, size_t n, double v, int dec)
 {
+    double a = fabs(v);
     if (!isfinite(v))
         snprintf(buf, n, "n/a");
+    else if (a != 0 && (a < 0.5 * pow(10, -dec) || a >= 1e15))
+        snprintf(buf, n, "%.*e", dec, v);
     else
         snprintf(buf, n, "%.*f", dec, v);
     return buf;

@@ -139,13 +139,16 @@ int chart_ratios(const struct report *r, struct strbuf *sb)
 
     title(sb, "Ratio to the base case ", st->systems[base].id);
     common(sb);
-    int logy = ymin > 0 && isfinite(ymin) && ymax / ymin > 30;
+    /* a log axis for a wide spread, and for ratios far from 1 either way:
+     * on a linear axis from 0 a ratio of 1e-300 leaves nothing to draw */
+    int logy = ymin > 0 && isfinite(ymin) && (ymax / ymin > 30 || ymin < 1e-3 || ymax > 1e3);
     if (logy)
         strbuf_addf(sb, "set logscale y\nset yrange [%g:%g]\n",
                     pow(10, floor(log10(ymin / 1.5))), pow(10, ceil(log10(ymax * 3))));
     else
         strbuf_addf(sb, "set yrange [0:%g]\n", ymax > 0 ? ymax * 1.3 : 1);
-    strbuf_addstr(sb, "set ylabel 'ratio to base case [x] (rate / base rate)'\n");
+    strbuf_addf(sb, "set ylabel 'ratio to base case [x] (rate / base rate%s)'\n",
+                logy ? ", log scale" : "");
     strbuf_addf(sb, "set xrange [-0.6:%g]\n", (double)ng - 0.4);
     const char *names[ng];
     for (size_t p = 0; p < np; p++)
@@ -169,8 +172,9 @@ int chart_ratios(const struct report *r, struct strbuf *sb)
                     k ? ", \\\n  " : "", k, c);
         gp_quote(sb, st->systems[s].id, 40);
         whiskers(sb, k, w * 0.2);
-        strbuf_addf(sb, ", \\\n  $D index %zu using 1:4:(sprintf('%%.%df', $2)) with labels "
-                        "offset 0,0.7 font ',9' notitle", k, logy ? 1 : 2);
+        /* on a log axis the labels keep three digits of any magnitude */
+        strbuf_addf(sb, ", \\\n  $D index %zu using 1:4:(sprintf('%s', $2)) with labels "
+                        "offset 0,0.7 font ',9' notitle", k, logy ? "%.3g" : "%.2f");
         k++;
     }
     strbuf_addch(sb, '\n');

@@ -71,10 +71,23 @@ static void test_units_reject(void **state)
     assert_int_equal(unit_parse("3 TB/s", QTY_TIME, &v, &exp), -1);  /* wrong kind */
     assert_int_equal(unit_parse("3 s extra", QTY_TIME, &v, &exp), -1);
     assert_int_equal(unit_parse("", QTY_TIME, &v, &exp), -1);
-    assert_int_equal(unit_parse("1e400 s", QTY_TIME, &v, &exp), -1);
+    /* well-formed but beyond a double: the value is named, not the unit */
+    assert_int_equal(unit_parse("1e400 s", QTY_TIME, &v, &exp), UNIT_ERANGE);
+    assert_non_null(strstr(exp, "out of range, not the unit"));
+    assert_int_equal(unit_parse("1e300 TFLOP/s", QTY_RATE, &v, &exp), UNIT_ERANGE);
+    assert_non_null(strstr(exp, "out of range, not the unit"));
+    assert_int_equal(unit_parse("1e-320s", QTY_TIME, &v, &exp), UNIT_ERANGE);
+    assert_non_null(strstr(exp, "below the smallest positive time"));
+    assert_int_equal(unit_parse("1e-400 s", QTY_TIME, &v, &exp), UNIT_ERANGE);
+    assert_int_equal(unit_parse("1e-300 ns", QTY_TIME, &v, &exp), UNIT_ERANGE);
+    assert_int_equal(unit_parse("1e300 GB", QTY_TIME, &v, &exp), UNIT_EFORM); /* wrong kind */
+    assert_non_null(strstr(exp, "time unit"));
     /* "ms" is milli, "Ms" is not a time unit: prefixes are case-sensitive. */
     assert_int_equal(unit_parse("3 Ms", QTY_TIME, &v, &exp), -1);
     assert_true(v == 42);
+    /* zero stays a value (the caller judges it), the smallest normal passes */
+    assert_int_equal(unit_parse("0 s", QTY_TIME, &v, &exp), 0);
+    assert_int_equal(unit_parse("2.3e-308 s", QTY_TIME, &v, &exp), 0);
 }
 
 static void test_unit_format(void **state)
