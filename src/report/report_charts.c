@@ -393,7 +393,9 @@ int chart_economics(const struct report *r, struct strbuf *sb)
 /* Strong scaling of problem p: one run's units of work per day against
  * its devices (log-log), a solid line per system with a curve and a
  * dashed line of the same colour for its ideal (the narrowest width's
- * rate times the width ratio).  1 when no system has a curve. */
+ * rate times the width ratio); weak scaling on the right axis: the whole
+ * system's units per day with as many runs of each width side by side as
+ * it holds (dotted).  1 when no system has a curve. */
 int chart_scaling(const struct report *r, size_t p, struct strbuf *sb)
 {
     const struct study *st = r->st;
@@ -407,21 +409,24 @@ int chart_scaling(const struct report *r, size_t p, struct strbuf *sb)
         for (size_t k = 0; pt && k < ev->n_scaling[p * ns + s]; k++) {
             gp_num(sb, (double)pt[k].devices_per_run); strbuf_addch(sb, ' ');
             gp_num(sb, pt[k].run_units_per_day); strbuf_addch(sb, ' ');
-            gp_num(sb, pt[k].ideal_units_per_day); strbuf_addch(sb, '\n');
+            gp_num(sb, pt[k].ideal_units_per_day); strbuf_addch(sb, ' ');
+            gp_num(sb, pt[k].units_per_day); strbuf_addch(sb, '\n');
         }
         if (pt)
             shown++;
-        strbuf_addstr(sb, pt ? "\n\n" : "0 NaN NaN\n\n\n");
+        strbuf_addstr(sb, pt ? "\n\n" : "0 NaN NaN NaN\n\n\n");
     }
     strbuf_addstr(sb, "EOD\n");
     if (!shown)
         return 1;
-    title(sb, "Strong scaling of one run of ", st->problems[p].id);
+    title(sb, "Strong and weak scaling of ", st->problems[p].id);
     common(sb);
-    strbuf_addstr(sb, "set key inside top left vertical\n");
+    strbuf_addstr(sb, "set key outside bottom center horizontal maxrows 3\nset bmargin 8\n");
     strbuf_addstr(sb, "set logscale xy 2\nset format y '%.3g'\n"
                       "set xlabel 'devices per run (log scale)'\n"
                       "set ylabel 'units of work per day, one run (log scale)'\n"
+                      "set logscale y2 2\nset format y2 '%.3g'\nset y2tics\n"
+                      "set y2label 'units of work per day, whole system (log scale)'\n"
                       "set grid xtics ytics lc rgb '#dddddd'\n");
     strbuf_addstr(sb, "plot ");
     for (size_t s = 0, first = 1; s < ns; s++) {
@@ -437,6 +442,12 @@ int chart_scaling(const struct report *r, size_t p, struct strbuf *sb)
         struct strbuf t = STRBUF_INIT;
         strbuf_addf(&t, "%s ideal", st->systems[s].id);
         gp_quote(sb, t.buf, 48);
+        /* weak scaling: the runs of that width the system holds side by side */
+        strbuf_addf(sb, ", \\\n  $D index %zu using 1:4 axes x1y2 with linespoints lw 1 dt 3 pt 6 "
+                        "lc rgb '%s' title ", s, c);
+        strbuf_reset(&t);
+        strbuf_addf(&t, "%s system, runs side by side (right axis)", st->systems[s].id);
+        gp_quote(sb, t.buf, 80);
         strbuf_release(&t);
         first = 0;
     }

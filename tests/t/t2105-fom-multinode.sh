@@ -54,6 +54,12 @@ if command -v gnuplot >/dev/null 2>&1; then
     else
         not_ok "no scaling-2.svg with an ideal line"
     fi
+    # weak scaling beside it: the whole system's rate with runs side by side
+    if grep -qF "perlmutter system, runs side by side" "$T_TMP/rep/scaling-2.svg"; then
+        ok "scaling chart with the system's rate (weak scaling)"
+    else
+        not_ok "scaling-2.svg lacks the system's rate (weak scaling)"
+    fi
 fi
 
 done_testing
