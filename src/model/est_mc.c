@@ -65,19 +65,26 @@ void est_monte_carlo(const struct est *c, const struct replay_index *ri,
     }
     out->n_spread_ops = ns;
     out->mc_seed = o->mc_seed;
-    if (!ns || !o->mc_draws)
+    size_t per_draw = c->p->n_calls > n ? c->p->n_calls : n;
+    size_t draws = o->mc_draws;
+    if (per_draw && draws > EST_MC_MIN_DRAWS && draws * per_draw > EST_MC_WORK) {
+        draws = EST_MC_WORK / per_draw;
+        if (draws < EST_MC_MIN_DRAWS)
+            draws = EST_MC_MIN_DRAWS;
+    }
+    if (!ns || !draws)
         goto out;
     rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
         goto out;
     gsl_rng_set(rng, o->mc_seed);
-    out->pass_draws = xmalloc(o->mc_draws * sizeof *out->pass_draws);
-    for (size_t b = 0; b < o->mc_draws; b++) {
+    out->pass_draws = xmalloc(draws * sizeof *out->pass_draws);
+    for (size_t b = 0; b < draws; b++) {
         for (size_t k = 0; k < ns; k++)
             dev_s[which[k]] = est_spread_at(&sp[k], gsl_ran_ugaussian(rng));
         out->pass_draws[b] = est_compose_pass(c, ri, out, dev_s, host_s);
     }
-    out->n_draws = o->mc_draws;
+    out->n_draws = draws;
     double *sorted = xmalloc(out->n_draws * sizeof *sorted);
     memcpy(sorted, out->pass_draws, out->n_draws * sizeof *sorted);
     gsl_sort(sorted, 1, out->n_draws);

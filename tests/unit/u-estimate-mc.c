@@ -149,6 +149,32 @@ static void test_reproducible(void **state)
     fix_free(&f);
 }
 
+/* A profile of 20000 spread ops gets EST_MC_WORK / 20000 = 838 draws
+ * instead of EST_MC_DRAWS: each draw sums every op. */
+static void test_draws_capped(void **state)
+{
+    (void)state;
+    struct fix f;
+    fix_init(&f, 1);
+    size_t n = 20000;
+    for (size_t i = 1; i < n; i++) {
+        struct op *o = profile_add_op(&f.p);
+        *o = f.p.ops[0];
+        o->name = xstrdup(f.p.ops[0].name);
+    }
+    struct estimate e;
+    estimate_init(&e);
+    struct estimate_opts o;
+    estimate_opts_init(&o);
+    assert_int_equal(estimate_profile(&f.p, &f.m, &f.ks, &o, &e, &f.d), 0);
+    assert_int_equal(e.n_spread_ops, n);
+    assert_int_equal(e.n_draws, EST_MC_WORK / n);
+    assert_true(e.n_draws < EST_MC_DRAWS && e.n_draws >= EST_MC_MIN_DRAWS);
+    assert_true(isfinite(e.pass_ci_lo_s) && e.pass_ci_lo_s < e.pass_ci_hi_s);
+    estimate_release(&e);
+    fix_free(&f);
+}
+
 /* One op with p05 180 us, p95 240 us around 200 us; the host (40 us) never
  * limits: the pass CI is the op's 2.5% and 97.5% quantiles + 5 us sync,
  * python3: 176.40325022275664 and 248.53082972882595 us.  With 20000
@@ -210,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_spread_quantiles),
         cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_one_op_ci),
+        cmocka_unit_test(test_draws_capped),
         cmocka_unit_test(test_no_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
