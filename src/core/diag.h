@@ -18,11 +18,31 @@ enum fom_status {
     FOM_ESYS = 3,   /* I/O, SQLite, memory */
 };
 
+/* The line a text reader is on.  While d->src points at one, an error at
+ * that file and line prints the line under the message and a caret under
+ * the column, as jq shows a syntax error:
+ *     tables/gemm.csv:3:9: error: found 'abc', expected a time
+ *         512,512,abc
+ *                 ^
+ * The reader owns the struct and the text and sets d->src back to NULL
+ * when it stops reading.  An error without a column still quotes the
+ * line, the caret under src->col or the line's first non-blank byte. */
+struct diag_source {
+    const char *file;
+    long line;          /* 1-based; 0: no line yet */
+    const char *text;   /* the line without its newline */
+    size_t len;
+    long col;           /* where the caret goes for an error given without a
+                           column (its first line stays file:line); 0: under
+                           the line's first non-blank byte */
+};
+
 struct diag {
     FILE *out;      /* where messages go; NULL silences them (fuzzing) */
     int errors;
     int warnings;
     int no_warn;    /* suppress warnings (errors still print) */
+    const struct diag_source *src;  /* the line being read, or NULL */
 };
 
 void diag_init(struct diag *d, FILE *out);
@@ -39,6 +59,14 @@ int diag_syserr(struct diag *d, const char *fmt, ...)
 /* "error: msg" -> FOM_EUSAGE */
 int diag_usage(struct diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* diag_error_at for a reader that does not keep its lines (the XML
+ * readers): quotes line `line` of file, read again from the file when it
+ * is a regular file, the caret under col, else under caret (libxml2's
+ * column, kept out of the first line), else under the first non-blank. */
+int diag_error_at_quote(struct diag *d, const char *file, long line, long col, long caret,
+                        const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int diag_verror_at_quote(struct diag *d, const char *file, long line, long col, long caret,
+                         const char *fmt, va_list ap);
 void diag_warn(struct diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void diag_warn_at(struct diag *d, const char *file, long line, long col,

@@ -303,6 +303,8 @@ struct reader {
     struct kernel_set *set;     /* staging set: merged into the caller's on success */
     char *base;                 /* file name without directories: default row source */
     long skipped_nodes;         /* all-reduce rows across nodes left out */
+    struct strbuf raw;          /* the line as read, before splitting cuts it */
+    struct diag_source src;     /* raw, quoted under errors (core/diag.h) */
 };
 
 /* "FILE:LINE:COL: error: WHAT: found 'CELL', expected EXPECTED" */
@@ -889,6 +891,10 @@ static int table_line(struct reader *rd, struct layout *ly, char *line, ssize_t 
     if (rd->line == 1 && (unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
         (unsigned char)line[2] == 0xBF)
         memmove(line, line + 3, (size_t)len - 2);
+    strbuf_reset(&rd->raw);
+    strbuf_addstr(&rd->raw, line);
+    rd->src = (struct diag_source){ rd->path, rd->line, strbuf_str(&rd->raw), rd->raw.len, 0 };
+    rd->d->src = &rd->src;
     const char *p = line;
     while (*p == ' ' || *p == '\t')
         p++;
@@ -899,9 +905,13 @@ static int table_line(struct reader *rd, struct layout *ly, char *line, ssize_t 
     int nf;
     if (*csv) {
         nf = split_csv(line, f, MAX_FIELDS);
-        if (nf < 0)
+        if (nf < 0) {
+            /* the caret under the quote left open: the last one */
+            const char *q = strrchr(strbuf_str(&rd->raw), '"');
+            rd->src.col = q ? (long)(q - rd->raw.buf) + 1 : 0;
             return diag_error_at(rd->d, rd->path, rd->line, 0,
                                  "found an unterminated quote, expected a closing '\"'");
+        }
     } else {
         nf = split_ws(line, f, MAX_FIELDS);
     }
@@ -930,7 +940,7 @@ static int table_line(struct reader *rd, struct layout *ly, char *line, ssize_t 
 int kernel_file_read(const char *path, const struct kernel_read_opts *o,
                      struct kernel_set *set, struct diag *d)
 {
-    struct reader rd = { .path = path, .d = d, .o = o };
+    struct reader rd = { .path = path, .d = d, .o = o, .raw = STRBUF_INIT };
     struct kernel_set staging;
     struct layout ly;
     char *line = NULL;
@@ -955,6 +965,7 @@ int kernel_file_read(const char *path, const struct kernel_read_opts *o,
         if ((rc = table_line(&rd, &ly, line, len, &csv, &have_layout)))
             goto out;
     }
+    d->src = NULL;  /* what follows is about the whole file */
     /* getline fails without ferror when a line does not fit in memory
      * (ENOMEM): only the end of the file ends the table. */
     if (ferror(fp) || !feof(fp)) {
@@ -969,6 +980,9 @@ int kernel_file_read(const char *path, const struct kernel_read_opts *o,
     }
     kernel_set_take(set, &staging);
 out:
+    if (d->src == &rd.src)
+        d->src = NULL;
+    strbuf_release(&rd.raw);
     if (fp)
         fclose(fp);
     free(line);

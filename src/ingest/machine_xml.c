@@ -28,6 +28,7 @@
 /* The first error libxml2 reports; later ones are mostly consequences. */
 struct xml_err {
     long line;
+    long col;       /* libxml2's column of a parse error, for the caret; 0: none */
     char *msg;
 };
 
@@ -64,7 +65,10 @@ static void on_parse_error(void *user, xmlErrorPtr err)
     xmlParserCtxtPtr ctxt = user;
     if (!err || err->level == XML_ERR_WARNING)
         return;
-    err_set(ctxt->_private, err->line, err->message ? err->message : "malformed XML");
+    struct xml_err *e = ctxt->_private;
+    if (!e->msg)
+        e->col = err->int2;
+    err_set(e, err->line, err->message ? err->message : "malformed XML");
 }
 
 static void on_valid_error(void *user, xmlErrorPtr err)
@@ -116,7 +120,7 @@ static void on_reference(void *user, const xmlChar *name)
 /* Parse buf into a tree; on failure reports and returns NULL. */
 static xmlDocPtr parse_doc(const char *name, const char *buf, size_t len, struct diag *d, int *rc)
 {
-    struct xml_err e = { 0, NULL };
+    struct xml_err e = { 0, 0, NULL };
     xmlDocPtr doc = NULL;
     xmlParserCtxtPtr ctxt = NULL;
     *rc = 0;
@@ -146,7 +150,7 @@ static xmlDocPtr parse_doc(const char *name, const char *buf, size_t len, struct
     ctxt->myDoc = NULL;
     if (!ctxt->wellFormed || e.msg) {
         if (e.msg)
-            *rc = diag_error_at(d, name, e.line, 0, "%s", e.msg);
+            *rc = diag_error_at_quote(d, name, e.line, 0, e.col, "%s", e.msg);
         else
             *rc = diag_error_at(d, name, 0, 0, "found malformed XML, expected a machine document");
         xmlFreeDoc(doc);
@@ -161,7 +165,7 @@ out:
 
 static int validate_doc(const char *name, xmlDocPtr doc, struct diag *d)
 {
-    struct xml_err e = { 0, NULL };
+    struct xml_err e = { 0, 0, NULL };
     xmlSchemaParserCtxtPtr pc = NULL;
     xmlSchemaPtr schema = NULL;
     xmlSchemaValidCtxtPtr vc = NULL;
@@ -188,8 +192,8 @@ static int validate_doc(const char *name, xmlDocPtr doc, struct diag *d)
         if (r < 0 && !e.msg)
             rc = diag_syserr(d, "%s: schema validation failed internally", name);
         else
-            rc = diag_error_at(d, name, e.msg ? e.line : 0, 0, "%s",
-                               e.msg ? e.msg : "found a document the schema rejects, expected a valid machine");
+            rc = diag_error_at_quote(d, name, e.msg ? e.line : 0, 0, 0, "%s",
+                                     e.msg ? e.msg : "found a document the schema rejects, expected a valid machine");
     }
 out:
     free(e.msg);
@@ -263,17 +267,17 @@ static int bad_quantity(struct loader *L, xmlNodePtr n, const char *where,
         while (isspace((unsigned char)*rest))
             rest++;
         if (errno == ERANGE || !isfinite(v))
-            return diag_error_at(L->d, L->file, node_line(n), 0,
-                                 "found '%s' in %s, expected a finite number with a unit", text, where);
+            return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                       "found '%s' in %s, expected a finite number with a unit", text, where);
         if (ulen == 0)
-            return diag_error_at(L->d, L->file, node_line(n), 0,
-                                 "found '%s' with no unit in %s, expected %s", text, where, expected);
+            return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                       "found '%s' with no unit in %s, expected %s", text, where, expected);
         if (!*rest)
-            return diag_error_at(L->d, L->file, node_line(n), 0,
-                                 "found unit '%.*s' in %s, expected %s", (int)ulen, end, where, expected);
+            return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                       "found unit '%.*s' in %s, expected %s", (int)ulen, end, where, expected);
     }
-    return diag_error_at(L->d, L->file, node_line(n), 0, "found '%s' in %s, expected %s",
-                         text, where, expected);
+    return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0, "found '%s' in %s, expected %s",
+                               text, where, expected);
 }
 
 /* A positive, finite quantity of kind q. */
@@ -289,8 +293,8 @@ static int get_qty(struct loader *L, xmlNodePtr n, const char *where, const char
     if (rc != 0)
         return bad_quantity(L, n, where, text, expected);
     if (!(v > 0))
-        return diag_error_at(L->d, L->file, node_line(n), 0,
-                             "found '%s' in %s, expected a value greater than zero", text, where);
+        return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                   "found '%s' in %s, expected a value greater than zero", text, where);
     *out = v;
     return 0;
 }
@@ -334,8 +338,8 @@ static int load_devices(struct loader *L, xmlNodePtr n)
     long v = strtol(text, &end, 10);
     int rc = 0;
     if (end == text || *end || errno == ERANGE || v < 1 || v > 1000000)
-        rc = diag_error_at(L->d, L->file, node_line(n), 0,
-                           "found '%s' in <devices-per-node>, expected an integer from 1 to 1000000", text);
+        rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                 "found '%s' in <devices-per-node>, expected an integer from 1 to 1000000", text);
     else
         L->m->devices_per_node = (int)v;
     free(text);
@@ -351,16 +355,16 @@ static int load_peak(struct loader *L, xmlNodePtr n, long seen[PREC_COUNT][EXEC_
     int u = !unit ? -1 : strcmp(unit, "vector") == 0 ? EXEC_VECTOR
                        : strcmp(unit, "matrix") == 0 ? EXEC_MATRIX : -1;
     if (p == PREC_UNKNOWN || u < 0) {
-        rc = diag_error_at(L->d, L->file, node_line(n), 0,
-                           "found <peak precision=\"%s\" unit=\"%s\">, expected a precision "
-                           "(fp64, fp32, tf32, bf16, fp16, fp8, int8) and unit (vector, matrix)",
-                           prec ? prec : "", unit ? unit : "");
+        rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                 "found <peak precision=\"%s\" unit=\"%s\">, expected a precision "
+                                 "(fp64, fp32, tf32, bf16, fp16, fp8, int8) and unit (vector, matrix)",
+                                 prec ? prec : "", unit ? unit : "");
         goto out;
     }
     if (seen[p][u]) {
-        rc = diag_error_at(L->d, L->file, node_line(n), 0,
-                           "found a second <peak precision=\"%s\" unit=\"%s\">, expected one "
-                           "(the first is on line %ld)", prec, unit, seen[p][u]);
+        rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                 "found a second <peak precision=\"%s\" unit=\"%s\">, expected one "
+                                 "(the first is on line %ld)", prec, unit, seen[p][u]);
         goto out;
     }
     seen[p][u] = node_line(n) > 0 ? node_line(n) : 1;
@@ -383,16 +387,16 @@ static int load_memory(struct loader *L, xmlNodePtr n)
     lv.name = node_attr(n, "level");
     if (!lv.name || !*lv.name) {
         free(lv.name);
-        return diag_error_at(L->d, L->file, node_line(n), 0,
-                             "found <memory> without a level name, expected level=\"HBM3\" or similar");
+        return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                   "found <memory> without a level name, expected level=\"HBM3\" or similar");
     }
     if (m->n_mem > 0) {
         const struct mem_level *prev = &m->mem[m->n_mem - 1];
         if (prev->capacity_b > 0 && lv.capacity_b > 0 && lv.capacity_b < prev->capacity_b) {
-            rc = diag_error_at(L->d, L->file, node_line(n), 0,
-                               "found <memory level=\"%s\"> smaller than \"%s\" above it, "
-                               "expected levels closest to the cores first, main memory last",
-                               lv.name, prev->name);
+            rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                     "found <memory level=\"%s\"> smaller than \"%s\" above it, "
+                                     "expected levels closest to the cores first, main memory last",
+                                     lv.name, prev->name);
             free(lv.name);
             return rc;
         }
@@ -419,12 +423,12 @@ static int link_nics(struct loader *L, xmlNodePtr n, const char *text, int inter
     errno = 0;
     long v = strtol(text, &end, 10);
     if (!inter)
-        return diag_error_at(L->d, L->file, node_line(n), 0,
-                             "found nics=\"%s\" on the intra-node link, expected nics only on "
-                             "<link scope=\"inter-node\">", text);
+        return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                   "found nics=\"%s\" on the intra-node link, expected nics only on "
+                                   "<link scope=\"inter-node\">", text);
     if (end == text || *end || errno == ERANGE || v < 1 || v > 64)
-        return diag_error_at(L->d, L->file, node_line(n), 0,
-                             "found nics=\"%s\", expected an integer from 1 to 64", text);
+        return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                   "found nics=\"%s\", expected an integer from 1 to 64", text);
     *out = (int)v;
     return 0;
 }
@@ -434,10 +438,10 @@ static int link_topology_attr(struct loader *L, xmlNodePtr n, const char *text, 
 {
     enum link_topology t = link_topology_parse(text);
     if (t == TOPO_COUNT || !link_topology_fits(t, inter))
-        return diag_error_at(L->d, L->file, node_line(n), 0,
-                             "found topology=\"%s\" on the %s link, expected %s", text,
-                             inter ? "inter-node" : "intra-node",
-                             inter ? "fat-tree, dragonfly or torus" : "switch, direct or pcie");
+        return diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                   "found topology=\"%s\" on the %s link, expected %s", text,
+                                   inter ? "inter-node" : "intra-node",
+                                   inter ? "fat-tree, dragonfly or torus" : "switch, direct or pcie");
     *out = t;
     return 0;
 }
@@ -456,15 +460,15 @@ static int load_link(struct loader *L, xmlNodePtr n, long *intra_line, long *int
     struct net_link *k = intra ? &L->m->intra : &L->m->inter;
     int rc = 0;
     if (!intra && !inter) {
-        rc = diag_error_at(L->d, L->file, node_line(n), 0,
-                           "found <link scope=\"%s\">, expected intra-node or inter-node",
-                           scope ? scope : "");
+        rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                 "found <link scope=\"%s\">, expected intra-node or inter-node",
+                                 scope ? scope : "");
         goto out;
     }
     if (*seen) {
-        rc = diag_error_at(L->d, L->file, node_line(n), 0,
-                           "found a second <link scope=\"%s\">, expected one (the first is on line %ld)",
-                           scope, *seen);
+        rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                 "found a second <link scope=\"%s\">, expected one (the first is on line %ld)",
+                                 scope, *seen);
         goto out;
     }
     *seen = node_line(n) > 0 ? node_line(n) : 1;
@@ -505,9 +509,9 @@ static int load_price(struct loader *L, xmlNodePtr n)
         if (*s == 'x' || *s == 'X')
             end = NULL;     /* no hex floats */
     if (!end || *end || errno == ERANGE || !isfinite(v) || !(v > 0))
-        rc = diag_error_at(L->d, L->file, node_line(n), 0,
-                           "found '%s' in <price>, expected a number greater than zero (USD, no unit)",
-                           text);
+        rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                 "found '%s' in <price>, expected a number greater than zero (USD, no unit)",
+                                 text);
     else
         L->m->price_usd = v;
     free(text);
@@ -525,8 +529,8 @@ static int load_tree(struct loader *L, xmlDocPtr doc)
     char *kind = NULL;
 
     if (!root || !is_elem(root, "machine"))
-        return diag_error_at(L->d, L->file, node_line(root), 0,
-                             "found <%s>, expected <machine>", root ? (const char *)root->name : "");
+        return diag_error_at_quote(L->d, L->file, node_line(root), 0, 0,
+                                   "found <%s>, expected <machine>", root ? (const char *)root->name : "");
     m->id = node_attr(root, "id");
     kind = node_attr(root, "kind");
     m->kind = !kind ? MACHINE_GPU : strcmp(kind, "cpu") == 0 ? MACHINE_CPU
@@ -567,8 +571,8 @@ static int load_tree(struct loader *L, xmlDocPtr doc)
         else if (is_elem(n, "source"))
             m->source = node_text(n);
         else
-            rc = diag_error_at(L->d, L->file, node_line(n), 0,
-                               "found <%s>, expected a machine element", (const char *)n->name);
+            rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
+                                     "found <%s>, expected a machine element", (const char *)n->name);
     }
     if (rc)
         goto out;
@@ -580,19 +584,19 @@ static int load_tree(struct loader *L, xmlDocPtr doc)
     /* The schema already demands these; kept so that a schema edit cannot
      * let an unusable machine through. */
     if (!m->id || !m->name || !m->vendor || !m->source) {
-        rc = diag_error_at(L->d, L->file, node_line(root), 0,
-                           "found a <machine> without id, <name>, <vendor> or <source>, expected all four");
+        rc = diag_error_at_quote(L->d, L->file, node_line(root), 0, 0,
+                                 "found a <machine> without id, <name>, <vendor> or <source>, expected all four");
         goto out;
     }
     if (n_peak == 0 || m->n_mem == 0) {
-        rc = diag_error_at(L->d, L->file, node_line(root), 0,
-                           "found %d <peak> and %zu <memory> elements, expected at least one of each",
-                           n_peak, m->n_mem);
+        rc = diag_error_at_quote(L->d, L->file, node_line(root), 0, 0,
+                                 "found %d <peak> and %zu <memory> elements, expected at least one of each",
+                                 n_peak, m->n_mem);
         goto out;
     }
     if (m->devices_per_node < 1) {
-        rc = diag_error_at(L->d, L->file, node_line(root), 0,
-                           "found no <devices-per-node>, expected an integer >= 1");
+        rc = diag_error_at_quote(L->d, L->file, node_line(root), 0, 0,
+                                 "found no <devices-per-node>, expected an integer >= 1");
         goto out;
     }
     if (!(m->mem[m->n_mem - 1].bw_bs > 0)) {
@@ -600,9 +604,9 @@ static int load_tree(struct loader *L, xmlDocPtr doc)
         for (xmlNodePtr n = root->children; n; n = n->next)
             if (is_elem(n, "memory"))
                 last = n;
-        rc = diag_error_at(L->d, L->file, node_line(last), 0,
-                           "found <memory level=\"%s\"> without bandwidth, expected main memory "
-                           "(the last level) to give one", m->mem[m->n_mem - 1].name);
+        rc = diag_error_at_quote(L->d, L->file, node_line(last), 0, 0,
+                                 "found <memory level=\"%s\"> without bandwidth, expected main memory "
+                                 "(the last level) to give one", m->mem[m->n_mem - 1].name);
         goto out;
     }
 out:

@@ -883,8 +883,23 @@ static void csv_header(char **fields, int n_fields, char **cols, int *name_col)
     }
 }
 
+/* The 1-based column where field k (0-based) of the CSV line s[0..n)
+ * starts, for the caret under an error (core/diag.h). */
+static long field_col(const char *s, size_t n, int k)
+{
+    size_t i = 0;
+    int quoted = 0;
+    for (; i < n && k > 0; i++) {
+        if (s[i] == '"')
+            quoted = !quoted;
+        else if (s[i] == ',' && !quoted)
+            k--;
+    }
+    return (long)i + 1;
+}
+
 /* One op row, starting at line: its fields set the op's columns. */
-static int csv_op(const struct textio *t, long line, struct profile *out, struct where *w,
+static int csv_op(struct textio *t, long line, struct profile *out, struct where *w,
                   char *const *cols, int n_cols, char *const *fields, int n_fields,
                   struct diag *d)
 {
@@ -898,9 +913,12 @@ static int csv_op(const struct textio *t, long line, struct profile *out, struct
     struct op *op = profile_add_op(out);
     for (int i = 0; i < n_fields; i++) {
         const char *expected = "";
-        if (op_set(op, cols[i], fields[i], &expected) < 0)
+        if (op_set(op, cols[i], fields[i], &expected) < 0) {
+            if (t->src.line == line)
+                t->src.col = field_col(t->cur.buf, t->cur.len, i);
             return diag_error_at(d, t->path, line, 0, "found '%.40s' in column '%s', expected %s",
                                  fields[i], cols[i], expected);
+        }
     }
     if (!op->name)
         return diag_error_at(d, t->path, line, 0, "found an empty name, expected an op name");

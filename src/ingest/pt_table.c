@@ -24,6 +24,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/diag.h"
@@ -366,14 +367,23 @@ static void pt_find_table(struct pt_read *st, const struct textio *t)
     }
 }
 
+/* The column of p in the line t holds, for the caret under an error
+ * (core/diag.h); 0 when p is not in it. */
+static long caret_at(const struct textio *t, const char *p)
+{
+    uintptr_t a = (uintptr_t)t->cur.buf, b = (uintptr_t)p;
+    return p && b >= a && b <= a + t->cur.len ? (long)(b - a) + 1 : 0;
+}
+
 /* One row of the table: a step row counts the steps, others become ops. */
-static int pt_row(struct pt_read *st, const struct textio *t, struct profile *out,
+static int pt_row(struct pt_read *st, struct textio *t, struct profile *out,
                   struct diag *d)
 {
     struct row *r = &st->r;
     const char *bad = "", *expected = "";
     if (parse_row(&st->tb, t->cur.buf, t->cur.len, r, &bad, &expected) < 0) {
         char show[48];
+        t->src.col = caret_at(t, r->bad_v);
         return diag_error_at(d, st->path, t->line, 0, "found '%s' in column '%s', expected %s",
                              textio_show(r->bad_v, r->bad_len, show, sizeof show), bad,
                              expected);
@@ -394,7 +404,7 @@ static int pt_row(struct pt_read *st, const struct textio *t, struct profile *ou
     return 0;
 }
 
-static int pt_line(struct pt_read *st, const struct textio *t, struct profile *out,
+static int pt_line(struct pt_read *st, struct textio *t, struct profile *out,
                    struct diag *d)
 {
     const char *s = t->cur.buf;
@@ -425,8 +435,10 @@ static int pt_line(struct pt_read *st, const struct textio *t, struct profile *o
     if (strncmp(s, "Self CPU time total:", 20) == 0) {
         size_t len = n - 20;
         const char *v = textio_trim(s + 20, &len);
-        if (parse_time(v, len, &st->self_cpu_total) < 0)
+        if (parse_time(v, len, &st->self_cpu_total) < 0) {
+            t->src.col = caret_at(t, v);
             return diag_error_at(d, st->path, t->line, 0, "found '%.40s', expected a time", v);
+        }
     }
     return 0;
 }

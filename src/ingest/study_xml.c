@@ -209,7 +209,7 @@ static const char *problem_id_at(const void *arr, size_t i)
 
 /* Keeps libxml2's wording but in our format: lowercase start, no newline,
  * no full stop. */
-static void report_xml_error(struct load_state *st, long line, const char *msg)
+static void report_xml_error(struct load_state *st, long line, long col, const char *msg)
 {
     struct strbuf sb = STRBUF_INIT;
     strbuf_addstr(&sb, msg ? msg : "malformed XML");
@@ -219,7 +219,7 @@ static void report_xml_error(struct load_state *st, long line, const char *msg)
     if (sb.len && sb.buf[0] >= 'A' && sb.buf[0] <= 'Z' &&
         !(sb.len > 1 && sb.buf[1] >= 'A' && sb.buf[1] <= 'Z'))
         sb.buf[0] = (char)(sb.buf[0] - 'A' + 'a');
-    diag_error_at(st->d, st->path, line, 0, "%s", strbuf_str(&sb));
+    diag_error_at_quote(st->d, st->path, line, 0, col, "%s", strbuf_str(&sb));
     st->errors++;
     strbuf_release(&sb);
 }
@@ -234,7 +234,7 @@ static void on_parse_error(void *data, xmlErrorPtr err)
      * are mostly echoes.  Stopping for an entity also raises one. */
     if (st->errors || st->entity_line)
         return;
-    report_xml_error(st, err->line, err->message);
+    report_xml_error(st, err->line, err->int2, err->message);
 }
 
 /* Entities are how XML reads other files (XXE) and blows up memory
@@ -261,12 +261,12 @@ static void on_schema_error(void *data, xmlErrorPtr err)
     if (!err || err->level == XML_ERR_WARNING)
         return;
     if (st->errors == STUDY_MAX_SCHEMA_ERRORS)
-        diag_error_at(st->d, st->path, err->line, 0, "too many schema errors; stopping here");
+        diag_error_at_quote(st->d, st->path, err->line, 0, 0, "too many schema errors; stopping here");
     if (st->errors >= STUDY_MAX_SCHEMA_ERRORS) {
         st->errors++;
         return;
     }
-    report_xml_error(st, err->line, err->message);
+    report_xml_error(st, err->line, 0, err->message);
 }
 
 static int read_whole_file(const char *path, struct strbuf *sb, struct diag *d)
@@ -312,15 +312,15 @@ static int parse_xml(const char *path, const struct strbuf *text, struct load_st
     doc = xmlCtxtReadMemory(ctxt, strbuf_str(text), (int)text->len, path, NULL,
                             XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOWARNING);
     if (st->entity_line) {
-        rc = diag_error_at(st->d, path, st->entity_line, 0,
-                           "found a declaration of entity '%s', expected no entities "
-                           "(refused: they can read other files or expand without bound)",
-                           st->entity_name);
+        rc = diag_error_at_quote(st->d, path, st->entity_line, 0, 0,
+                                 "found a declaration of entity '%s', expected no entities "
+                                 "(refused: they can read other files or expand without bound)",
+                                 st->entity_name);
         goto out;
     }
     if (!doc || !ctxt->wellFormed) {
         if (!st->errors)
-            report_xml_error(st, 0, "malformed XML");
+            report_xml_error(st, 0, 0, "malformed XML");
         rc = FOM_EDATA;
         goto out;
     }
@@ -340,11 +340,11 @@ static int validate_schema(xmlDocPtr doc, struct load_state *st)
     /* Another fom file given where a study belongs: say which it is. */
     if (root && xmlStrcmp(root->name, (const xmlChar *)"study") != 0) {
         int machine = xmlStrcmp(root->name, (const xmlChar *)"machine") == 0;
-        return diag_error_at(st->d, st->path, xmlGetLineNo(root), 0,
-                             "found <%s>%s, expected a study (<study>; see reports/README.md)",
-                             (const char *)root->name,
-                             machine ? ": this is a machine file (give it to a study's <system "
-                                       "machine=\"...\">, or to fom machine show)" : "");
+        return diag_error_at_quote(st->d, st->path, xmlGetLineNo(root), 0, 0,
+                                   "found <%s>%s, expected a study (<study>; see reports/README.md)",
+                                   (const char *)root->name,
+                                   machine ? ": this is a machine file (give it to a study's <system "
+                                             "machine=\"...\">, or to fom machine show)" : "");
     }
     xmlSchemaParserCtxtPtr pctxt = NULL;
     xmlSchemaPtr schema = NULL;
@@ -370,7 +370,7 @@ static int validate_schema(xmlDocPtr doc, struct load_state *st)
     int v = xmlSchemaValidateDoc(vctxt, doc);
     if (v != 0) {
         if (!st->errors)
-            report_xml_error(st, 0, "does not match the study schema");
+            report_xml_error(st, 0, 0, "does not match the study schema");
         rc = v < 0 ? diag_syserr(st->d, "cannot validate '%s'", st->path) : FOM_EDATA;
     }
 out:
@@ -451,7 +451,7 @@ static void sem_error(struct load_state *st, long line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    diag_vmsg(st->d, FOM_EDATA, "error", st->path, line, 0, fmt, ap);
+    diag_verror_at_quote(st->d, st->path, line, 0, 0, fmt, ap);
     va_end(ap);
     st->errors++;
 }

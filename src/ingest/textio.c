@@ -16,6 +16,8 @@ int textio_open(struct textio *t, const char *path, struct diag *d)
     memset(t, 0, sizeof *t);
     strbuf_init(&t->cur);
     t->path = path;
+    t->d = d;
+    t->src.file = path;
     t->gz = gzopen(path, "rb");
     if (!t->gz)
         return diag_syserr(d, "cannot open '%s': %s", path,
@@ -26,6 +28,8 @@ int textio_open(struct textio *t, const char *path, struct diag *d)
 
 void textio_close(struct textio *t)
 {
+    if (t->d && t->d->src == &t->src)
+        t->d->src = NULL;
     if (t->gz)
         gzclose(t->gz);
     t->gz = NULL;
@@ -94,6 +98,8 @@ static int fill(struct textio *t, struct diag *d)
 int textio_next(struct textio *t, struct diag *d)
 {
     strbuf_reset(&t->cur);
+    t->src.line = 0;    /* t->cur no longer holds the line */
+    t->src.col = 0;
     if (t->status)
         return -1;
     int any = 0;
@@ -132,6 +138,11 @@ int textio_next(struct textio *t, struct diag *d)
     t->line++;
     while (t->cur.len && (t->cur.buf[t->cur.len - 1] == '\r'))
         t->cur.buf[--t->cur.len] = '\0';
+    t->src.line = t->line;
+    t->src.text = strbuf_str(&t->cur);
+    t->src.len = t->cur.len;
+    if (t->d)
+        t->d->src = &t->src;
     return 1;
 }
 

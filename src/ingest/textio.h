@@ -10,10 +10,9 @@
 #include <stddef.h>
 #include <zlib.h>
 
+#include "core/diag.h"
 #include "core/strbuf.h"
 #include "model/profile.h"
-
-struct diag;
 
 /* Longest line accepted; the longest real line (a key_averages table with
  * long Input Shapes) is a few hundred bytes. */
@@ -28,6 +27,8 @@ struct textio {
     size_t blk_len, blk_pos;
     int eof;
     int status;             /* set when textio_next() returned -1 */
+    struct diag *d;         /* its src points at src while the file is open */
+    struct diag_source src; /* the line last returned, quoted under errors */
 };
 
 /* Open path (plain or gzip).  Returns 0 or FOM_ESYS with a message. */

@@ -200,6 +200,60 @@ static void test_diag_format(void **state)
     free(buf);
 }
 
+/* An error at the line a reader is on quotes it with a caret under the
+ * column: tabs stay tabs in the caret line, a UTF-8 character is one
+ * column, control bytes show as '?', a long line shows a window around
+ * the column; other lines, other files and warnings quote nothing. */
+static void test_diag_quote(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct diag d;
+    diag_init(&d, fp);
+    const char *text = "\tµs,x\001,bad";
+    struct diag_source src = { "t.csv", 5, text, strlen(text), 0 };
+    d.src = &src;
+    diag_error_at(&d, "t.csv", 5, 9, "found 'bad'");
+    diag_error_at(&d, "t.csv", 5, 0, "no column: the first non-blank");
+    src.col = 6;
+    diag_error_at(&d, "t.csv", 5, 0, "the reader's column");
+    diag_error_at(&d, "t.csv", 4, 2, "another line");
+    diag_error_at(&d, "u.csv", 5, 2, "another file");
+    diag_warn_at(&d, "t.csv", 5, 2, "a warning");
+    char longline[301];
+    memset(longline, 'a', 300);
+    longline[300] = 0;
+    longline[199] = 'X';
+    struct diag_source big = { "l.txt", 1, longline, 300, 0 };
+    d.src = &big;
+    diag_error_at(&d, "l.txt", 1, 200, "found 'X'");
+    fclose(fp);
+    char want_long[512], *w = want_long;
+    w += sprintf(w, "l.txt:1:200: error: found 'X'\n    ...");
+    for (int i = 139; i < 259; i++)
+        *w++ = i == 199 ? 'X' : 'a';
+    w += sprintf(w, "...\n       %*s^\n", 60, "");
+    struct strbuf want = STRBUF_INIT;
+    strbuf_addstr(&want, "t.csv:5:9: error: found 'bad'\n"
+                         "    \tµs,x?,bad\n"
+                         "    \t      ^\n"
+                         "t.csv:5: error: no column: the first non-blank\n"
+                         "    \tµs,x?,bad\n"
+                         "    \t^\n"
+                         "t.csv:5: error: the reader's column\n"
+                         "    \tµs,x?,bad\n"
+                         "    \t   ^\n"
+                         "t.csv:4:2: error: another line\n"
+                         "u.csv:5:2: error: another file\n"
+                         "t.csv:5:2: warning: a warning\n");
+    strbuf_addstr(&want, want_long);
+    assert_string_equal(buf, strbuf_str(&want));
+    strbuf_release(&want);
+    free(buf);
+}
+
 static void test_progress(void **state)
 {
     (void)state;
@@ -238,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_json_writer),
         cmocka_unit_test(test_outfile_atomic),
         cmocka_unit_test(test_diag_format),
+        cmocka_unit_test(test_diag_quote),
         cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
