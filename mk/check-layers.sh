@@ -1,6 +1,7 @@
 #!/bin/sh
 # The layering drawn in the README, checked on the includes and calls of
 # src/ (run by `make check-layers`, part of `make test`):
+#   cmd/ includes only core/ and run/ (a command parses and calls a pipeline);
 #   report/, ingest/, store/, model/ never include run/ or cmd/;
 #   report/ and model/ include no reader (ingest/) nor the store;
 #   only store/ includes sqlite3.h;
@@ -37,6 +38,8 @@ lower="src/report/*.[ch] src/ingest/*.[ch] src/store/*.[ch] src/model/*.[ch]"
 # shellcheck disable=SC2086
 {
 violations "$inc\"(run|cmd)/|$inc\"cmd\\.h\"" "includes run/ or cmd/" $lower
+violations "$inc\"(ingest|store|model|report)/" "cmd/ includes more than core/ and run/" \
+    src/cmd/*.[ch]
 violations "$inc\"(ingest|store)/" "includes a reader or the store" \
     src/report/*.[ch] src/model/*.[ch]
 for f in src/*.[ch] src/*/*.[ch]; do

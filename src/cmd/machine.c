@@ -4,7 +4,6 @@
 #include "cmd.h"
 #include "core/ctx.h"
 #include "core/options.h"
-#include "report/gnuplot.h"
 #include "run/machine_run.h"
 
 static const char *const machine_usage =
@@ -109,11 +108,8 @@ int cmd_machine(int argc, char **argv, struct ctx *ctx)
     rc = options_parse(&cl, argc, argv, 2, &args, stdout, &ctx->diag);
     if (rc || (rc = check_files(&cl, sub, args.n, &ctx->diag)))
         goto out;
-    if (o.chart_path && gp_term_from_path(o.chart_path) < 0) {
-        rc = diag_usage(&ctx->diag, "found chart '%s', expected a file name ending in .svg or .png",
-                        o.chart_path);
+    if ((rc = machine_run_check_chart(o.chart_path, &ctx->diag)))
         goto out;
-    }
     char **files = (char **)args.v;
     if (sub == SUB_VALIDATE)
         rc = machine_run_validate(files, (int)args.n, &o, &ctx->diag);

@@ -7,8 +7,16 @@
 #include "core/outfile.h"
 #include "core/xalloc.h"
 #include "ingest/machine_xml.h"
+#include "report/gnuplot.h"
 #include "report/machine_chart.h"
 #include "report/machine_render.h"
+
+int machine_run_check_chart(const char *path, struct diag *d)
+{
+    if (path && gp_term_from_path(path) < 0)
+        return diag_usage(d, "found chart '%s', expected a file name ending in .svg or .png", path);
+    return FOM_OK;
+}
 
 int machine_run_validate(char *const *paths, int n, const struct machine_run_opts *o,
                          struct diag *d)

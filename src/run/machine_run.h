@@ -12,6 +12,10 @@ struct machine_run_opts {
     const char *chart_path; /* compare: also draw the chart there, or NULL */
 };
 
+/* The command line's --chart names an .svg or .png file; FOM_EUSAGE with
+ * a message otherwise, before any file is read. */
+int machine_run_check_chart(const char *path, struct diag *d);
+
 /* Prints "FILE: ok" for each good file; errors go to d.  Every file is
  * checked even after a bad one.  Returns the worst status. */
 int machine_run_validate(char *const *paths, int n, const struct machine_run_opts *o,

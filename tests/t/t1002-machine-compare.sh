@@ -36,4 +36,8 @@ expect_err_contains "tests/data/machine/bad-zero.xml:6: error: found '0 TFLOP/s'
 expect_err_contains "tests/data/machine/bad-unit.xml:7: error: found unit 'GHz'"
 if [ -e "$T_TMP/cmp.txt" ]; then not_ok "output written despite errors"; else ok "no output on error"; fi
 
+# a chart that gnuplot cannot write is a usage error, before any file is read
+fom_run 2 machine compare machines/h100-sxm5-80gb.xml machines/h200-sxm-141gb.xml --chart "$T_TMP/c.pdf"
+expect_err_contains "error: found chart '$T_TMP/c.pdf', expected a file name ending in .svg or .png"
+
 done_testing
