@@ -60,6 +60,11 @@ GUARDS = {"replay": 0.45, "gpu-both": 1.10, "gpu-target": 1.10, "cpu-to-gpu": 14
           "fp32-to-bf16": 0.70, "machine-file": 25.80}
 
 
+# --tables DIR: validate with DIR/<device>/ instead of the validation tables.
+TABLES = os.path.join(DATA, "tables")
+if "--tables" in sys.argv:
+    TABLES = os.path.abspath(sys.argv[sys.argv.index("--tables") + 1])
+
 RUN_DIRS = [os.path.join(DATA, "runs"), os.path.join(ROOT, "profiles", "devset")]
 
 
@@ -124,7 +129,7 @@ def setup():
     os.mkdir(os.path.join(tmp, "machines"))
     for f in MACHINES.values():
         shutil.copy(os.path.join(ROOT, "machines", f), os.path.join(tmp, "machines", f))
-    shutil.copytree(os.path.join(DATA, "tables"), os.path.join(tmp, "estimators"))
+    shutil.copytree(TABLES, os.path.join(tmp, "estimators"))
     return tmp
 
 

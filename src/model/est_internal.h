@@ -73,6 +73,7 @@ struct shape {
     double calls;               /* calls per pass */
     double kernels;             /* kernel launches per pass */
     double flops, bytes;        /* per pass */
+    int64_t kdim[6];            /* rnn/attention/norm/embedding sizes (struct op kdim) */
 };
 
 struct lookup {

@@ -118,6 +118,44 @@ static int lk_flops(const struct kernel_table *t, enum precision p, double flops
     return 0;
 }
 
+/* The kinds the tables measure as whole calls (recurrent layers,
+ * attention, norms, embeddings, grouped and 1-D/3-D convolutions): one
+ * lookup of the call at the op's retargeted sizes, among rows of its
+ * precision, pass and category only.  Returns -1 when the table has no
+ * such rows (the caller's older route or model takes the op). */
+static int lk_call(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                   struct lookup *acc)
+{
+    struct kernel_query q;
+    enum kernel_pass pass = op->phase == PHASE_BACKWARD || is_conv_backward(op) ? KPASS_BWD : KPASS_FWD;
+    if (kernel_query_from_op(op, pass, &q) != 0 && op->kind != OP_CONV)
+        return -1;
+    q.prec = s->prec;
+    if (op->kind == OP_CONV) {
+        q.kind = KERNEL_CONV;
+        q.conv = s->conv;
+    } else {
+        memcpy(q.dim, s->kdim, sizeof q.dim);
+        if (q.kind == KERNEL_NORM && q.dim[NORM_GROUPS] <= 0)
+            q.dim[NORM_GROUPS] = 1;
+    }
+    struct kernel_hit h;
+    if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0))
+        return -1;
+    acc->time_s = h.time_s * s->calls;
+    acc->lo_s = (h.time_lo_s > 0 ? h.time_lo_s : h.time_s) * s->calls;
+    acc->hi_s = (h.time_hi_s > 0 ? h.time_hi_s : h.time_s) * s->calls;
+    acc->method = h.method;
+    acc->distance = h.distance;
+    return 0;
+}
+
+/* Convolutions the older 2-D table form does not describe. */
+static int conv_needs_call_lookup(const struct shape *s)
+{
+    return s->conv.groups > 1 || s->conv.dims == 3 || s->conv.d > 1 || s->conv.t > 1;
+}
+
 /* One table lookup of a whole op per pass.  Returns 0 or -1 (no rows). */
 int est_lookup_op(const struct kernel_table *t, const struct op *op, const struct shape *s,
                      double bw_bs, struct lookup *acc)
@@ -152,11 +190,16 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
         }
         return lk_flops(t, s->prec, s->flops, s->calls, acc);
     case OP_RNN:
+        if (lk_call(t, op, s, acc) == 0)
+            return 0;
+        memset(acc, 0, sizeof *acc);
         /* RNN: its GEMM per time step, nb time steps per call. */
         if (s->m > 0 && s->n > 0 && s->k > 0)
             return lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc);
         return lk_flops(t, s->prec, s->flops, s->kernels, acc);
     case OP_CONV:
+        if (conv_needs_call_lookup(s))
+            return lk_call(t, op, s, acc);
         if (lk_conv(t, op, s, acc) == 0)
             return 0;
         memset(acc, 0, sizeof *acc);
@@ -164,9 +207,18 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
             return -1;
         return lk_flops(t, s->prec, s->flops, s->calls, acc);
     case OP_ATTENTION:
+        if (lk_call(t, op, s, acc) == 0)
+            return 0;
+        memset(acc, 0, sizeof *acc);
         return lk_flops(t, s->prec, s->flops, s->calls, acc);
     case OP_COMM:
         return -1;
+    case OP_NORM:
+    case OP_EMBEDDING:
+        if (lk_call(t, op, s, acc) == 0)
+            return 0;
+        memset(acc, 0, sizeof *acc);
+        return est_lk_stream(t, s->prec, s->bytes, s->kernels, acc);
     default:
         return est_lk_stream(t, s->prec, s->bytes, s->kernels, acc);
     }

@@ -98,6 +98,32 @@ void est_shape_of(const struct est *c, const struct op *op, struct shape *s)
         s->kernels = s->calls * (double)s->nb;
     s->flops = op->flops;
     s->bytes = op->bytes;
+    memcpy(s->kdim, op->kdim, sizeof s->kdim);
+}
+
+/* The batch size among a kind's table sizes (struct op kdim), or -1. */
+static int kdim_batch(enum op_kind k)
+{
+    switch (k) {
+    case OP_RNN: return RNN_BATCH;
+    case OP_ATTENTION: return ATT_BATCH;
+    case OP_NORM: return NORM_N;
+    case OP_EMBEDDING: return EMB_BATCH;
+    default: return -1;
+    }
+}
+
+/* The table sizes at the new batch: the batch entry when it is the
+ * profiled batch (or a flattened batch x sequence), moved by f. */
+static void retarget_kdim(const struct est *c, const struct op *op, struct shape *s, double f)
+{
+    int b = kdim_batch(op->kind);
+    if (b < 0 || s->kdim[b] <= 0)
+        return;
+    if (s->kdim[b] == c->b_old)
+        s->kdim[b] = c->b_new;
+    else if (is_flat(c, s->kdim[b]))
+        s->kdim[b] = (int64_t)llround((double)s->kdim[b] * f);
 }
 
 static double gemm_bytes(int64_t m, int64_t n, int64_t k, int64_t nb, int eb)
@@ -155,6 +181,7 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
         double old_b = gemm_bytes(s->m, s->n, s->k, s->nb, (int)eb);
         double r = (double)nv / (double)*dim;
         *dim = nv;
+        retarget_kdim(c, op, s, f);
         s->flops *= r;
         if (old_b > 0)
             s->bytes *= gemm_bytes(s->m, s->n, s->k, s->nb, (int)eb) / old_b;
@@ -178,6 +205,7 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
     }
     if (!prop)
         return changed;
+    retarget_kdim(c, op, s, f);
     s->flops *= f;
     s->bytes *= f;
     return 1;
