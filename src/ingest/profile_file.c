@@ -95,15 +95,65 @@ static int conv_set(struct conv_shape *c, const char *key, const char *val, cons
 {
     static const char *const names[] = {
         "n", "c", "h", "w", "k", "r", "s", "stride_h", "stride_w", "pad_h", "pad_w",
-        "dil_h", "dil_w", "groups", "p", "q",
+        "dil_h", "dil_w", "groups", "p", "q", "d", "t", "stride_d", "pad_d", "dil_d", "o",
     };
     int64_t *dst[] = {
         &c->n, &c->c, &c->h, &c->w, &c->k, &c->r, &c->s, &c->stride_h, &c->stride_w,
         &c->pad_h, &c->pad_w, &c->dil_h, &c->dil_w, &c->groups, &c->p, &c->q,
+        &c->d, &c->t, &c->stride_d, &c->pad_d, &c->dil_d, &c->o,
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(key, names[i]) == 0)
             return whole(val, dst[i], expected);
+    if (strcmp(key, "dims") == 0) {
+        int64_t v = 0;
+        if (whole(val, &v, expected) < 0 || v > 3) {
+            *expected = "1, 2 or 3 spatial dimensions";
+            return -1;
+        }
+        c->dims = (int)v;
+        return 0;
+    }
+    return 1;
+}
+
+/* A short name into a fixed buffer (struct op kop, kmode). */
+static int short_name(const char *val, char *dst, size_t size, const char **expected)
+{
+    size_t n = val ? strlen(val) : 0;
+    if (n >= size) {
+        *expected = size > 10 ? "a name of at most 31 characters" : "a mode of at most 7 characters";
+        return -1;
+    }
+    memcpy(dst, val ? val : "", n);
+    dst[n] = 0;
+    return 0;
+}
+
+/* The sizes a kernel table keys on: kdim_0 .. kdim_5, kop, kmode, kflag
+ * (struct op).  Returns 1 for another key. */
+static int table_sizes_set(struct op *op, const char *key, const char *val, const char **expected)
+{
+    if (strncmp(key, "kdim_", 5) == 0 && key[5] >= '0' && key[5] <= '5' && !key[6])
+        return whole(val, &op->kdim[key[5] - '0'], expected);
+    if (strcmp(key, "kop") == 0)
+        return short_name(val, op->kop, sizeof op->kop, expected);
+    if (strcmp(key, "kmode") == 0)
+        return short_name(val, op->kmode, sizeof op->kmode, expected);
+    if (strcmp(key, "kflag") == 0) {
+        /* -1: the trace does not say */
+        if (val && strcmp(val, "-1") == 0) {
+            op->kflag = -1;
+            return 0;
+        }
+        int64_t v = 0;
+        if (whole(val, &v, expected) < 0 || v > 1) {
+            *expected = "-1, 0 or 1";
+            return -1;
+        }
+        op->kflag = (int)v;
+        return 0;
+    }
     return 1;
 }
 
@@ -158,6 +208,9 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
         str(val, &op->flags);
         return 0;
     }
+    int r = table_sizes_set(op, key, val, expected);
+    if (r <= 0)
+        return r;
     static const char *const dnames[] = {
         "count", "time_s", "device_time_s", "host_time_s", "kernels", "flops", "bytes",
     };

@@ -46,9 +46,18 @@ double est_spread_quantile(const struct est_spread *sp, double q)
 }
 
 /* The Monte Carlo of the pass time (see estimate.h): o->mc_draws passes,
- * each with every spread op's device time drawn independently (one
- * standard normal per op and draw, in op order, from mt19937 seeded with
- * o->mc_seed), composed by est_compose_pass.  dev_s is scratch of n_ops. */
+ * each with every spread op's device time at the same quantile of its own
+ * spread (one standard normal per draw from mt19937 seeded with
+ * o->mc_seed), composed by est_compose_pass.  dev_s is scratch of n_ops.
+ *
+ * One draw for all ops, not one per op: a table row's p05/p95 is the
+ * spread of repeated calls on the measuring host, whose causes (clocks,
+ * the host's dispatch, the harness) move every row of a table together,
+ * not thousands of independent errors that would average out.  Drawn
+ * independently, right-skewed spreads would also centre the pass above
+ * the sum of the ops' medians, outside an interval around the estimate;
+ * drawn together, the pass is monotone in the draw and its median is the
+ * estimate itself. */
 void est_monte_carlo(const struct est *c, const struct replay_index *ri,
                         const struct estimate_opts *o, double host_s, double *dev_s)
 {
@@ -80,8 +89,9 @@ void est_monte_carlo(const struct est *c, const struct replay_index *ri,
     gsl_rng_set(rng, o->mc_seed);
     out->pass_draws = xmalloc(draws * sizeof *out->pass_draws);
     for (size_t b = 0; b < draws; b++) {
+        double z = gsl_ran_ugaussian(rng);
         for (size_t k = 0; k < ns; k++)
-            dev_s[which[k]] = est_spread_at(&sp[k], gsl_ran_ugaussian(rng));
+            dev_s[which[k]] = est_spread_at(&sp[k], z);
         out->pass_draws[b] = est_compose_pass(c, ri, out, dev_s, host_s);
     }
     out->n_draws = draws;

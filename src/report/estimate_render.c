@@ -162,7 +162,7 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
         json_knum(&j, "lo_s", e->pass_ci_lo_s);
         json_knum(&j, "hi_s", e->pass_ci_hi_s);
         json_kstr(&j, "method", "percentile interval of a Monte Carlo over the kernel tables' "
-                                "p05/p95 spreads (log-normal per op)");
+                                "p05/p95 spreads (log-normal per op, one quantile per draw)");
         json_knum(&j, "level", e->ci_level);
         json_kint(&j, "draws", (int64_t)e->n_draws);
         json_kint(&j, "seed", (int64_t)e->mc_seed);

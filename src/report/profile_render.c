@@ -112,6 +112,38 @@ void profile_render_text(FILE *fp, const struct profile *p)
                 full > 0 ? 100.0 * p->dropped_time_s / full : 0, full > 0 ? 100.0 : 0);
 }
 
+/* The sizes a kernel table keys on (struct op kdim .. kflag), for the
+ * kinds that have them: saved so that an estimate from the saved profile
+ * looks up the same rows as one from the trace. */
+static int has_table_sizes(const struct op *o)
+{
+    return o->kdim[0] > 0 || o->kop[0] || o->kmode[0];
+}
+
+static void csv_table_sizes(FILE *fp, const struct op *o)
+{
+    if (has_table_sizes(o)) {
+        for (int i = 0; i < 6; i++)
+            fprintf(fp, ",%lld", (long long)o->kdim[i]);
+        fputc(',', fp);
+        csv_field(fp, o->kop);
+        fputc(',', fp);
+        csv_field(fp, o->kmode);
+        fprintf(fp, ",%d", o->kflag);
+    } else {
+        fputs(",,,,,,,,,", fp);
+    }
+    const struct conv_shape *c = &o->conv;
+    if (o->kind == OP_CONV && c->dims == 3)
+        fprintf(fp, ",%lld,%lld,%lld,%lld,%lld,%lld,%d", (long long)c->d, (long long)c->t,
+                (long long)c->stride_d, (long long)c->pad_d, (long long)c->dil_d, (long long)c->o,
+                c->dims);
+    else if (o->kind == OP_CONV && c->dims)
+        fprintf(fp, ",,,,,,,%d", c->dims);
+    else
+        fputs(",,,,,,,", fp);
+}
+
 void profile_render_json(FILE *fp, const struct profile *p)
 {
     struct json j;
@@ -179,7 +211,27 @@ void profile_render_json(FILE *fp, const struct profile *p)
             json_kint(&j, "groups", c->groups);
             json_kint(&j, "p", c->p);
             json_kint(&j, "q", c->q);
+            if (c->dims == 3) {
+                json_kint(&j, "d", c->d);
+                json_kint(&j, "t", c->t);
+                json_kint(&j, "stride_d", c->stride_d);
+                json_kint(&j, "pad_d", c->pad_d);
+                json_kint(&j, "dil_d", c->dil_d);
+                json_kint(&j, "o", c->o);
+            }
+            if (c->dims)
+                json_kint(&j, "dims", c->dims);
             json_obj_end(&j);
+        }
+        if (has_table_sizes(o)) {
+            char key[8];
+            for (int a = 0; a < 6; a++) {
+                snprintf(key, sizeof key, "kdim_%d", a);
+                json_kint(&j, key, o->kdim[a]);
+            }
+            json_kstr(&j, "kop", o->kop);
+            json_kstr(&j, "kmode", o->kmode);
+            json_kint(&j, "kflag", o->kflag);
         }
         json_kint(&j, "id", (int64_t)o->id);
         json_obj_end(&j);
@@ -222,7 +274,8 @@ void profile_render_csv(FILE *fp, const struct profile *p)
     fputs("name,kind,phase,dtype,count,time_s [s],device_time_s [s],host_time_s [s],kernels,"
           "flops [FLOP],bytes [B],m,n,k,batch,a_t,b_t,shapes,flags,"
           "conv_n,conv_c,conv_h,conv_w,conv_k,conv_r,conv_s,stride_h,stride_w,pad_h,pad_w,"
-          "dil_h,dil_w,groups,id\n", fp);
+          "dil_h,dil_w,groups,id,kdim_0,kdim_1,kdim_2,kdim_3,kdim_4,kdim_5,kop,kmode,kflag,"
+          "conv_d,conv_t,stride_d,pad_d,dil_d,conv_o,conv_dims\n", fp);
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *o = &p->ops[i];
         char at[2], bt[2];
@@ -247,7 +300,9 @@ void profile_render_csv(FILE *fp, const struct profile *p)
         } else {
             fputs(",,,,,,,,,,,,,,", fp);
         }
-        fprintf(fp, ",%zu\n", o->id);
+        fprintf(fp, ",%zu", o->id);
+        csv_table_sizes(fp, o);
+        fputc('\n', fp);
     }
     /* the calls after the table: "# call: op_id,step,host_start_s,host_s,device_s" */
     size_t *ids = p->n_calls ? kept_ids(p) : NULL;

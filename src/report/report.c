@@ -714,19 +714,17 @@ static void sec_uncertainty(struct doc *d, const struct report *r)
     d_para(d, sb->buf);
     if (ev->has_spread) {
         strbuf_reset(sb);
-        strbuf_addstr(sb, "The Monte Carlo of an estimated pass draws every op's device time "
-                          "independently from a log-normal whose median is the op's estimate and "
-                          "whose 5% and 95% quantiles are the kernel table's p05 and p95 (kernel "
-                          "times are positive and skewed to the right), keeps host times and "
-                          "ops without a spread (roofline, scaled, measured once) fixed, and "
-                          "replays the pass as the estimate does. With right-skewed spreads the "
-                          "draws centre above the sum of the medians, so an estimate can sit at "
-                          "the low end of its interval. These intervals reflect the kernels' "
-                          "timing spread only, not the error of the model: the estimator's "
-                          "error against measured step times (README, \"How accurate it is\") "
-                          "is the dominant uncertainty, a median |error| of 3.2% on the same "
-                          "machine, 1.9% across precisions, 7.9% across batch sizes and 12.0% "
-                          "from a CPU trace to a GPU, with worst cases of 11.8% to 63.5%.");
+        strbuf_addstr(sb, "The Monte Carlo of an estimated pass draws one quantile per draw and "
+                          "puts every op's device time at that quantile of a log-normal whose "
+                          "median is the op's estimate and whose 5% and 95% quantiles are the "
+                          "kernel table's p05 and p95 (the causes of a table's spread, its "
+                          "host's clocks and dispatch, move all its rows together), keeps host "
+                          "times and ops without a spread (roofline, scaled, measured once) "
+                          "fixed, and replays the pass as the estimate does: the estimate is the "
+                          "median of the draws. These intervals reflect the kernels' timing "
+                          "spread only, not the error of the model: the estimator's error "
+                          "against measured step times, per kind of estimate, is the dominant "
+                          "uncertainty (README, \"How accurate it is\", made by `make validate`).");
         d_para(d, sb->buf);
     }
     if (any_estimated(r) && drawn < n) {

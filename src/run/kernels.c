@@ -298,8 +298,9 @@ int kernels_shapes(char *const *profiles, size_t n, enum out_format fmt, const c
     kernel_shapes_finish(&ks);
     for (int k = 0; k < OP_KIND_COUNT; k++)
         if (ks.skipped[k])
-            diag_warn(d, "%zu %s ops left out: their shape is not in the profile (a saved "
-                         "profile keeps gemm and conv shapes only; give the trace)",
+            diag_warn(d, "%zu %s ops left out: their shape is not in the profile (the trace "
+                         "does not record it, or an older fom saved the profile with gemm and "
+                         "conv shapes only)",
                       ks.skipped[k], op_kind_name((enum op_kind)k));
     if (out_path) {
         if ((rc = outfile_open(&of, out_path, d)))

@@ -19,9 +19,9 @@ expect_json_num '"not the estimator" in d["ci"]["covers"]' 1 0
 expect_json_num 'd["fom_ci"]["lo"] <= d["fom"] <= d["fom_ci"]["hi"]' 1 0
 expect_json_num 'd["fom_ci"]["hi"] > d["fom_ci"]["lo"]' 1 0
 expect_json_num 'all(p["ratio_ci"]["lo"] <= p["ratio"] <= p["ratio_ci"]["hi"] for p in d["problems"] if p["ratio_ci"])' 1 0
-# p3b1's pass is bound by the host on both machines: its table spreads never
-# move the pass, so its ratio has no interval (null), not "1.00 .. 1.00".
-expect_json_num '[p for p in d["problems"] if p["id"]=="p3b1"][0]["ratio_ci"] is None' 1 0
+# An interval is either real or absent (null), never "1.00 .. 1.00"
+# (ci-fixed.xml in t2103 has a cell that nothing moves).
+expect_json_num 'all(p["ratio_ci"] is None or p["ratio_ci"]["hi"] > p["ratio_ci"]["lo"] for p in d["problems"])' 1 0
 expect_json_num 'd["systems"][0]["fom_ci"] is None' 1 0
 expect_json_num 'all(p["ratios_ci"]["h200"] == p["ratio_ci"] for p in d["problems"])' 1 0
 expect_json_num 'all(list(p["ratios_ci"]) == ["h200"] for p in d["problems"])' 1 0
@@ -37,6 +37,9 @@ fom_run 0 estimate --profile profiles/p1b2_h200_fp32_b60.json.gz \
 cp "$OUT" "$T_TMP/est.json"
 expect_json_num 'd["pass_time_ci"]["draws"]' 1000 0
 expect_json_num 'd["pass_time_ci"]["lo_s"] < d["pass_time_ci"]["hi_s"]' 1 0
+# one quantile per draw for every op: the estimate is the draws' median,
+# inside its interval, however skewed the rows' spreads
+expect_json_num 'd["pass_time_ci"]["lo_s"] < d["pass_time_s"] < d["pass_time_ci"]["hi_s"]' 1 0
 want=$(python3 -c '
 import json, sys
 e = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))

@@ -101,7 +101,12 @@ expect_json_num '[s for s in d["systems"] if s["id"] == "new"][0]["fom_ci"]["hi"
 fom_run 0 fom tests/data/study/ci-fixed.xml
 if grep -E '^fixed .* n/a ' "$OUT" >/dev/null; then ok "text: FOM CI of 'fixed' is n/a"; else not_ok "text: FOM CI of 'fixed' is not n/a"; fi
 expect_out_contains 'FOM CI n/a: no resampled input moves it'
-fom_run 0 estimate --profile profiles/p3b1_h200_fp32_b10.json.gz --machine $M $K --format json
+# Table rows without p05/p95: no spread, no interval.
+mkdir -p "$T_TMP/nospread"
+cp "$DATA/estimate/tables/env.json" "$T_TMP/nospread/"
+printf 'm,n,k,a_t,b_t,precision,time_us\n100,1024,1024,N,N,fp32,50\n' >"$T_TMP/nospread/testgpu_gemm.csv"
+fom_run 0 estimate --profile "$DATA/estimate/small.profile.json" --machine "$DATA/estimate/testgpu.xml" \
+    --kernels "$T_TMP/nospread" --format json
 expect_json_num 'd["pass_time_ci"] is None' 1 0
 
 # --- messages (item 9) ----------------------------------------------------
