@@ -11,7 +11,7 @@ machines/hgx-h200-8gpu.xml, and `fom fom --format json` gives the
 estimated pass at the per-device batch and the exposed gradient exchange
 (problems[].scaling.<system>), twice:
   table        kernels = estimators/h200 plus the measured all-reduce table
-               estimators/measured/h200/h200_comm.csv: each bucket's
+               estimators/h200/h200_comm.csv: each bucket's
                all-reduce from the table (it covers 2 and 4 ranks, 1 KB to
                1 GB), as a study that names that table gets it
   machine      kernels = estimators/h200 alone: each all-reduce from the

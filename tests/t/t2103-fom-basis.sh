@@ -90,7 +90,7 @@ if grep -E '^resnet50 +a100 .*(roofline|efficiency|scaled) [0-9]+% !' "$OUT" >/d
 expect_out_contains '! = at least 50% from the machine file'"'"'s roofline, efficiency model or peak scaling'
 
 fom_run 0 report "$T_TMP/roof.xml" -o "$T_TMP/rep"
-if grep -E '^\| a100 \| 1 \| [^|]+ \| [0-9.]+ ! \|' "$T_TMP/rep/report.md" >/dev/null; then ok "report summary marks a100's FOM with !"; else not_ok "report summary lacks the ! mark"; grep '^| a100' "$T_TMP/rep/report.md" | sed 's/^/# /'; fi
+if grep -E '^\| a100 \| 1 node of 4 x [^|]+ \| [^|]+ \| [0-9.]+ ! \|' "$T_TMP/rep/report.md" >/dev/null; then ok "report summary marks a100's FOM with !"; else not_ok "report summary lacks the ! mark"; grep '^| a100' "$T_TMP/rep/report.md" | sed 's/^/# /'; fi
 if grep -F '! = the system has problems estimated mostly (at least 50% of the op time)' "$T_TMP/rep/report.md" >/dev/null; then ok "report summary legend"; else not_ok "report summary legend missing"; fi
 
 # --- unavailable, not zero-width, intervals (item 4) ---------------------

@@ -8,7 +8,7 @@
 
 K="$T_TMP/h200-comm"
 mkdir -p "$K"
-cp estimators/measured/h200/h200_comm.csv estimators/measured/h200/env.json "$K/"
+cp estimators/h200/h200_comm.csv estimators/h200/env.json "$K/"
 study() {   # $1: kernels attribute (may be empty)
     cat >"$T_TMP/s.xml" <<EOF
 <?xml version="1.0"?>
@@ -29,7 +29,7 @@ BUCKETS="[1048576] + [26214400] * 4 + [120354804 - 1048576 - 4 * 26214400]"
 TABLE_SUM=$(python3 -c "
 import csv, math
 rows = sorted((int(r['bytes']), float(r['time_us']) * 1e-6)
-              for r in csv.DictReader(open('estimators/measured/h200/h200_comm.csv'))
+              for r in csv.DictReader(open('estimators/h200/h200_comm.csv'))
               if r['op'] == 'all_reduce' and r['ranks'] == '4' and r['precision'] == 'fp32')
 def t(n):
     lo = max(r for r in rows if r[0] <= n); hi = min(r for r in rows if r[0] >= n)
