@@ -144,6 +144,40 @@ static void csv_table_sizes(FILE *fp, const struct op *o)
         fputs(",,,,,,,", fp);
 }
 
+/* "conv": a convolution's sizes, the 3-D ones only for a 3-D one. */
+static void write_conv(struct json *j, const struct conv_shape *c)
+{
+    json_key(j, "conv");
+    json_obj_begin(j);
+    json_kint(j, "n", c->n);
+    json_kint(j, "c", c->c);
+    json_kint(j, "h", c->h);
+    json_kint(j, "w", c->w);
+    json_kint(j, "k", c->k);
+    json_kint(j, "r", c->r);
+    json_kint(j, "s", c->s);
+    json_kint(j, "stride_h", c->stride_h);
+    json_kint(j, "stride_w", c->stride_w);
+    json_kint(j, "pad_h", c->pad_h);
+    json_kint(j, "pad_w", c->pad_w);
+    json_kint(j, "dil_h", c->dil_h);
+    json_kint(j, "dil_w", c->dil_w);
+    json_kint(j, "groups", c->groups);
+    json_kint(j, "p", c->p);
+    json_kint(j, "q", c->q);
+    if (c->dims == 3) {
+        json_kint(j, "d", c->d);
+        json_kint(j, "t", c->t);
+        json_kint(j, "stride_d", c->stride_d);
+        json_kint(j, "pad_d", c->pad_d);
+        json_kint(j, "dil_d", c->dil_d);
+        json_kint(j, "o", c->o);
+    }
+    if (c->dims)
+        json_kint(j, "dims", c->dims);
+    json_obj_end(j);
+}
+
 void profile_render_json(FILE *fp, const struct profile *p)
 {
     struct json j;
@@ -191,38 +225,8 @@ void profile_render_json(FILE *fp, const struct profile *p)
         json_kstr(&j, "b_t", t);
         json_kstr(&j, "shapes", o->shapes ? o->shapes : "");
         json_kstr(&j, "flags", o->flags);
-        if (o->kind == OP_CONV) {
-            const struct conv_shape *c = &o->conv;
-            json_key(&j, "conv");
-            json_obj_begin(&j);
-            json_kint(&j, "n", c->n);
-            json_kint(&j, "c", c->c);
-            json_kint(&j, "h", c->h);
-            json_kint(&j, "w", c->w);
-            json_kint(&j, "k", c->k);
-            json_kint(&j, "r", c->r);
-            json_kint(&j, "s", c->s);
-            json_kint(&j, "stride_h", c->stride_h);
-            json_kint(&j, "stride_w", c->stride_w);
-            json_kint(&j, "pad_h", c->pad_h);
-            json_kint(&j, "pad_w", c->pad_w);
-            json_kint(&j, "dil_h", c->dil_h);
-            json_kint(&j, "dil_w", c->dil_w);
-            json_kint(&j, "groups", c->groups);
-            json_kint(&j, "p", c->p);
-            json_kint(&j, "q", c->q);
-            if (c->dims == 3) {
-                json_kint(&j, "d", c->d);
-                json_kint(&j, "t", c->t);
-                json_kint(&j, "stride_d", c->stride_d);
-                json_kint(&j, "pad_d", c->pad_d);
-                json_kint(&j, "dil_d", c->dil_d);
-                json_kint(&j, "o", c->o);
-            }
-            if (c->dims)
-                json_kint(&j, "dims", c->dims);
-            json_obj_end(&j);
-        }
+        if (o->kind == OP_CONV)
+            write_conv(&j, &o->conv);
         if (has_table_sizes(o)) {
             char key[8];
             for (int a = 0; a < 6; a++) {
