@@ -63,6 +63,9 @@ struct est {
     double cast_one_s;              /* host time of one cast */
     size_t cast_op;                 /* out->ops entry of the casts, or SIZE_MAX */
     struct est_eff *eff;            /* efficiency model, or NULL */
+    /* the target table's smallest row time per kind and precision: the
+     * measuring harness's dispatch gap (est_op.c, less_dispatch_gap) */
+    double floor_s[KERNEL_KIND_COUNT][PREC_COUNT];
 };
 
 /* The shape an op is estimated at: the profiled one, retargeted. */
@@ -80,6 +83,8 @@ struct lookup {
     double time_s, lo_s, hi_s;      /* per pass */
     enum lookup_method method;
     double distance;                /* log distance from the nearest measured rows */
+    enum kernel_kind kind;          /* the kind of the rows used (the last, if several) */
+    double calls;                   /* the table calls time_s adds up */
 };
 
 struct roof {

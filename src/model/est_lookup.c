@@ -6,8 +6,11 @@
 /* ------------------------------------------------------------- lookups */
 
 
-static void lk_add(struct lookup *acc, const struct kernel_estimate *e, double times)
+static void lk_add(struct lookup *acc, const struct kernel_estimate *e, double times,
+                   enum kernel_kind kind)
 {
+    acc->kind = kind;
+    acc->calls += times;
     acc->time_s += e->time_s * times;
     acc->lo_s += (e->time_lo_s > 0 ? e->time_lo_s : e->time_s) * times;
     acc->hi_s += (e->time_hi_s > 0 ? e->time_hi_s : e->time_s) * times;
@@ -23,7 +26,7 @@ static int lk_gemm(const struct kernel_table *t, enum precision p, int64_t m, in
         return -1;
     if (kernel_table_gemm(t, p, m, n, k, a_t ? a_t : 'N', b_t ? b_t : 'N', &e) != 0 || !(e.time_s > 0))
         return -1;
-    lk_add(acc, &e, times);
+    lk_add(acc, &e, times, KERNEL_GEMM);
     return 0;
 }
 
@@ -70,7 +73,7 @@ static int lk_conv(const struct kernel_table *t, const struct op *op, const stru
     for (int i = 0; i < np; i++) {
         struct kernel_estimate e;
         if (kernel_table_conv(t, s->prec, &s->conv, passes[i], &e) == 0 && e.time_s > 0)
-            lk_add(acc, &e, s->calls);
+            lk_add(acc, &e, s->calls, KERNEL_CONV);
         else if (lk_conv_as_gemm(t, s->prec, &s->conv, passes[i], s->calls, acc) != 0)
             return -1;
     }
@@ -85,7 +88,7 @@ int est_lk_stream(const struct kernel_table *t, enum precision p, double bytes, 
         return -1;
     if (kernel_table_stream(t, p, bytes / kernels, &e) != 0 || !(e.time_s > 0))
         return -1;
-    lk_add(acc, &e, kernels);
+    lk_add(acc, &e, kernels, KERNEL_ELTWISE);
     return 0;
 }
 
@@ -103,11 +106,13 @@ static int lk_flops(const struct kernel_table *t, enum precision p, double flops
     if (n > 16384)
         n = 16384;
     int64_t ni = (int64_t)llround(n);
-    struct lookup one = { 0, 0, 0, LOOKUP_NONE, 0 };
+    struct lookup one = { 0, 0, 0, LOOKUP_NONE, 0, KERNEL_GEMM, 0 };
     if (lk_gemm(t, p, ni, ni, ni, 'N', 'N', 1, &one) != 0)
         return -1;
     double rate = 2.0 * (double)ni * ni * ni / one.time_s;
     double k = flops / rate / one.time_s;
+    acc->kind = KERNEL_GEMM;
+    acc->calls += calls;
     acc->time_s += one.time_s * k;
     acc->lo_s += one.lo_s * k;
     acc->hi_s += one.hi_s * k;
@@ -142,6 +147,8 @@ static int lk_call(const struct kernel_table *t, const struct op *op, const stru
     struct kernel_hit h;
     if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0))
         return -1;
+    acc->kind = q.kind;
+    acc->calls = s->calls;
     acc->time_s = h.time_s * s->calls;
     acc->lo_s = (h.time_lo_s > 0 ? h.time_lo_s : h.time_s) * s->calls;
     acc->hi_s = (h.time_hi_s > 0 ? h.time_hi_s : h.time_s) * s->calls;
@@ -177,7 +184,7 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
                  * gradient is not a slower cube).  Such a GEMM runs at
                  * the measured rate of a GEMM of the same work, unless
                  * its memory traffic takes longer. */
-                struct lookup cube = { 0, 0, 0, LOOKUP_NONE, 0 };
+                struct lookup cube = { 0, 0, 0, LOOKUP_NONE, 0, KERNEL_GEMM, 0 };
                 if (lk_flops(t, s->prec, s->flops, s->calls * s->nb, &cube) == 0 && cube.time_s > 0) {
                     double mem = bw_bs > 0 ? s->bytes / bw_bs : 0;
                     double f = (cube.time_s > mem ? cube.time_s : mem) / acc->time_s;

@@ -74,6 +74,33 @@ static enum est_bound bound_of(const struct roof *r)
 
 /* -------------------------------------------------------- one op chain */
 
+/* A table row timed by device events around one call holds the measuring
+ * harness's dispatch gap when its kernel is shorter than that gap: the
+ * start event runs, the device waits for the host to launch the kernel,
+ * then runs it.  With gap d, a kernel of time k measures k + d when k < d
+ * and k when k >= d (the launch then overlaps the previous kernel), so a
+ * measured t near d is mostly gap and one above 2d all kernel.  The
+ * table's smallest row of the kind (its floor) is d plus a kernel of next
+ * to nothing.  Between d and 2d the gap is taken out in proportion,
+ * 2 - t/d; no kernel is taken below one launch of the target.  Returns
+ * the factor for an absolute use of the lookup (table-exact and
+ * table-interp); ratios of two lookups keep the gap on both sides. */
+static double less_dispatch_gap(const struct est *c, const struct op_estimate *oe,
+                                const struct lookup *lk)
+{
+    if (!c->tgt_gpu || !(lk->calls > 0) || !(lk->time_s > 0) || (unsigned)oe->prec >= PREC_COUNT)
+        return 1;
+    double d = c->floor_s[lk->kind][oe->prec];
+    double t = lk->time_s / lk->calls;
+    double w = d > 0 ? 2 - t / d : 0;
+    if (w <= 0)
+        return 1;
+    double k = t - d * (w > 1 ? 1 : w);
+    if (k < c->m->launch_latency_s)
+        k = c->m->launch_latency_s;
+    return k < t ? k / t : 1;
+}
+
 static void set_from_lookup(struct op_estimate *oe, const struct lookup *lk, double factor)
 {
     oe->device_s = lk->time_s * factor;
@@ -266,7 +293,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
         best = lt.method == LOOKUP_EXACT ? DIST_EXACT : lt.method == LOOKUP_INTERP ? DIST_INTERP
                                                                                    : DIST_EXTRAP;
         oe->method = lt.method == LOOKUP_EXACT ? EST_TABLE_EXACT : EST_TABLE_INTERP;
-        set_from_lookup(oe, &lt, 1);
+        set_from_lookup(oe, &lt, less_dispatch_gap(c, oe, &lt));
     }
     struct op_estimate alt = *oe;
     if (scaled_measurement(c, op, &s0, &s, changed, &alt) == 0 && DIST_SCALED < best) {

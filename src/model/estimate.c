@@ -116,6 +116,26 @@ static void warn_no_table(struct est *c, const struct kernel_set *tables,
 
 /* The estimate's state and its header fields from the inputs, with the
  * warnings the choice of tables gives. */
+/* The target table's smallest row time per kind and precision (struct
+ * est floor_s): the dispatch gap its harness timed with every call. */
+static void table_floors(struct est *c)
+{
+    memset(c->floor_s, 0, sizeof c->floor_s);
+    if (!c->tt || !c->tt->software || !strstr(c->tt->software, KERNEL_TIMED_PER_CALL))
+        return;
+    for (size_t i = 0; i < c->tt->n_rows; i++) {
+        const struct kernel_row *r = &c->tt->rows[i];
+        if ((unsigned)r->kind >= KERNEL_KIND_COUNT || (unsigned)r->prec >= PREC_COUNT)
+            continue;
+        for (int k = 0; k < CONV_PASS_COUNT; k++) {
+            double t = r->time_s[k];
+            double *f = &c->floor_s[r->kind][r->prec];
+            if (t > 0 && (*f == 0 || t < *f))
+                *f = t;
+        }
+    }
+}
+
 static void setup(struct est *c, const struct profile *p, const struct machine *target,
                   const struct kernel_set *tables, const struct estimate_opts *o,
                   struct estimate *out)
@@ -135,6 +155,7 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
     if (c->src_gpu && tables)
         c->st = kernel_set_find(tables, p->device_name);
     c->tt = pick_target(tables, target);
+    table_floors(c);
     if (tables && tables->n > 0 && !c->tt)
         warn_no_table(c, tables, target);
     if (!c->tt)

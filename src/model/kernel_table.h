@@ -61,6 +61,11 @@ struct kernel_row {
     char *source;                   /* "deepbench_train", "grid", file name... */
 };
 
+/* In kernel_table.software: the rows were timed one call at a time by
+ * events around the call (estimators/measure/measure.py), so a row shorter
+ * than the host's dispatch of one call holds that dispatch. */
+#define KERNEL_TIMED_PER_CALL "timed per call by estimators/measure/measure.py"
+
 struct kernel_table {
     char *hw;                       /* hardware name, e.g. "NVIDIA H100 80GB HBM3" */
     char *origin;                   /* where the rows came from (paths, db) */

@@ -50,4 +50,41 @@ fi
 fom_run 0 estimate --profile "$T_TMP/conv.profile.json" --machine "$DATA/estimate/testgpu.xml" --kernels "$T_TMP/tab"
 expect_out_contains "limit above-peak flagged 1 op(s)"
 expect_out_contains "Winograd or FFT"
+
+# A table row holds its harness's dispatch gap when the kernel is shorter
+# than the gap: the gap d is the table's smallest row (20 us here), a row
+# at t between d and 2d holds d x (2 - t/d) of it, one above 2d none.
+# The 25 us row gives 25 - 20 x 0.75 = 10 us; the 1000 us row stays.
+# Only rows the harness timed one call at a time (env.json names it) hold
+# such a gap; the same rows from elsewhere are taken as they are.
+mkdir -p "$T_TMP/gap" "$T_TMP/nogap"
+printf '{"gpu": "Test GPU", "harness": "estimators/measure/measure.py"}\n' >"$T_TMP/gap/env.json"
+cp "$DATA/estimate/tables/env.json" "$T_TMP/nogap/"
+cat >"$T_TMP/gap/testgpu_eltwise.csv" <<'CSV'
+op,precision,elements,bytes,time_us
+copy,fp32,125,1000,20
+copy,fp32,125000,1000000,25
+copy,fp32,125000000,1000000000,1000
+CSV
+cat >"$T_TMP/cpu.profile.json" <<'JSON'
+{"format": "profile-json", "source": "hand-made", "device": "", "framework": "PyTorch 2.11.0",
+ "steps": 1, "batch": 8, "dtype": "fp32", "has_device": false, "total_time_s": 0.003,
+ "step_time_s": 0.003, "host_time_s": 0.003, "coverage": 1, "dropped_time_s": 0, "dropped_ops": 0,
+ "ops": [{"name": "aten::add", "kind": "elementwise", "phase": "forward", "dtype": "fp32",
+   "count": 1, "time_s": 0.001, "device_time_s": 0, "host_time_s": 0.001, "kernels": 0,
+   "flops": 0, "bytes": 1000000, "m": 0, "n": 0, "k": 0, "batch": 0, "a_t": null, "b_t": null,
+   "shapes": "[8, 31250], [8, 31250]", "flags": null},
+  {"name": "aten::mul", "kind": "elementwise", "phase": "forward", "dtype": "fp32",
+   "count": 1, "time_s": 0.002, "device_time_s": 0, "host_time_s": 0.002, "kernels": 0,
+   "flops": 0, "bytes": 1000000000, "m": 0, "n": 0, "k": 0, "batch": 0, "a_t": null, "b_t": null,
+   "shapes": "[8, 31250000], [8, 31250000]", "flags": null}]}
+JSON
+fom_run 0 estimate --profile "$T_TMP/cpu.profile.json" --machine "$DATA/estimate/testgpu.xml" \
+    --kernels "$T_TMP/gap" --format json
+expect_json_num '[o for o in d["ops"] if o["name"] == "aten::add"][0]["device_time_s"]' 10e-6 1e-6
+expect_json_num '[o for o in d["ops"] if o["name"] == "aten::mul"][0]["device_time_s"]' 1000e-6 1e-6
+cp "$T_TMP/gap/testgpu_eltwise.csv" "$T_TMP/nogap/"
+fom_run 0 estimate --profile "$T_TMP/cpu.profile.json" --machine "$DATA/estimate/testgpu.xml" \
+    --kernels "$T_TMP/nogap" --format json
+expect_json_num '[o for o in d["ops"] if o["name"] == "aten::add"][0]["device_time_s"]' 25e-6 1e-6
 done_testing
