@@ -41,7 +41,7 @@ DEVSET = os.path.join(ROOT, "profiles", "devset")
 FOM = os.environ.get("FOM", os.path.join(ROOT, "fom"))
 MACHINE = os.path.join(ROOT, "machines", "hgx-h200-8gpu.xml")
 TABLES = os.path.join(ROOT, "estimators", "h200")
-COMM_TABLE = os.path.join(ROOT, "estimators", "measured", "h200", "h200_comm.csv")
+COMM_TABLE = os.path.join(TABLES, "h200_comm.csv")
 MEDIAN_MAX, WORST_MAX = 0.08, 0.25
 
 STUDY = """<?xml version="1.0"?>
@@ -57,11 +57,18 @@ STUDY = """<?xml version="1.0"?>
 
 
 def with_comm_table(tmp):
-    """estimators/h200 and the measured all-reduce table in one folder
-    (the hardware name comes from the folder's env.json)."""
-    path = os.path.join(tmp, "tables-comm")
-    shutil.copytree(TABLES, path)
-    shutil.copy(COMM_TABLE, path)
+    """estimators/h200 with its measured all-reduce table (the hardware
+    name comes from the folder's env.json)."""
+    if not os.path.exists(COMM_TABLE):
+        raise SystemExit("validate-comm: %s is missing" % COMM_TABLE)
+    return TABLES
+
+
+def without_comm_table(tmp):
+    """estimators/h200 without the all-reduce table: the exchange from the
+    machine file alone."""
+    path = os.path.join(tmp, "tables-no-comm")
+    shutil.copytree(TABLES, path, ignore=shutil.ignore_patterns("*_comm.csv"))
     return path
 
 
@@ -102,9 +109,10 @@ def main():
     rows, failed = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         tables_comm = with_comm_table(tmp)
+        tables_machine = without_comm_table(tmp)
         for c in cases:
             meta, pt, err = estimate(c, tmp, tables_comm)
-            _, mpt, merr = estimate(c, tmp, TABLES)
+            _, mpt, merr = estimate(c, tmp, tables_machine)
             if err or merr:
                 print("%-28s error: %s" % (meta["tag"], err or merr))
                 failed += 1
