@@ -453,6 +453,16 @@ static void write_systems(struct json *j, const struct study *st, const struct s
 }
 
 /* One element of "problems": problem p's ratios, rates and cells by system. */
+/* key: {system id: v[system]} over every system of the study. */
+static void json_per_system(struct json *j, const char *key, const struct study *st, const double *v)
+{
+    json_key(j, key);
+    json_obj_begin(j);
+    for (size_t s = 0; s < st->n_systems; s++)
+        json_knum(j, st->systems[s].id, v[s]);
+    json_obj_end(j);
+}
+
 static void write_problem(struct json *j, const struct study *st, const struct study_eval *ev,
                           size_t p)
 {
@@ -480,21 +490,9 @@ static void write_problem(struct json *j, const struct study *st, const struct s
         json_interval(j, ev->ratio_lo[p * ns + s], ev->ratio_hi[p * ns + s]);
     }
     json_obj_end(j);
-    json_key(j, "units_per_day");
-    json_obj_begin(j);
-    for (size_t s = 0; s < ns; s++)
-        json_knum(j, st->systems[s].id, r->units_per_day[p * ns + s]);
-    json_obj_end(j);
-    json_key(j, "hours_per_unit");
-    json_obj_begin(j);
-    for (size_t s = 0; s < ns; s++)
-        json_knum(j, st->systems[s].id, ev->hours[p * ns + s]);
-    json_obj_end(j);
-    json_key(j, "runs_per_node");
-    json_obj_begin(j);
-    for (size_t s = 0; s < ns; s++)
-        json_knum(j, st->systems[s].id, ev->runs_per_node[p * ns + s]);
-    json_obj_end(j);
+    json_per_system(j, "units_per_day", st, r->units_per_day + p * ns);
+    json_per_system(j, "hours_per_unit", st, ev->hours + p * ns);
+    json_per_system(j, "runs_per_node", st, ev->runs_per_node + p * ns);
     json_key(j, "repeats");
     json_obj_begin(j);
     for (size_t s = 0; s < ns; s++)

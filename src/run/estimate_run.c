@@ -285,6 +285,16 @@ void estimate_inputs_release(struct estimate_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+void estimate_opts_from_inputs(const struct estimate_inputs *in, struct estimate_opts *eo)
+{
+    eo->source = in->has_source ? &in->source : NULL;
+    eo->reference = &in->shipped;
+    eo->ref_machines = in->ref_machines;
+    eo->n_ref_machines = in->n_ref_machines;
+    eo->source_table_path = in->source_table_path;
+    eo->source_machine_path = in->source_machine_path;
+}
+
 int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_inputs *in,
                         struct estimate *out, struct diag *d)
 {
@@ -295,12 +305,7 @@ int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_input
     estimate_opts_init(&eo);
     eo.precision = o->precision;
     eo.batch = o->batch;
-    eo.source = in->has_source ? &in->source : NULL;
-    eo.reference = &in->shipped;
-    eo.ref_machines = in->ref_machines;
-    eo.n_ref_machines = in->n_ref_machines;
-    eo.source_table_path = in->source_table_path;
-    eo.source_machine_path = in->source_machine_path;
+    estimate_opts_from_inputs(in, &eo);
     rc = estimate_profile(&in->profile, &in->machine, &in->tables, &eo, out, d);
     /* the estimator keeps its warnings on the result; they are said once here */
     for (size_t i = 0; i < out->n_warnings; i++)

@@ -66,6 +66,10 @@ struct estimate_inputs {
 int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inputs *in,
                          struct diag *d);
 void estimate_inputs_release(struct estimate_inputs *in);
+/* The estimator options that come from the loaded inputs: the profiled
+ * device's machine and tables, the shipped reference tables and machines. */
+struct estimate_opts;
+void estimate_opts_from_inputs(const struct estimate_inputs *in, struct estimate_opts *eo);
 
 /* Load, estimate and fill *out (OUT: release with estimate_release; its
  * op names point into in->profile, so keep in until out is released). */

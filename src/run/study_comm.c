@@ -176,12 +176,7 @@ int study_scaling(const struct study *st, size_t p, size_t s, struct estimate_in
         eo.mc_draws = 0;
         /* the same estimator inputs as the cell's own estimate
          * (run/estimate_run.c), so that its width is the same point */
-        eo.source = in->has_source ? &in->source : NULL;
-        eo.reference = &in->shipped;
-        eo.ref_machines = in->ref_machines;
-        eo.n_ref_machines = in->n_ref_machines;
-        eo.source_table_path = in->source_table_path;
-        eo.source_machine_path = in->source_machine_path;
+        estimate_opts_from_inputs(in, &eo);
         estimate_init(&e);
         /* the cell's own estimate already reported its warnings */
         int rc = estimate_profile(&in->profile, m, &in->tables, &eo, &e, &quiet);
