@@ -75,7 +75,7 @@ test: deps check-layers fom units
 check:
 	$(MAKE) BUILD=build/san OPT="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build/san/fom units
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 HOSTILE_TIMEOUT=120 \
-	  FOM="$(CURDIR)/build/san/fom" UNIT_DIR="build/san/tests" sh tests/run.sh
+	  FOM_UNDER_SANITIZER=1 FOM="$(CURDIR)/build/san/fom" UNIT_DIR="build/san/tests" sh tests/run.sh
 	$(MAKE) valgrind-test
 
 # The main job: the seed's CANDLE FOM table, then the seed report and the
