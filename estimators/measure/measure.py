@@ -133,6 +133,17 @@ LOG = Log(None)
 # --------------------------------------------------------------------------
 # timing
 
+# Host time of calls queued behind one device-side wait (Timer._gpu_queued):
+# at 5-10 us of host time per launch, 2 ms is a few hundred launches, under
+# the depth of CUDA's launch queue (about a thousand), so queueing never
+# blocks on a full queue while the device spins.
+QUEUE_CHUNK_S = 2e-3
+
+# How GPU rows are timed (env.json "timing"); fom's reader takes a launch
+# gap out of rows of the harness that lack it (src/ingest/env_json.c).
+GPU_TIMING = "queued behind a device-side wait, events around each call"
+
+
 class Timer:
     """Times fn() per call: device events on GPUs, perf_counter_ns on CPUs."""
 
@@ -143,6 +154,8 @@ class Timer:
         self.max_reps = args.max_reps
         self.row_s = args.row_ms / 1e3
         self.flush_buf = None
+        self.sleep_hz = None
+        self.requeued = 0
         if args.flush_l2:
             self.flush_buf = torch.empty(flush_bytes(dev) // 4,
                                          dtype=torch.float32, device=dev)
@@ -173,6 +186,71 @@ class Timer:
         fn()
         return (time.perf_counter_ns() - t0) / 1e9
 
+    def _cycles_per_s(self):
+        """Clock of torch.cuda._sleep's spin loop, measured once with events
+        (the SM clock moves with boost and power state; a datasheet figure
+        would be off by up to the boost range)."""
+        if self.sleep_hz is None:
+            cyc = 10_000_000
+            s = torch.cuda.Event(enable_timing=True)
+            e = torch.cuda.Event(enable_timing=True)
+            self.sync()
+            s.record()
+            torch.cuda._sleep(cyc)
+            e.record()
+            e.synchronize()
+            self.sleep_hz = cyc / max(s.elapsed_time(e) / 1e3, 1e-6)
+        return self.sleep_hz
+
+    def _gpu_queued(self, fn, setup, reps):
+        """Per-call device times, the calls queued behind a device-side wait.
+
+        Timed one call at a time with the host launching as it goes, a kernel
+        shorter than the host's cost per launch measures the launch gap, not
+        the kernel.  Holding the GPU in a spin (torch.cuda._sleep) while the
+        host queues a chunk of calls lets the events bracket the kernels as
+        the device runs them, back to back.  A chunk is what the host queues
+        in QUEUE_CHUNK_S, well under the CUDA launch queue's depth (about a
+        thousand launches, 5-10 us of host time each), and the spin lasts
+        twice the host time the chunk took before; a chunk the host was still
+        queueing when its spin ended is timed again with a longer spin.
+        Returns (times_us, chunks_requeued)."""
+        hz = self._cycles_per_s()
+        t0 = time.perf_counter()
+        for _ in range(3):
+            if setup:
+                setup()
+            self._flush()
+            fn()
+        host_s = (time.perf_counter() - t0) / 3
+        self.sync()
+        chunk = int(max(1, min(reps, QUEUE_CHUNK_S / max(host_s, 1e-6))))
+        times, requeued, left = [], 0, reps
+        spin_s = 2 * chunk * host_s + 50e-6
+        while left > 0:
+            n = min(chunk, left)
+            for attempt in range(3):
+                evs = [(torch.cuda.Event(enable_timing=True),
+                        torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+                torch.cuda._sleep(int(spin_s * hz))
+                q0 = time.perf_counter()
+                for s, e in evs:
+                    if setup:
+                        setup()
+                    self._flush()
+                    s.record()
+                    fn()
+                    e.record()
+                queued_s = time.perf_counter() - q0
+                self.sync()
+                if queued_s < spin_s or attempt == 2:
+                    break
+                requeued += 1
+                spin_s = 2 * queued_s + 50e-6
+            times += [s.elapsed_time(e) * 1e3 for s, e in evs]
+            left -= n
+        return times, requeued
+
     def measure(self, fn, setup=None, loop_mean=False):
         """Returns dict with the timing columns (µs) and optionally the mean
         of back-to-back calls (time_us_loop_mean)."""
@@ -184,17 +262,8 @@ class Timer:
         reps = int(min(self.max_reps, max(self.min_reps, self.row_s / t1)))
         times = []
         if self.gpu:
-            evs = [(torch.cuda.Event(enable_timing=True),
-                    torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-            for s, e in evs:
-                if setup:
-                    setup()
-                self._flush()
-                s.record()
-                fn()
-                e.record()
-            self.sync()
-            times = [s.elapsed_time(e) * 1e3 for s, e in evs]
+            times, requeued = self._gpu_queued(fn, setup, reps)
+            self.requeued += requeued
         else:
             for _ in range(reps):
                 if setup:
@@ -1228,7 +1297,8 @@ def environment(dev, args, precs):
                     "gpu_mem": p.total_memory,
                     "gpu_count": torch.cuda.device_count(),
                     "l2_bytes": getattr(p, "L2_cache_size", None),
-                    "capability": "%d.%d" % (p.major, p.minor)})
+                    "capability": "%d.%d" % (p.major, p.minor),
+                    "timing": GPU_TIMING})
         if getattr(p, "gcnArchName", None):
             env["gcn_arch"] = p.gcnArchName
         idx = dev.index if dev.index is not None else 0
@@ -1251,6 +1321,7 @@ def environment(dev, args, precs):
     else:
         env["hw"] = env["cpu"]
         env["threads"] = torch.get_num_threads()
+        env["timing"] = "monotonic clock around each call"
     return env
 
 
@@ -1266,6 +1337,12 @@ def check_env(out, env):
         if old.get("hw") and old.get("hw") != env["hw"]:
             raise InputError("%s: error: the folder holds rows of %r, this is %r; "
                              "use another --out" % (path, old["hw"], env["hw"]))
+        if old.get("hw") and old.get("timing") != env.get("timing"):
+            raise InputError("%s: error: the folder holds rows timed %s, this harness times "
+                             "them %s; use another --out" % (
+                                 path, repr(old["timing"]) if old.get("timing") else
+                                 "by an earlier harness (no \"timing\" in env.json)",
+                                 repr(env.get("timing"))))
         env["first_date"] = old.get("first_date", old.get("date"))
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(env, f, indent=1)
@@ -1755,11 +1832,11 @@ def run(args):
         if dev.type == "cuda":
             torch.cuda.empty_cache()
 
-    summary(stats, plan, time.time() - t_start, args.out)
+    summary(stats, plan, time.time() - t_start, args.out, timer.requeued)
     return 0
 
 
-def summary(stats, plan, secs, out):
+def summary(stats, plan, secs, out, requeued=0):
     lines = ["summary (%s):" % out,
              "  %-10s %-9s %6s %8s %7s %7s %8s" % ("kind", "precision", "rows", "present",
                                                   "failed", "left", "seconds")]
@@ -1777,6 +1854,9 @@ def summary(stats, plan, secs, out):
             first = False
     lines.append("  %d rows measured in %.1f s (rows: measured now; present: there before; "
                  "left: not reached within --budget)" % (sum(stats.rows.values()), secs))
+    if requeued:
+        lines.append("  %d chunks of queued calls timed again with a longer device-side wait "
+                     "(the host was still queueing when the wait ended)" % requeued)
     for line in lines:
         LOG(line)
 

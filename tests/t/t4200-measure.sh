@@ -113,6 +113,18 @@ cat "$D"/*.csv >"$T_TMP/after"
 if cmp -s "$T_TMP/before" "$T_TMP/after"; then ok "rerun left the tables unchanged"
 else not_ok "rerun changed the tables"; fi
 
+# Rows timed another way are never mixed into one folder: env.json says how
+# the rows were timed, and a folder of the older per-call timing (no
+# "timing" key) is refused with its path.
+O="$T_TMP/oldtiming"
+mkdir -p "$O"
+"$PY" -c 'import json,sys; e=json.load(open(sys.argv[1])); t=e.pop("timing"); json.dump(e, open(sys.argv[2],"w")); print(t)' \
+    "$D/env.json" "$O/env.json" >"$T_TMP/timing"
+if grep -q 'monotonic clock around each call' "$T_TMP/timing"; then ok "env.json says how CPU rows are timed"
+else not_ok "env.json timing: $(cat "$T_TMP/timing")"; fi
+measure_run 2 $FAST --grid tiny --kinds gemm --out "$O"
+expect_err_contains "$O/env.json: error: the folder holds rows timed by an earlier harness"
+
 # A row cut short by a kill is dropped and measured again.
 gemm="$D/cpu_gemm.csv"
 n0=$(wc -l <"$gemm")
