@@ -13,13 +13,17 @@ void json_init(struct json *j, FILE *fp, int pretty)
     j->after_key = 0;
 }
 
+/* A newline and two spaces per level, JSON_MAX_DEPTH levels at most: one
+ * fwrite per line instead of one call per level (profiles of a million
+ * ops write tens of millions of lines). */
+static const char indent_text[1 + 2 * JSON_MAX_DEPTH + 1] =
+    "\n                                                                ";
+
 static void indent(struct json *j)
 {
     if (!j->pretty)
         return;
-    fputc('\n', j->fp);
-    for (int i = 0; i < j->depth; i++)
-        fputs("  ", j->fp);
+    fwrite(indent_text, 1, 1 + 2 * (size_t)j->depth, j->fp);
 }
 
 /* Called before any value or key. */
@@ -83,10 +87,25 @@ static int utf8_seq_len(const unsigned char *p)
     return n;
 }
 
+/* Bytes that json_write_string copies as they are. */
+static int plain_byte(unsigned char c)
+{
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 void json_write_string(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (plain_byte(*p)) {
+            /* runs of plain bytes in one call: names are mostly plain */
+            const unsigned char *q = p + 1;
+            while (plain_byte(*q))
+                q++;
+            fwrite(p, 1, (size_t)(q - p), fp);
+            p = q - 1;
+            continue;
+        }
         if (*p >= 0x80) {
             /* Names come from traces that may hold any bytes; JSON must be
              * UTF-8, so a byte that starts no valid sequence becomes U+FFFD. */
@@ -134,13 +153,46 @@ void json_str(struct json *j, const char *s)
         fputs("null", j->fp);
 }
 
+/* x in decimal, written into the end of buf (of at least 24 bytes);
+ * returns where the text starts.  What "%" PRId64 prints, without the
+ * format parsing. */
+static const char *fmt_i64(char *buf, int64_t x)
+{
+    uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+    char *b = buf + 23;
+    *b = '\0';
+    do {
+        *--b = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (x < 0)
+        *--b = '-';
+    return b;
+}
+
+/* Whole numbers below 1e15 in magnitude as fmt_i64 writes them, or NULL
+ * for any other v.  For these "%.15g" and "%.17g" print the same digits
+ * (at most 15, no exponent, no fraction), and they read back exactly;
+ * counts, sizes, flops and bytes are mostly such numbers, and printf's
+ * floating-point path costs several times more. */
+static const char *fmt_whole(char *buf, double v)
+{
+    if (!(v > -1e15 && v < 1e15) || v != (double)(int64_t)v)
+        return NULL;
+    return fmt_i64(buf, (int64_t)v);
+}
+
 void json_num(struct json *j, double v)
 {
+    char buf[24];
+    const char *w;
     sep(j);
     if (!isfinite(v))
         fputs("null", j->fp);
     else if (v == 0)
         fputs("0", j->fp);
+    else if ((w = fmt_whole(buf, v)))
+        fputs(w, j->fp);
     else
         fprintf(j->fp, "%.15g", v);
 }
@@ -153,6 +205,12 @@ const char *num_fmt_exact(char *buf, size_t n, double v)
     }
     if (v == 0) {
         snprintf(buf, n, "0");
+        return buf;
+    }
+    char whole[24];
+    const char *w = fmt_whole(whole, v);
+    if (w) {
+        snprintf(buf, n, "%s", w);
         return buf;
     }
     for (int digits = 15; digits <= 17; digits++) {
@@ -185,8 +243,9 @@ void json_num_row(struct json *j, const double *v, size_t n)
 
 void json_int(struct json *j, int64_t v)
 {
+    char buf[24];
     sep(j);
-    fprintf(j->fp, "%" PRId64, v);
+    fputs(fmt_i64(buf, v), j->fp);
 }
 
 void json_bool(struct json *j, int v)

@@ -1,5 +1,6 @@
 #include "test.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,52 @@ static void test_json_writer(void **state)
     free(buf);
 }
 
+/* Whole numbers take a path of their own in the writer: it must print
+ * what printf prints, at the edges of that path too. */
+static void test_json_numbers_as_printf(void **state)
+{
+    (void)state;
+    const double v[] = {
+        1, -1, 7, 2000, -8004, 999999999999999.0, -999999999999999.0, 1e15, -1e15,
+        1e16, 9007199254740993.0, 0.5, -2.25, 1e-300, 123456789.125, 4294967296.0, 1e300,
+    };
+    const int64_t iv[] = { 0, 1, -1, 1000000000000000LL, INT64_MAX, INT64_MIN, -42 };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char *buf = NULL, want[64], exact[32];
+        size_t len = 0;
+        FILE *fp = open_memstream(&buf, &len);
+        struct json j;
+        json_init(&j, fp, 0);
+        json_num(&j, v[i]);
+        fclose(fp);
+        snprintf(want, sizeof want, "%.15g", v[i]);
+        assert_string_equal(buf, want);
+        free(buf);
+        num_fmt_exact(exact, sizeof exact, v[i]);
+        assert_true(strtod(exact, NULL) == v[i]);
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(want, sizeof want, "%.*g", digits, v[i]);
+            if (strtod(want, NULL) == v[i])
+                break;
+        }
+        assert_string_equal(exact, want);
+    }
+    for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++) {
+        char *buf = NULL, want[32];
+        size_t len = 0;
+        FILE *fp = open_memstream(&buf, &len);
+        struct json j;
+        json_init(&j, fp, 1);
+        json_arr_begin(&j);
+        json_int(&j, iv[i]);
+        json_arr_end(&j);
+        fclose(fp);
+        snprintf(want, sizeof want, "[\n  %" PRId64 "\n]", iv[i]);
+        assert_string_equal(buf, want);
+        free(buf);
+    }
+}
+
 static void test_outfile_atomic(void **state)
 {
     (void)state;
@@ -290,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_precision),
         cmocka_unit_test(test_json_writer),
+        cmocka_unit_test(test_json_numbers_as_printf),
         cmocka_unit_test(test_outfile_atomic),
         cmocka_unit_test(test_diag_format),
         cmocka_unit_test(test_diag_quote),
