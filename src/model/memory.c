@@ -1,5 +1,6 @@
 #include "model/memory.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,29 +181,163 @@ static double dtype_bytes(enum precision p)
     }
 }
 
+/* Ops that autocast runs in fp32 whatever their inputs (PyTorch's
+ * "CUDA ops that can autocast to float32" list, torch.amp documentation):
+ * the profiler records the op with its bf16/fp16 input, but the tensor the
+ * op keeps for the backward pass is autocast's fp32 copy of it. */
+static int autocast_fp32(const struct op *op)
+{
+    static const char *const fp32[] = { "layer_norm", "native_layer_norm", "group_norm",
+                                        "native_group_norm", "softmax", "_softmax",
+                                        "log_softmax", "_log_softmax", "nll_loss", "nll_loss_nd",
+                                        "nll_loss2d", "cross_entropy_loss", "mse_loss",
+                                        "l1_loss", "smooth_l1_loss", "huber_loss",
+                                        "binary_cross_entropy_with_logits", "kl_div", NULL };
+    return is_one_of(base_name(op->name ? op->name : ""), fp32);
+}
+
+/* Elements of the idx-th top-level group of a shapes text (0 if it is not
+ * a tensor of two or more dimensions). */
+static double group_elems(const char *shapes, int idx)
+{
+    long long d[4];
+    int n = group_dims(shapes, idx, 0, d);
+    double e = 1;
+    for (int k = 0; k < n; k++)
+        e *= (double)(d[k] > 0 ? d[k] : 0);
+    return n >= 2 ? e : 0;
+}
+
+/* Bytes one call of op saves for the backward pass, and in *grad_b the
+ * bytes of one gradient of its saved input (what its backward receives
+ * and what it returns are alive together, each of that size). */
+static double call_saved_b(const struct op *op, int autocast, double *grad_b)
+{
+    double bytes = autocast && autocast_fp32(op) ? 4 : dtype_bytes(op->dtype);
+    double elems = first_activation_elems(op->shapes);
+    *grad_b = elems * bytes;
+    if (op->kind == OP_ATTENTION) {
+        /* scaled_dot_product_attention's flash, efficient and cuDNN
+         * backends keep query, key and value (and the output, which the
+         * next op keeps) plus one fp32 log-sum-exp per query row:
+         * [B, H, L] of q [B, H, L, D] */
+        long long q[4];
+        double kv = group_elems(op->shapes, 1) + group_elems(op->shapes, 2);
+        double lse = group_dims(op->shapes, 0, 0, q) == 4 ? (double)q[0] * q[1] * q[2] : 0;
+        return (elems + kv) * bytes + 4 * lse;
+    }
+    if (op->kind == OP_RNN)
+        elems += rnn_reserve_elems(op->shapes);
+    return elems * bytes;
+}
+
+/* Position of each op id in p->ops, or NULL when the profile has no
+ * calls; *n_idx is the table's length. */
+static size_t *op_index(const struct profile *p, size_t *n_idx)
+{
+    size_t max_id = 0;
+    *n_idx = 0;
+    if (!p->n_calls)
+        return NULL;
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].id > max_id)
+            max_id = p->ops[i].id;
+    size_t *idx = malloc((max_id + 1) * sizeof *idx);
+    if (!idx)
+        return NULL;
+    for (size_t i = 0; i <= max_id; i++)
+        idx[i] = SIZE_MAX;
+    for (size_t i = 0; i < p->n_ops; i++)
+        idx[p->ops[i].id] = i;
+    *n_idx = max_id + 1;
+    return idx;
+}
+
+/* The backward pass frees each op's saved tensors once it has run, in the
+ * reverse of the forward order, so when op i's backward runs the tensors
+ * of ops 0..i are alive beside its two gradients: the peak is the largest
+ * prefix of saved bytes plus that op's gradient pair, walked over the
+ * first profiled step's calls in issue order.  0 when the profile has no
+ * calls (then the caller takes the whole saved set and the largest
+ * gradient pair, an upper bound). */
+static double call_order_peak_b(const struct profile *p, int autocast, double *saved_b)
+{
+    size_t n_idx;
+    size_t *idx = op_index(p, &n_idx);
+    double prefix = 0, peak = 0;
+    if (!idx)
+        return 0;
+    int step = p->calls[0].step;
+    for (size_t j = 0; j < p->n_calls && p->calls[j].step == step; j++) {
+        size_t id = p->calls[j].op_id;
+        size_t i = id < n_idx ? idx[id] : SIZE_MAX;
+        if (i == SIZE_MAX)
+            continue;
+        const struct op *op = &p->ops[i];
+        if (op->phase != PHASE_FORWARD || !saves_input(op) || !op->shapes)
+            continue;
+        double grad_b;
+        prefix += call_saved_b(op, autocast, &grad_b);
+        if (prefix + 2 * grad_b > peak)
+            peak = prefix + 2 * grad_b;
+    }
+    free(idx);
+    *saved_b = prefix;
+    return peak;
+}
+
 double mem_activations_b(const struct profile *p)
 {
+    int autocast = p->dtype == PREC_BF16 || p->dtype == PREC_FP16;
     double b = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *op = &p->ops[i];
         if (op->phase != PHASE_FORWARD || !saves_input(op) || !op->shapes)
             continue;
-        double elems = first_activation_elems(op->shapes);
-        if (op->kind == OP_RNN)
-            elems += rnn_reserve_elems(op->shapes);
-        b += elems * dtype_bytes(op->dtype) * op->count;
+        double grad_b;
+        b += call_saved_b(op, autocast, &grad_b) * op->count;
     }
     return b;
+}
+
+double mem_backward_peak_b(const struct profile *p)
+{
+    int autocast = p->dtype == PREC_BF16 || p->dtype == PREC_FP16;
+    double saved_b = 0, peak = call_order_peak_b(p, autocast, &saved_b);
+    if (peak > 0)
+        return peak;
+    double largest = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *op = &p->ops[i];
+        double grad_b;
+        if (op->phase != PHASE_FORWARD || !saves_input(op) || !op->shapes)
+            continue;
+        call_saved_b(op, autocast, &grad_b);
+        if (grad_b > largest)
+            largest = grad_b;
+    }
+    return mem_activations_b(p) + 2 * largest;
 }
 
 void mem_estimate_run(const struct profile *p, int64_t parameters, double batch_scale,
                       struct mem_estimate *out)
 {
     static const double states[] = { 0, 0, 1, 2 };  /* per enum mem_optimizer */
+    double scale = batch_scale > 0 ? batch_scale : 1;
     memset(out, 0, sizeof *out);
     out->optimizer = mem_optimizer_of(p);
     out->autocast = p->dtype == PREC_BF16 || p->dtype == PREC_FP16;
-    out->activations_b = mem_activations_b(p) * (batch_scale > 0 ? batch_scale : 1);
+    out->activations_b = mem_activations_b(p) * scale;
+    out->transient_b = mem_backward_peak_b(p) * scale - out->activations_b;
+    if (out->transient_b < 0)
+        out->transient_b = 0;
+    /* cuBLAS's workspace, which PyTorch takes from its caching allocator
+     * once per handle and stream: 32 MiB, the size cuBLAS recommends for
+     * Hopper (cublasSetWorkspace, cuBLAS documentation; smaller devices
+     * take 4 MiB, so this is the upper figure), and two handles: the
+     * forward pass's thread and the autograd engine's device thread
+     * (handles are per thread). */
+    out->workspace_b = p->has_device ? 2.0 * 32 * 1024 * 1024 : 0;
     if (parameters <= 0)
         return;
     double n = (double)parameters;
@@ -211,6 +346,20 @@ void mem_estimate_run(const struct profile *p, int64_t parameters, double batch_
     out->grads_b = 4 * n;
     out->optimizer_b = 4 * n * states[out->optimizer];
     out->casts_b = out->autocast ? 2 * n : 0;
-    out->total_b = out->weights_b + out->grads_b + out->optimizer_b + out->casts_b +
-                   out->activations_b;
+    /* torch.optim's foreach Adam takes sqrt of the second moments into a
+     * new list (one fp32 copy of the parameters) before addcdiv_; SGD's
+     * updates run in place */
+    out->step_temp_b = out->optimizer == MEM_OPT_ADAM ? 4 * n : 0;
+    /* zero_grad(set_to_none=True), PyTorch's default since 2.0, frees the
+     * gradients after every step and the backward allocates them as it
+     * frees the activations: at the backward's peak (its first ops, for a
+     * model whose largest gradients come last) few exist, so the step's
+     * peak is the larger of the backward's (activations, no gradients)
+     * and the optimizer step's (gradients and its temporaries, no
+     * activations) */
+    double fixed_b = out->weights_b + out->optimizer_b + out->workspace_b;
+    double backward_b = fixed_b + out->casts_b + out->activations_b + out->transient_b;
+    double step_b = fixed_b + out->grads_b + out->step_temp_b;
+    out->peak_at_step = step_b > backward_b;
+    out->total_b = out->peak_at_step ? step_b : backward_b;
 }

@@ -18,13 +18,22 @@
  *                input: not add/sub, copies, casts, cat, fills; not
  *                embeddings, which keep only indices), its first input of
  *                two or more dimensions (the activation; weights and
- *                biases come later or have one dimension), plus cuDNN's
- *                per-step gate and state reserve for LSTM/GRU, x its
- *                dtype's bytes x its calls per pass, scaled by batch /
- *                profiled batch
- * The sum is a peak: the allocator's fragmentation and framework
- * workspaces are not counted, which the validation in `make validate`
- * measures against torch.cuda.max_memory_allocated. */
+ *                biases come later or have one dimension), in fp32 for the
+ *                ops autocast runs in fp32 (norms, softmax, losses); for
+ *                attention also key, value and the log-sum-exp; plus
+ *                cuDNN's per-step gate and state reserve for LSTM/GRU; x
+ *                its calls per pass, scaled by batch / profiled batch
+ *   in flight    the backward frees saved tensors in reverse order, so the
+ *                peak is the largest prefix (forward issue order) of saved
+ *                bytes plus the two gradients of the op being
+ *                differentiated (for a language model: the fp32 logits'
+ *                gradients at the loss)
+ *   workspaces   cuBLAS's, taken from PyTorch's caching allocator
+ * Gradients are freed between steps (zero_grad's default), so the peak is
+ * the larger of the backward's (weights, optimizer state, casts,
+ * activations, gradients in flight, workspaces) and the optimizer step's
+ * (weights, gradients, optimizer state and its temporaries, workspaces).
+ * `make validate` measures it against torch.cuda.max_memory_allocated. */
 #ifndef FOM_MEMORY_H
 #define FOM_MEMORY_H
 #include <stdint.h>
@@ -38,6 +47,10 @@ struct mem_estimate {
     enum mem_optimizer optimizer;
     int autocast;               /* bf16/fp16 profile: fp32 master weights + casts */
     double weights_b, grads_b, optimizer_b, casts_b, activations_b;
+    double transient_b;         /* gradients in flight at the backward's peak */
+    double workspace_b;         /* library workspaces (cuBLAS) */
+    double step_temp_b;         /* the optimizer step's temporaries */
+    int peak_at_step;           /* the peak is the optimizer step's, not the backward's */
     double total_b;             /* per device */
 };
 
@@ -46,6 +59,9 @@ const char *mem_optimizer_name(enum mem_optimizer o);   /* "sgd", "sgd-momentum"
 enum mem_optimizer mem_optimizer_of(const struct profile *p);
 /* Activation bytes saved by the profile's forward pass, at its own batch. */
 double mem_activations_b(const struct profile *p);
+/* Saved activations alive at the backward pass's peak plus the two
+ * gradients of the op being differentiated then, at its own batch. */
+double mem_backward_peak_b(const struct profile *p);
 /* The estimate for parameters (0: unknown, then only the activations are
  * filled and available is 0) at batch_scale = run batch per device /
  * profiled batch. */

@@ -288,12 +288,15 @@ static void render_text(FILE *fp, const struct study *st, const struct study_eva
             continue;
         size_t s = i % ns;
         fprintf(fp, "%s on %s does not fit a device: needs %.1f GB per device (weights %.2f, "
-                    "gradients %.2f, optimizer %.2f, autocast copies %.2f, activations %.2f GB), "
+                    "gradients %.2f, optimizer %.2f, autocast copies %.2f, activations %.2f, "
+                    "gradients in flight %.2f, workspaces %.2f GB; peak at the %s), "
                     "has %.1f GB; give it more devices per run (devices-per-run) or a smaller "
                     "batch.  The FOM of %s cannot be formed without it.\n",
                 st->problems[i / ns].id, st->systems[s].id, eb->mem.total_b / 1e9,
                 eb->mem.weights_b / 1e9, eb->mem.grads_b / 1e9, eb->mem.optimizer_b / 1e9,
-                eb->mem.casts_b / 1e9, eb->mem.activations_b / 1e9, eb->capacity_b / 1e9,
+                eb->mem.casts_b / 1e9, eb->mem.activations_b / 1e9, eb->mem.transient_b / 1e9,
+                eb->mem.workspace_b / 1e9, eb->mem.peak_at_step ? "optimizer step" : "backward",
+                eb->capacity_b / 1e9,
                 s == base ? "any system" : st->systems[s].id);
     }
     render_legend_text(fp, st, ev);
@@ -331,6 +334,10 @@ static void write_basis(struct json *j, const struct study_eval *ev, size_t i)
     json_knum(j, "optimizer_bytes", b->mem.available ? b->mem.optimizer_b : NAN);
     json_knum(j, "autocast_copies_bytes", b->mem.available ? b->mem.casts_b : NAN);
     json_knum(j, "activations_bytes", b->mem.activations_b);
+    json_knum(j, "gradients_in_flight_bytes", b->mem.transient_b);
+    json_knum(j, "workspace_bytes", b->mem.workspace_b);
+    json_knum(j, "optimizer_step_temporaries_bytes", b->mem.available ? b->mem.step_temp_b : NAN);
+    json_kstr(j, "peak_at", b->mem.peak_at_step ? "optimizer step" : "backward");
     json_kstr(j, "optimizer", mem_optimizer_name(b->mem.optimizer));
     json_kstr(j, "parameters_from", b->params_from);
     json_obj_end(j);

@@ -989,11 +989,14 @@ static void sec_economics(struct doc *d, const struct report *r)
         strbuf_addstr(sb, " on ");
         d_text(d, sb, st->systems[i % ns].id);
         strbuf_addf(sb, " needs %.1f GB per device (weights %.2f, gradients %.2f, optimizer "
-                        "state %.2f, autocast copies %.2f, activations %.2f GB) and a device has "
+                        "state %.2f, autocast copies %.2f, activations %.2f, gradients in flight "
+                        "%.2f, workspaces %.2f GB; peak at the %s) and a device has "
                         "%.1f GB. Give it more devices per run (devices-per-run) or a smaller "
                         "batch. The FOM of ", b->mem.total_b / 1e9, b->mem.weights_b / 1e9,
                     b->mem.grads_b / 1e9, b->mem.optimizer_b / 1e9, b->mem.casts_b / 1e9,
-                    b->mem.activations_b / 1e9, b->capacity_b / 1e9);
+                    b->mem.activations_b / 1e9, b->mem.transient_b / 1e9,
+                    b->mem.workspace_b / 1e9, b->mem.peak_at_step ? "optimizer step" : "backward",
+                    b->capacity_b / 1e9);
         d_text(d, sb, i % ns == st->baseline ? "every system" : st->systems[i % ns].id);
         strbuf_addstr(sb, " cannot be formed without it.");
         d_para(d, sb->buf);

@@ -38,6 +38,16 @@ expect_json_num '[p for p in d["problems"] if p["id"]=="gpt2"][0]["estimates"]["
 expect_json_num '[p for p in d["problems"] if p["id"]=="gpt2"][0]["estimates"]["h100"]["memory"]["autocast_copies_bytes"]' 248879616 0
 expect_json_num '[p for p in d["problems"] if p["id"]=="gpt2"][0]["estimates"]["h100"]["memory"]["optimizer"] == "sgd-momentum"' 1 0
 expect_json_num '[p for p in d["problems"] if p["id"]=="gpt2"][0]["ratio"] is None' 1 0
+# The backward's peak: every saved activation alive when the loss is
+# differentiated, with its two fp32 gradients of the logits [8192, 50257]
+# (log_softmax runs in fp32 under autocast): 2 x 4 B x 8192 x 50257.
+G='[p for p in d["problems"] if p["id"]=="gpt2"][0]["estimates"]["h100"]'
+expect_json_num "$G[\"memory\"][\"gradients_in_flight_bytes\"]" 3293642752 0
+# Two cuBLAS workspaces of 32 MiB (forward thread, autograd's thread).
+expect_json_num "$G[\"memory\"][\"workspace_bytes\"]" 67108864 0
+# The step's peak is the larger of the backward's (no gradients: zero_grad
+# frees them) and the optimizer step's (gradients, no activations).
+expect_json_num "$G[\"memory\"][\"peak_at\"] == \"backward\" and $G[\"memory_bytes\"] == sum($G[\"memory\"][k] for k in (\"weights_bytes\", \"optimizer_bytes\", \"autocast_copies_bytes\", \"activations_bytes\", \"gradients_in_flight_bytes\", \"workspace_bytes\"))" 1 0
 expect_err_contains "gpt2-fit.xml:14: warning: problem 'gpt2' does not fit a device of system 'small': needs"
 expect_err_contains "give it more devices per run (devices-per-run) or a smaller batch"
 
