@@ -169,22 +169,30 @@ class Timer:
             self.flush_buf.zero_()
 
     def _one(self, fn, setup):
-        """Seconds of one call (used to size the timed repeats)."""
-        if setup:
-            setup()
-        self._flush()
+        """Seconds of one call (used to size the timed repeats) and, on a
+        GPU, the host's seconds to queue it with its setup, flush and
+        events, as the timed loop does (the device idle at the start, so
+        the host never waits on it)."""
         if self.gpu:
             s = torch.cuda.Event(enable_timing=True)
             e = torch.cuda.Event(enable_timing=True)
             self.sync()
+            h0 = time.perf_counter()
+            if setup:
+                setup()
+            self._flush()
             s.record()
             fn()
             e.record()
+            host_s = time.perf_counter() - h0
             e.synchronize()
-            return s.elapsed_time(e) / 1e3
+            return s.elapsed_time(e) / 1e3, host_s
+        if setup:
+            setup()
+        self._flush()
         t0 = time.perf_counter_ns()
         fn()
-        return (time.perf_counter_ns() - t0) / 1e9
+        return (time.perf_counter_ns() - t0) / 1e9, 0.0
 
     def _cycles_per_s(self):
         """Clock of torch.cuda._sleep's spin loop, measured once with events
@@ -202,7 +210,7 @@ class Timer:
             self.sleep_hz = cyc / max(s.elapsed_time(e) / 1e3, 1e-6)
         return self.sleep_hz
 
-    def _gpu_queued(self, fn, setup, reps):
+    def _gpu_queued(self, fn, setup, reps, host_s):
         """Per-call device times, the calls queued behind a device-side wait.
 
         Timed one call at a time with the host launching as it goes, a kernel
@@ -211,19 +219,12 @@ class Timer:
         host queues a chunk of calls lets the events bracket the kernels as
         the device runs them, back to back.  A chunk is what the host queues
         in QUEUE_CHUNK_S, well under the CUDA launch queue's depth (about a
-        thousand launches, 5-10 us of host time each), and the spin lasts
-        twice the host time the chunk took before; a chunk the host was still
-        queueing when its spin ended is timed again with a longer spin.
+        thousand launches, 5-10 us of host time each), at host_s per call
+        (Timer._one), and the spin lasts twice that; a chunk the host was
+        still queueing when its spin ended is timed again with a longer
+        spin.
         Returns (times_us, chunks_requeued)."""
         hz = self._cycles_per_s()
-        t0 = time.perf_counter()
-        for _ in range(3):
-            if setup:
-                setup()
-            self._flush()
-            fn()
-        host_s = (time.perf_counter() - t0) / 3
-        self.sync()
         chunk = int(max(1, min(reps, QUEUE_CHUNK_S / max(host_s, 1e-6))))
         times, requeued, left = [], 0, reps
         spin_s = 2 * chunk * host_s + 50e-6
@@ -258,11 +259,12 @@ class Timer:
             setup()
         fn()  # warm-up: first-call costs (autotuning, allocation, JIT)
         self.sync()
-        t1 = max(self._one(fn, setup), 1e-7)
+        t1, host_s = self._one(fn, setup)
+        t1 = max(t1, 1e-7)
         reps = int(min(self.max_reps, max(self.min_reps, self.row_s / t1)))
         times = []
         if self.gpu:
-            times, requeued = self._gpu_queued(fn, setup, reps)
+            times, requeued = self._gpu_queued(fn, setup, reps, host_s)
             self.requeued += requeued
         else:
             for _ in range(reps):
