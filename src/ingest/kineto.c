@@ -1450,7 +1450,7 @@ static int cmp_identity(const void *pa, const void *pb)
         return a->a_t - b->a_t;
     if (a->b_t != b->b_t)
         return a->b_t - b->b_t;
-    if ((c = memcmp(&a->conv, &b->conv, sizeof a->conv)))
+    if ((c = memcmp(op_conv(a), op_conv(b), sizeof(struct conv_shape))))
         return c;
     /* kernel-table parameters from scalar arguments (an embedding's rows,
      * an rnn's layers, attention's causal flag) */
@@ -1491,9 +1491,7 @@ static void merge_same(struct profile *p)
             d->events += s->events;
             d->flops += s->flops;
             d->bytes += s->bytes;
-            free(s->name);
-            free(s->shapes);
-            free(s->flags);
+            op_release(s);
             continue;
         }
         p->ops[w++] = p->ops[i];
@@ -1743,6 +1741,15 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
 
     out->steps = c.n_steps ? (int)c.n_steps : 1;
     kt_header(k, &c, step_ns, o, out);
+    /* exactly as many ops as groups: doubling would leave up to half of
+     * the largest array of the profile unused */
+    size_t n_keep = 0;
+    for (size_t i = 0; i < c.n_acc; i++)
+        n_keep += !(c.acc[i].count <= 0 && c.acc[i].dev_ns <= 0);
+    if (n_keep > out->alloc_ops) {
+        out->ops = xrealloc(out->ops, n_keep * sizeof *out->ops);
+        out->alloc_ops = n_keep;
+    }
     for (size_t i = 0; i < c.n_acc; i++)
         if (!(c.acc[i].count <= 0 && c.acc[i].dev_ns <= 0))
             kt_op_of(k, &c.acc[i], i, out);
@@ -1767,6 +1774,31 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     free(c.optim);
     u64map_release(&c.accmap);
     return FOM_OK;
+}
+
+/* The lookups that only reading needs: whole identities, the key map and
+ * the strings' hash slots (kt_build reads strings by id).  Freed before
+ * the profile is built, as a trace of a million distinct ops holds about
+ * 200 bytes per op in them, which would otherwise sit beside the
+ * profile's ops at the peak. */
+static void kt_parse_tables_release(struct kt *k)
+{
+    intern_release(&k->idstrs);
+    memset(&k->idstrs, 0, sizeof k->idstrs);
+    free(k->id2key);
+    k->id2key = NULL;
+    k->n_id2key = k->alloc_id2key = 0;
+    strbuf_release(&k->idbuf);
+    free(k->key_next);
+    k->key_next = NULL;
+    k->alloc_key_next = 0;
+    u64map_release(&k->keymap);
+    memset(&k->keymap, 0, sizeof k->keymap);
+    free(k->strs.slot);
+    k->strs.slot = NULL;
+    k->strs.nslot = 0;
+    u64map_release(&k->threads);
+    memset(&k->threads, 0, sizeof k->threads);
 }
 
 static void kt_release(struct kt *k)
@@ -1831,6 +1863,7 @@ int kineto_read(const char *path, const struct ingest_opts *o, struct profile *o
                            (long long)k.n_events);
         goto out;
     }
+    kt_parse_tables_release(&k);
     rc = kt_build(&k, o, out);
     if (rc)
         goto out;

@@ -228,10 +228,10 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
             return whole(val, idst[i], expected);
     /* csv spellings of the conv parameters */
     if (strncmp(key, "conv_", 5) == 0)
-        return conv_set(&op->conv, key + 5, val, expected);
+        return conv_set(op_conv_mut(op), key + 5, val, expected);
     if (strncmp(key, "stride_", 7) == 0 || strncmp(key, "pad_", 4) == 0 ||
         strncmp(key, "dil_", 4) == 0 || strcmp(key, "groups") == 0)
-        return conv_set(&op->conv, key, val, expected);
+        return conv_set(op_conv_mut(op), key, val, expected);
     return 1;
 }
 
@@ -461,8 +461,8 @@ static void finish(struct profile *p, const struct seen *seen, const char *path,
         sum += op->time_s;
         if (!seen->has_device && op->device_time_s > 0)
             p->has_device = 1;
-        struct conv_shape *c = &op->conv;
-        if (op->kind == OP_CONV && c->p == 0 && c->h > 0 && c->r > 0) {
+        struct conv_shape *c = op->conv;
+        if (op->kind == OP_CONV && c && c->p == 0 && c->h > 0 && c->r > 0) {
             int64_t sh = c->stride_h > 0 ? c->stride_h : 1, sw = c->stride_w > 0 ? c->stride_w : 1;
             int64_t dh = c->dil_h > 0 ? c->dil_h : 1, dw = c->dil_w > 0 ? c->dil_w : 1;
             int64_t ph = c->h + 2 * c->pad_h - dh * (c->r - 1) - 1;
@@ -555,7 +555,7 @@ static int pj_value(struct pj *j, const char *val)
     if (j->key_cut)
         return 1;   /* no known key is that long */
     if (j->in_conv && j->depth == 4) {
-        if (conv_set(&j->op->conv, j->key, val, &expected) < 0)
+        if (conv_set(op_conv_mut(j->op), j->key, val, &expected) < 0)
             return pj_fail(j, j->key, val, expected);
         return 1;
     }

@@ -292,15 +292,16 @@ static void conv_from_shapes(struct op *op, const struct shape_line *sl)
         return;
     }
     const long long *x = sl->in[0].dim, *f = sl->in[1].dim;
-    op->conv.n = x[0];
-    op->conv.h = x[1];
-    op->conv.w = x[2];
-    op->conv.c = x[3];
-    op->conv.r = f[0];
-    op->conv.s = f[1];
-    op->conv.k = f[3];
-    op->conv.groups = 1;
-    op->conv.dims = 2;
+    struct conv_shape *c = op_conv_mut(op);
+    c->n = x[0];
+    c->h = x[1];
+    c->w = x[2];
+    c->c = x[3];
+    c->r = f[0];
+    c->s = f[1];
+    c->k = f[3];
+    c->groups = 1;
+    c->dims = 2;
 }
 
 /* Output size along one axis: TF's "SAME" pads to ceil(in / stride),
@@ -315,7 +316,7 @@ static int64_t conv_out(int64_t in, int64_t filter, int64_t stride, int same)
  * flops, 2·N·K·C·R·S·P·Q per run (TF's Conv2D float_ops count). */
 static double conv_set(struct op *op, int64_t stride, int same)
 {
-    struct conv_shape *c = &op->conv;
+    struct conv_shape *c = op_conv_mut(op);
     c->stride_h = c->stride_w = stride;
     c->p = conv_out(c->h, c->r, stride, same);
     c->q = conv_out(c->w, c->s, stride, same);
@@ -345,7 +346,7 @@ static void conv_fit_row(struct reader *r)
         return;
     double best_err = -1;
     for (int i = 0; i < n; i++)
-        if (ops[i].conv.dims != 2)
+        if (op_conv(&ops[i])->dims != 2)
             return;
     for (int stride = 1; r->row_flops > 0 && stride <= 4; stride++) {
         for (int same = 0; same <= 1; same++) {
@@ -368,9 +369,10 @@ static void conv_fit_row(struct reader *r)
     for (int i = 0; i < n; i++) {
         struct op *op = &ops[i];
         op->flops = conv_set(op, best_s, best_same) * op->count;
-        op->bytes = ((double)op->conv.n * op->conv.h * op->conv.w * op->conv.c +
-                     (double)op->conv.r * op->conv.s * op->conv.c * op->conv.k +
-                     (double)op->conv.n * op->conv.p * op->conv.q * op->conv.k) *
+        const struct conv_shape *c = op_conv(op);
+        op->bytes = ((double)c->n * c->h * c->w * c->c +
+                     (double)c->r * c->s * c->c * c->k +
+                     (double)c->n * c->p * c->q * c->k) *
                     precision_bytes(op->dtype) * op->count;
         if (!fitted && !(op->flags && strstr(op->flags, "conv-stride-assumed")))
             op_add_flag(op, "conv-stride-assumed");

@@ -52,8 +52,8 @@ static double param_elems(const struct op *op, int *tensors)
         }
         return e;
     }
-    if (op->kind == OP_CONV && op->conv.k > 0 && op->conv.c > 0) {
-        const struct conv_shape *cs = &op->conv;
+    if (op->kind == OP_CONV && op_conv(op)->k > 0 && op_conv(op)->c > 0) {
+        const struct conv_shape *cs = op_conv(op);
         int64_t g = cs->groups > 0 ? cs->groups : 1;
         double e = (double)cs->k * (double)(cs->c / g) * (double)(cs->r > 0 ? cs->r : 1)
                    * (double)(cs->s > 0 ? cs->s : 1);

@@ -89,7 +89,7 @@ void est_shape_of(const struct est *c, const struct op *op, struct shape *s)
     s->n = op->n;
     s->k = op->k;
     s->nb = op->batch > 0 ? op->batch : 1;
-    s->conv = op->conv;
+    s->conv = *op_conv(op);
     s->calls = op->count > 0 ? op->count : 1;
     s->kernels = op->kernels > 0 ? op->kernels : s->calls;
     /* a recurrent layer traced without its kernels (a CPU trace) launches

@@ -687,8 +687,8 @@ int kernel_query_from_op(const struct op *o, enum kernel_pass pass, struct kerne
         return o->m > 0 && o->n > 0 && o->k > 0 ? 0 : -1;
     case OP_CONV:
         q->kind = KERNEL_CONV;
-        q->conv = o->conv;
-        return o->conv.n > 0 && o->conv.c > 0 && o->conv.k > 0 ? 0 : -1;
+        q->conv = *op_conv(o);
+        return q->conv.n > 0 && q->conv.c > 0 && q->conv.k > 0 ? 0 : -1;
     case OP_ELEMENTWISE:
     case OP_REDUCTION:
         q->kind = KERNEL_ELTWISE;

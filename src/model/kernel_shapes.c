@@ -41,7 +41,7 @@ static void put(struct kernel_shape *k, const int *cols, const int64_t *v, int n
 
 static int conv_shape_of(const struct op *o, struct kernel_shape *k)
 {
-    const struct conv_shape *c = &o->conv;
+    const struct conv_shape *c = op_conv(o);
     if (c->n <= 0 || c->c <= 0 || c->k <= 0 || c->w <= 0)
         return -1;
     static const int cols[] = { KS_DIMS, KS_N, KS_C, KS_D, KS_H, KS_W, KS_K, KS_F_D, KS_F_H,

@@ -524,7 +524,7 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
     const struct targ *in = &a[cs->input], *wt = &a[cs->weight];
     if (!in->present || !wt->present || in->ndim < 3 || in->ndim > 5 || wt->ndim != in->ndim)
         return;
-    struct conv_shape *c = &o->conv;
+    struct conv_shape *c = op_conv_mut(o);
     int spatial = in->ndim - 2;
     int64_t stride[3], pad[3], dil[3];
     c->dims = spatial;
@@ -771,9 +771,7 @@ void ops_select_top(struct profile *p, double top)
     double dropped = 0;
     for (size_t i = keep; i < p->n_ops; i++) {
         dropped += p->ops[i].time_s;
-        free(p->ops[i].name);
-        free(p->ops[i].shapes);
-        free(p->ops[i].flags);
+        op_release(&p->ops[i]);
     }
     p->dropped_ops += p->n_ops - keep;
     p->dropped_time_s += dropped;

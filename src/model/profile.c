@@ -57,6 +57,27 @@ void profile_init(struct profile *p)
     p->coverage = 1.0;
 }
 
+const struct conv_shape *op_conv(const struct op *o)
+{
+    static const struct conv_shape none;
+    return o->conv ? o->conv : &none;
+}
+
+struct conv_shape *op_conv_mut(struct op *o)
+{
+    if (!o->conv)
+        o->conv = xcalloc(1, sizeof *o->conv);
+    return o->conv;
+}
+
+void op_release(struct op *o)
+{
+    free(o->name);
+    free(o->shapes);
+    free(o->flags);
+    free(o->conv);
+}
+
 struct op *profile_add_op(struct profile *p)
 {
     ALLOC_GROW(p->ops, p->n_ops + 1, p->alloc_ops);
@@ -70,11 +91,8 @@ struct op *profile_add_op(struct profile *p)
 
 void profile_release(struct profile *p)
 {
-    for (size_t i = 0; i < p->n_ops; i++) {
-        free(p->ops[i].name);
-        free(p->ops[i].shapes);
-        free(p->ops[i].flags);
-    }
+    for (size_t i = 0; i < p->n_ops; i++)
+        op_release(&p->ops[i]);
     free(p->ops);
     free(p->calls);
     free(p->source);

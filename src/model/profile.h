@@ -49,7 +49,12 @@ struct op {
      * RNN: batch = the sequential steps per call (time steps x layers). */
     int64_t m, n, k, batch;
     char a_t, b_t;          /* 'N' or 'T'; 0 when unknown */
-    struct conv_shape conv; /* OP_CONV only */
+    /* OP_CONV only: the convolution's geometry, allocated by op_conv_mut
+     * when a reader sets it, NULL when nothing was (op_conv reads it as
+     * zeros).  Apart from the op because only convolutions need its
+     * 184 bytes: a profile of a million distinct GEMMs would carry them
+     * all for nothing. */
+    struct conv_shape *conv;
     /* rnn, attention, norm, embedding, optimizer, elementwise/reduction:
      * the sizes a kernel table keys on, in the order of kernel_table.h's
      * RNN_*, ATT_*, NORM_*, EMB_*, OPT_* (elementwise: [0] elements of the
@@ -124,6 +129,14 @@ enum op_phase op_phase_parse(const char *s);
  * else OP_NAME_MAX less the bytes of a UTF-8 sequence the cut would
  * split. */
 size_t op_name_len(const char *s, size_t len);
+
+/* o's convolution geometry, all zeros when it has none: never NULL. */
+const struct conv_shape *op_conv(const struct op *o);
+/* o's convolution geometry to be set, allocated (zeroed) on first use and
+ * freed with the op (profile_release, op_release). */
+struct conv_shape *op_conv_mut(struct op *o);
+/* Frees what o owns (name, shapes, flags, conv), not o itself. */
+void op_release(struct op *o);
 
 void profile_init(struct profile *p);
 /* Append a zeroed op and return it (owned by the profile). */

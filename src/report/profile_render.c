@@ -133,7 +133,7 @@ static void csv_table_sizes(FILE *fp, const struct op *o)
     } else {
         fputs(",,,,,,,,,", fp);
     }
-    const struct conv_shape *c = &o->conv;
+    const struct conv_shape *c = op_conv(o);
     if (o->kind == OP_CONV && c->dims == 3)
         fprintf(fp, ",%lld,%lld,%lld,%lld,%lld,%lld,%d", (long long)c->d, (long long)c->t,
                 (long long)c->stride_d, (long long)c->pad_d, (long long)c->dil_d, (long long)c->o,
@@ -226,7 +226,7 @@ void profile_render_json(FILE *fp, const struct profile *p)
         json_kstr(&j, "shapes", o->shapes ? o->shapes : "");
         json_kstr(&j, "flags", o->flags);
         if (o->kind == OP_CONV)
-            write_conv(&j, &o->conv);
+            write_conv(&j, op_conv(o));
         if (has_table_sizes(o)) {
             char key[8];
             for (int a = 0; a < 6; a++) {
@@ -295,7 +295,7 @@ void profile_render_csv(FILE *fp, const struct profile *p)
         fputc(',', fp);
         csv_field(fp, o->flags);
         if (o->kind == OP_CONV) {
-            const struct conv_shape *c = &o->conv;
+            const struct conv_shape *c = op_conv(o);
             fprintf(fp, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld",
                     (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w,
                     (long long)c->k, (long long)c->r, (long long)c->s, (long long)c->stride_h,

@@ -325,7 +325,7 @@ static void test_batch_rescale(void **state)
     o->shapes = xstrdup("[100, 1000]");
     o->bytes = 1e6;
     struct op *c = add(&p, "aten::convolution", OP_CONV, 1);
-    c->conv = (struct conv_shape){ .n = 100, .c = 3, .h = 32, .w = 32, .k = 8, .r = 3, .s = 3,
+    *op_conv_mut(c) = (struct conv_shape){ .n = 100, .c = 3, .h = 32, .w = 32, .k = 8, .r = 3, .s = 3,
                                    .stride_h = 1, .stride_w = 1, .p = 30, .q = 30, .groups = 1 };
     c->flops = 1e9;
 
@@ -468,7 +468,7 @@ static void test_scaled_table_batch(void **state)
     h->flops = 2.0 * 100 * 256 * 512;
     h->device_time_s = 10e-6;
     struct op *c = add(&p, "aten::cudnn_convolution", OP_CONV, 1);
-    c->conv = (struct conv_shape){ .n = 100, .c = 16, .h = 32, .w = 32, .k = 16, .r = 3, .s = 3,
+    *op_conv_mut(c) = (struct conv_shape){ .n = 100, .c = 16, .h = 32, .w = 32, .k = 16, .r = 3, .s = 3,
                                    .stride_h = 1, .stride_w = 1, .pad_h = 1, .pad_w = 1,
                                    .p = 32, .q = 32, .groups = 1 };
     c->flops = 2.0 * 100 * 16 * 32 * 32 * 16 * 9;
@@ -497,9 +497,9 @@ static void test_scaled_table_batch(void **state)
     /* conv: the table ran batch 8 only: 5 + 100 x 4 = 405 us */
     assert_close(e.ops[4].device_s, 405e-6, 1e-12);
     struct kernel_estimate ke;
-    assert_int_equal(kernel_table_conv(t, PREC_FP32, &c->conv, CONV_FWD, &ke), 0);
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, op_conv(c), CONV_FWD, &ke), 0);
     assert_int_equal(ke.method, LOOKUP_EXTRAP);
-    struct conv_shape in = c->conv;
+    struct conv_shape in = *op_conv(c);
     in.n = 8;
     assert_int_equal(kernel_table_conv(t, PREC_FP32, &in, CONV_FWD, &ke), 0);
     assert_int_equal(ke.method, LOOKUP_EXACT);

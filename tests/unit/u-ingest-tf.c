@@ -218,10 +218,10 @@ static void test_docs_examples(void **state)
     assert_close(r.p.ops[0].time_s, 597e-6, 1e-12);
     assert_close(r.p.ops[1].time_s, 4.29e-3, 1e-12);
     /* NHWC 2x6x6x3 input, RSCK 3x3x3x6 filter */
-    assert_int_equal(r.p.ops[1].conv.n, 2);
-    assert_int_equal(r.p.ops[1].conv.c, 3);
-    assert_int_equal(r.p.ops[1].conv.k, 6);
-    assert_int_equal(r.p.ops[1].conv.r, 3);
+    assert_int_equal(op_conv(&r.p.ops[1])->n, 2);
+    assert_int_equal(op_conv(&r.p.ops[1])->c, 3);
+    assert_int_equal(op_conv(&r.p.ops[1])->k, 6);
+    assert_int_equal(op_conv(&r.p.ops[1])->r, 3);
     run_done(&r);
 
     memset(&r, 0, sizeof r);

@@ -101,9 +101,7 @@ static void fill(struct op *o, const char *name, enum op_kind kind, const char *
 
 static void clear(struct op *o)
 {
-    free(o->name);
-    free(o->shapes);
-    free(o->flags);
+    op_release(o);
 }
 
 static void test_gemm(void **state)
@@ -182,27 +180,27 @@ static void test_conv(void **state)
          "[\"float\", \"float\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\"]",
          NULL, "[\"\", \"\", \"[3, 3]\", \"[2, 2]\", \"[1, 1]\", \"1\", \"False\", \"False\", \"True\"]",
          &f, &b);
-    assert_int_equal(o.conv.stride_h, 2);
-    assert_int_equal(o.conv.pad_w, 3);
-    assert_int_equal(o.conv.p, 112);
-    assert_int_equal(o.conv.q, 112);
+    assert_int_equal(op_conv(&o)->stride_h, 2);
+    assert_int_equal(op_conv(&o)->pad_w, 3);
+    assert_int_equal(op_conv(&o)->p, 112);
+    assert_int_equal(op_conv(&o)->q, 112);
     assert_close(f, 2.0 * 64 * 64 * 3 * 7 * 7 * 112 * 112, 1e-15);
     clear(&o);
     /* 1-D conv (NT3): [20,1,60483] * [128,1,20], stride 1, pad 0 -> 60464 */
     fill(&o, "aten::mkldnn_convolution", OP_CONV, "[[20, 1, 60483], [128, 1, 20], [128], [], [], [], []]",
          "[\"float\", \"float\", \"float\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\"]",
          NULL, "[\"\", \"\", \"\", \"[0]\", \"[1]\", \"[1]\", \"1\"]", &f, &b);
-    assert_int_equal(o.conv.h, 1);
-    assert_int_equal(o.conv.r, 1);
-    assert_int_equal(o.conv.s, 20);
-    assert_int_equal(o.conv.q, 60464);
+    assert_int_equal(op_conv(&o)->h, 1);
+    assert_int_equal(op_conv(&o)->r, 1);
+    assert_int_equal(op_conv(&o)->s, 20);
+    assert_int_equal(op_conv(&o)->q, 60464);
     assert_close(f, 2.0 * 20 * 128 * 1 * 20 * 60464, 1e-15);
     clear(&o);
     /* backward: grad [N,K,P,Q] first; both gradients: 2x forward; grouped */
     const char *dims = "[[8, 32, 14, 14], [8, 64, 14, 14], [32, 16, 3, 3], [], [], [], [], [], [], [], []]";
     const char *conc = "[\"\", \"\", \"\", \"[0]\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"4\", \"[True, True, False]\"]";
     fill(&o, "aten::convolution_backward", OP_CONV, dims, NULL, NULL, conc, &f, &b);
-    assert_int_equal(o.conv.groups, 4);
+    assert_int_equal(op_conv(&o)->groups, 4);
     double fwd = 2.0 * 8 * 32 * (64 / 4) * 3 * 3 * 14 * 14;
     assert_close(f, 2 * fwd, 1e-15);
     clear(&o);
@@ -224,13 +222,13 @@ static void test_table_params(void **state)
     fill(&o, "aten::convolution", OP_CONV, "[[2, 4, 8, 16, 16], [8, 4, 3, 3, 3], [], [], [], [], [], [], []]",
          NULL, NULL, "[\"\", \"\", \"\", \"[1, 1, 1]\", \"[2, 2, 2]\", \"[2, 2, 2]\", \"False\", \"[0, 0, 0]\", \"1\"]",
          &f, &b);
-    assert_int_equal(o.conv.dims, 3);
-    assert_int_equal(o.conv.d, 8);
-    assert_int_equal(o.conv.t, 3);
-    assert_int_equal(o.conv.dil_d, 2);
-    assert_int_equal(o.conv.pad_d, 2);
-    assert_int_equal(o.conv.o, 8);  /* 8 + 4 - 2*2 - 1 + 1 */
-    assert_int_equal(o.conv.p, 16);
+    assert_int_equal(op_conv(&o)->dims, 3);
+    assert_int_equal(op_conv(&o)->d, 8);
+    assert_int_equal(op_conv(&o)->t, 3);
+    assert_int_equal(op_conv(&o)->dil_d, 2);
+    assert_int_equal(op_conv(&o)->pad_d, 2);
+    assert_int_equal(op_conv(&o)->o, 8);  /* 8 + 4 - 2*2 - 1 + 1 */
+    assert_int_equal(op_conv(&o)->p, 16);
     assert_close(f, 2.0 * 2 * 8 * 4 * 27 * 8 * 16 * 16, 1e-15);
     clear(&o);
     /* _cudnn_rnn (lstm_h200 trace): batch_first, mode 2 = LSTM */

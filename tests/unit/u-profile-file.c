@@ -60,7 +60,7 @@ static void build(struct profile *p)
     c->flops = 1.5e12;
     c->bytes = 3e8;
     struct conv_shape cs = { 64, 3, 224, 224, 64, 7, 7, 2, 2, 3, 3, 1, 1, 1, 112, 112, 0, 0, 0, 0, 0, 0, 0 };
-    c->conv = cs;
+    *op_conv_mut(c) = cs;
     c->shapes = strdup("[64, 3, 224, 224], [64, 3, 7, 7]");
     struct op *e = profile_add_op(p);
     e->name = strdup("Optimizer \"step\"\nline2");
@@ -137,7 +137,7 @@ static void compare(const struct profile *a, const struct profile *b)
         assert_int_equal(x->batch, y->batch);
         assert_int_equal(x->a_t, y->a_t);
         assert_int_equal(x->b_t, y->b_t);
-        assert_memory_equal(&x->conv, &y->conv, sizeof x->conv);
+        assert_memory_equal(op_conv(x), op_conv(y), sizeof(struct conv_shape));
         same_str(x->shapes, y->shapes);
         same_str(x->flags, y->flags);
         assert_int_equal(x->id, y->id);
@@ -204,8 +204,8 @@ static void test_json_by_hand(void **state)
     assert_null(c->flags);
     assert_int_equal(c->a_t, 0);
     /* (32 + 2*1 - 1*(3-1) - 1) / 2 + 1 = 16 */
-    assert_int_equal(c->conv.p, 16);
-    assert_int_equal(c->conv.q, 16);
+    assert_int_equal(op_conv(c)->p, 16);
+    assert_int_equal(op_conv(c)->q, 16);
     assert_close(r.p.total_time_s, 0.25, 1e-15);   /* not in the file: the sum */
     assert_close(r.p.coverage, 1.0, 0);
     run_done(&r);
