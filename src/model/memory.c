@@ -196,6 +196,28 @@ static int autocast_fp32(const struct op *op)
     return is_one_of(base_name(op->name ? op->name : ""), fp32);
 }
 
+/* Ops whose derivative is written with their result, not their input
+ * (PyTorch's tools/autograd/derivatives.yaml: relu, sigmoid, tanh, exp,
+ * softmax): what they keep is their output, which the next op keeps as its
+ * input and is counted there.  Not log_softmax: its input is the model's
+ * output, which the training loop holds through the backward (its result
+ * is the loss's input, counted there).  Not in-place activations: PyTorch
+ * runs some (hardtanh_, MobileNet's ReLU6) through their out-of-place
+ * kernel, so their input survives beside their result. */
+static int keeps_result(const struct op *op)
+{
+    static const char *const res[] = { "relu", "sigmoid", "tanh", "exp", "softmax", "_softmax",
+                                       NULL };
+    return is_one_of(base_name(op->name ? op->name : ""), res);
+}
+
+static int is_dropout(const struct op *op)
+{
+    static const char *const drop[] = { "dropout", "dropout_", "native_dropout",
+                                        "feature_dropout", "feature_dropout_", NULL };
+    return is_one_of(base_name(op->name ? op->name : ""), drop);
+}
+
 /* Elements of the idx-th top-level group of a shapes text (0 if it is not
  * a tensor of two or more dimensions). */
 static double group_elems(const char *shapes, int idx)
@@ -216,6 +238,16 @@ static double call_saved_b(const struct op *op, int autocast, double *grad_b)
     double bytes = autocast && autocast_fp32(op) ? 4 : dtype_bytes(op->dtype);
     double elems = first_activation_elems(op->shapes);
     *grad_b = elems * bytes;
+    if (keeps_result(op))
+        return 0;
+    if (is_dropout(op)) {
+        /* native_dropout keeps its bool mask, one byte an element, not
+         * its input; with p = 0 (or in eval) aten::dropout returns its
+         * input and launches nothing, keeping nothing */
+        if (op->kernels <= 0)
+            *grad_b = 0;
+        return op->kernels > 0 ? elems : 0;
+    }
     if (op->kind == OP_ATTENTION) {
         /* scaled_dot_product_attention's flash, efficient and cuDNN
          * backends keep query, key and value (and the output, which the

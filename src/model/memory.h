@@ -20,7 +20,10 @@
  *                two or more dimensions (the activation; weights and
  *                biases come later or have one dimension), in fp32 for the
  *                ops autocast runs in fp32 (norms, softmax, losses); for
- *                attention also key, value and the log-sum-exp; plus
+ *                attention also key, value and the log-sum-exp; for
+ *                dropout its one-byte mask (nothing when it ran no
+ *                kernel); nothing for ops that keep their result (relu,
+ *                sigmoid, tanh, exp, softmax: the next op keeps it); plus
  *                cuDNN's per-step gate and state reserve for LSTM/GRU; x
  *                its calls per pass, scaled by batch / profiled batch
  *   in flight    the backward frees saved tensors in reverse order, so the
