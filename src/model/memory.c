@@ -199,9 +199,8 @@ static int autocast_fp32(const struct op *op)
 /* Ops whose derivative is written with their result, not their input
  * (PyTorch's tools/autograd/derivatives.yaml: relu, sigmoid, tanh, exp,
  * softmax): what they keep is their output, which the next op keeps as its
- * input and is counted there.  Not log_softmax: its input is the model's
- * output, which the training loop holds through the backward (its result
- * is the loss's input, counted there).  Not in-place activations: PyTorch
+ * input and is counted there (log_softmax too, see call_saved_b).  Not
+ * in-place activations: PyTorch
  * runs some (hardtanh_, MobileNet's ReLU6) through their out-of-place
  * kernel, so their input survives beside their result. */
 static int keeps_result(const struct op *op)
@@ -210,6 +209,8 @@ static int keeps_result(const struct op *op)
                                        NULL };
     return is_one_of(base_name(op->name ? op->name : ""), res);
 }
+
+static const char *const log_softmax[] = { "log_softmax", "_log_softmax", NULL };
 
 static int is_dropout(const struct op *op)
 {
@@ -240,6 +241,13 @@ static double call_saved_b(const struct op *op, int autocast, double *grad_b)
     *grad_b = elems * bytes;
     if (keeps_result(op))
         return 0;
+    if (is_one_of(base_name(op->name ? op->name : ""), log_softmax))
+        /* its result is the loss's input, counted there; its input is the
+         * model's output, which the training loop holds through the
+         * backward in the precision the last layer produced it: 16-bit
+         * under autocast (a fp32 copy made for the loss is freed once
+         * the loss has its result) */
+        return elems * (autocast ? 2 : dtype_bytes(op->dtype));
     if (is_dropout(op)) {
         /* native_dropout keeps its bool mask, one byte an element, not
          * its input; with p = 0 (or in eval) aten::dropout returns its

@@ -19,7 +19,9 @@
  *                embeddings, which keep only indices), its first input of
  *                two or more dimensions (the activation; weights and
  *                biases come later or have one dimension), in fp32 for the
- *                ops autocast runs in fp32 (norms, softmax, losses); for
+ *                ops autocast runs in fp32 (norms, softmax, losses; for
+ *                log_softmax the model's output the loop holds, 16-bit
+ *                under autocast); for
  *                attention also key, value and the log-sum-exp; for
  *                dropout its one-byte mask (nothing when it ran no
  *                kernel); nothing for ops that keep their result (relu,

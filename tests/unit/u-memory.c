@@ -92,6 +92,15 @@ static void test_saved_per_op(void **state)
         profile_of(&p, &ops[i], 1, NULL, 0, PREC_BF16);
         assert_close(mem_activations_b(&p), want[i], 1e-15);
     }
+    /* log_softmax recorded on the fp32 copy of a bf16 model output: the
+     * loop holds the bf16 output (2 B an element), its fp32 gradients are
+     * in flight (2 x 4 B an element) */
+    struct op lsm = fwd("aten::log_softmax", OP_REDUCTION, PREC_FP32, "[10, 100], [], []", 9);
+    profile_of(&p, &lsm, 1, NULL, 0, PREC_BF16);
+    assert_close(mem_activations_b(&p), 2000, 1e-15);
+    assert_close(mem_backward_peak_b(&p), 2000 + 8000, 1e-15);
+    profile_of(&p, &lsm, 1, NULL, 0, PREC_FP32);
+    assert_close(mem_activations_b(&p), 4000, 1e-15);
     /* an fp32 profile: no autocast copy, the norm keeps its input as is */
     profile_of(&p, &ops[3], 1, NULL, 0, PREC_FP32);
     assert_close(mem_activations_b(&p), 2 * 512, 1e-15);
