@@ -92,11 +92,25 @@ struct roof {
 };
 
 /* The calls of the profile, indexed once for every replay of it. */
+/* What the replay needs of one call that does not change between Monte
+ * Carlo draws, in call order (est_replay_plan): every draw then reads
+ * the calls front to back instead of each call's op record. */
+struct replay_call {
+    size_t i;                       /* profile op index, SIZE_MAX if none */
+    int opt;                        /* an optimizer op's call */
+    int share;                      /* device time dev_s[i] * mul / div; 0: none */
+    int launch;                     /* launch_s is added to a positive device time */
+    double mul, div;
+    double kn;                      /* kernels per call, at least 1 */
+    double launch_s;
+};
+
 struct replay_index {
     size_t max_id;
     size_t *idx;                    /* op id -> profile op index, SIZE_MAX if none */
     double *ncalls;                 /* [n_ops + 1] calls of each op */
     int steps;
+    struct replay_call *calls;      /* [p->n_calls], or NULL (est_replay_plan) */
 };
 
 static inline int same_name(const char *a, const char *b)
@@ -158,6 +172,8 @@ void est_autocast_casts(struct est *c);
 /* est_replay.c */
 void est_replay_index_build(const struct profile *p, struct replay_index *ri);
 void est_replay_index_release(struct replay_index *ri);
+/* Fill ri->calls from the profile and the ops' estimates (methods). */
+void est_replay_plan(const struct est *c, const struct estimate *out, struct replay_index *ri);
 double est_compose_pass(const struct est *c, const struct replay_index *ri,
                         const struct estimate *out, const double *dev_s, double host_s);
 

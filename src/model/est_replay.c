@@ -35,41 +35,73 @@ void est_replay_index_release(struct replay_index *ri)
 {
     free(ri->idx);
     free(ri->ncalls);
+    free(ri->calls);
     memset(ri, 0, sizeof *ri);
 }
 
-/* The device time of one call k of op i in the replay, from the op's
- * per-pass device time dev_s[i]; *kn is the call's kernel count (at
- * least 1). */
-static double call_device_s(const struct est *c, const struct replay_index *ri,
-                            const struct estimate *out, const double *dev_s,
-                            const struct op_call *k, size_t i, double *kn)
+/* The draw-independent part of call k of op i: how its device time
+ * follows from the op's per-pass device time, its kernels per call and
+ * the launch gaps it adds. */
+static void plan_call(const struct est *c, const struct replay_index *ri, const struct estimate *out,
+                      const struct op_call *k, size_t i, struct replay_call *rc)
 {
     const struct profile *p = c->p;
     const double *ncalls = ri->ncalls;
     int steps = ri->steps;
     const struct op_estimate *oe = &out->ops[i];
     const struct op *op = &p->ops[i];
-    double t = dev_s[i], d = 0;
+    rc->i = i;
+    rc->opt = op->phase == PHASE_OPTIMIZER;
     /* the call's share of its op, as measured when the
      * profile has device times (so that kernels that ran
      * on parallel streams keep their overlap) */
-    if (c->src_gpu && op->device_time_s > 0 && k->device_s > 0)
-        d = t * k->device_s / op->device_time_s;
-    else if (!c->src_gpu || op->device_time_s > 0)
-        d = t * steps / ncalls[i];
-    *kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
-    if (*kn < 1)
-        *kn = 1;
+    if (c->src_gpu && op->device_time_s > 0 && k->device_s > 0) {
+        rc->share = 1;
+        rc->mul = k->device_s;
+        rc->div = op->device_time_s;
+    } else if (!c->src_gpu || op->device_time_s > 0) {
+        rc->share = 1;
+        rc->mul = steps;
+        rc->div = ncalls[i];
+    }
+    rc->kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
+    if (rc->kn < 1)
+        rc->kn = 1;
     /* kernel durations from a trace leave out the gap the
      * device needs between two kernels, even queued ones;
      * table times and the roofline hold a launch already */
-    if (d > 0 && (oe->method == EST_MEASURED || oe->method == EST_SCALED_TABLE
-                  || oe->method == EST_SCALED)) {
+    if (oe->method == EST_MEASURED || oe->method == EST_SCALED_TABLE || oe->method == EST_SCALED) {
         double sh = c->src_gpu && op->device_time_s > 0 && k->device_s > 0
                     ? k->device_s * ncalls[i] / steps / op->device_time_s : 1;
-        d += *kn * c->m->launch_latency_s * (sh < 1 ? sh : 1);
+        rc->launch = 1;
+        rc->launch_s = rc->kn * c->m->launch_latency_s * (sh < 1 ? sh : 1);
     }
+}
+
+void est_replay_plan(const struct est *c, const struct estimate *out, struct replay_index *ri)
+{
+    const struct profile *p = c->p;
+    free(ri->calls);
+    ri->calls = xcalloc(p->n_calls + 1, sizeof *ri->calls);
+    for (size_t j = 0; j < p->n_calls; j++) {
+        const struct op_call *k = &p->calls[j];
+        size_t id = k->op_id;
+        size_t i = id <= ri->max_id ? ri->idx[id] : SIZE_MAX;
+        struct replay_call *rc = &ri->calls[j];
+        rc->i = SIZE_MAX;
+        rc->kn = 1;
+        if (i != SIZE_MAX)
+            plan_call(c, ri, out, k, i, rc);
+    }
+}
+
+/* The device time of call rc in the replay, from its op's per-pass
+ * device time t. */
+static double call_device_s(const struct replay_call *rc, double t)
+{
+    double d = rc->share ? t * rc->mul / rc->div : 0;
+    if (d > 0 && rc->launch)
+        d += rc->launch_s;
     return d;
 }
 
@@ -87,12 +119,11 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
                      const double *dev_s)
 {
     const struct profile *p = c->p;
-    size_t n = p->n_ops, max_id = ri->max_id;
-    const size_t *idx = ri->idx;
+    size_t n = p->n_ops;
     const double *ncalls = ri->ncalls;
     int steps = ri->steps;
     double total = 0;
-    if (!p->n_calls || !c->tgt_gpu)
+    if (!p->n_calls || !c->tgt_gpu || !ri->calls)
         return -1;
     double rest = 0;    /* per step: ops that no call issues */
     for (size_t i = 0; i < out->n_ops; i++) {
@@ -105,11 +136,11 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
         double host = 0, dev = 0, shift = 0, back_n = 0, back_dev = 0;
         for (; j < p->n_calls && p->calls[j].step == st; j++) {
             const struct op_call *k = &p->calls[j];
-            size_t id = k->op_id;
-            size_t i = id <= max_id ? idx[id] : SIZE_MAX;
+            const struct replay_call *rc = &ri->calls[j];
+            size_t i = rc->i;
             /* autocast casts: a forward call's parameters before it;
              * the gradients' casts back once the backward pass is over */
-            int opt = i != SIZE_MAX && p->ops[i].phase == PHASE_OPTIMIZER;
+            int opt = rc->opt;
             if (back_n > 0 && opt) {
                 /* a CPU trace's start times are its compute's, not the
                  * target host's: there the host clock is `host` alone */
@@ -132,8 +163,8 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
                 back_n += half;
                 back_dev += c->cast_dev_s[i] / 2;
             }
-            double kn = 1;
-            double d = i != SIZE_MAX ? call_device_s(c, ri, out, dev_s, k, i, &kn) : 0;
+            double kn = rc->kn;
+            double d = i != SIZE_MAX ? call_device_s(rc, dev_s[i]) : 0;
             double begin, launch;
             if (c->src_gpu) {
                 begin = k->host_start_s + shift;

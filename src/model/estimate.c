@@ -208,6 +208,8 @@ static void compose(struct est *c, const struct estimate_opts *o, double host, d
     out->host_time_s = host;
     out->sync_s = c->tgt_gpu ? c->m->launch_latency_s : 0;
     est_replay_index_build(c->p, &ri);
+    if (c->tgt_gpu && c->p->n_calls)
+        est_replay_plan(c, out, &ri);
     double *dev_s = xmalloc((out->n_ops + 1) * sizeof *dev_s);
     for (size_t i = 0; i < out->n_ops; i++)
         dev_s[i] = out->ops[i].device_s;
