@@ -359,6 +359,17 @@ double mem_backward_peak_b(const struct profile *p)
     return mem_activations_b(p) + 2 * largest;
 }
 
+static int foreach_sqrt_seen(const struct profile *p)
+{
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *op = &p->ops[i];
+        if ((op->phase == PHASE_OPTIMIZER || op->kind == OP_OPTIMIZER) && op->name &&
+            strstr(op->name, "_foreach_sqrt"))
+            return 1;
+    }
+    return 0;
+}
+
 void mem_estimate_run(const struct profile *p, int64_t parameters, double batch_scale,
                       struct mem_estimate *out)
 {
@@ -387,9 +398,10 @@ void mem_estimate_run(const struct profile *p, int64_t parameters, double batch_
     out->optimizer_b = 4 * n * states[out->optimizer];
     out->casts_b = out->autocast ? 2 * n : 0;
     /* torch.optim's foreach Adam takes sqrt of the second moments into a
-     * new list (one fp32 copy of the parameters) before addcdiv_; SGD's
-     * updates run in place */
-    out->step_temp_b = out->optimizer == MEM_OPT_ADAM ? 4 * n : 0;
+     * new list (one fp32 copy of the parameters) before addcdiv_; its
+     * for-loop form holds one parameter's at a time, its fused form none,
+     * and SGD's updates run in place */
+    out->step_temp_b = out->optimizer == MEM_OPT_ADAM && foreach_sqrt_seen(p) ? 4 * n : 0;
     /* zero_grad(set_to_none=True), PyTorch's default since 2.0, frees the
      * gradients after every step and the backward allocates them as it
      * frees the activations: at the backward's peak (its first ops, for a

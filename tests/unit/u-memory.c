@@ -132,6 +132,11 @@ static void test_peak_phase(void **state)
     mem_estimate_run(&p, 1000000, 10000, &m);
     assert_false(m.peak_at_step);
     assert_close(m.total_b, 12e6 + 4000 * 10000.0 + 8000 * 10000.0 + ws, 1e-15);
+    /* the fused form (one kernel, no sqrt list): 16 B a parameter */
+    ops[1].name = "aten::_fused_adamw_";
+    mem_estimate_run(&p, 1000000, 1, &m);
+    assert_int_equal(m.optimizer, MEM_OPT_ADAM);
+    assert_close(m.total_b, 16e6 + ws, 1e-15);
     /* unknown parameters: not available */
     mem_estimate_run(&p, 0, 1, &m);
     assert_false(m.available);
