@@ -109,6 +109,13 @@ struct kkeys {
 };
 
 struct kindex {
+    /* Row indices grouped by (kind, precision), ascending within each
+     * group: one pass over the rows for every group at once, where a
+     * pass per group read a 100k-row table once for each of the tens of
+     * groups an estimate asks for. */
+    int grouped;
+    size_t *by_group;
+    size_t group_start[KERNEL_KIND_COUNT * PREC_COUNT + 1];
     struct kkeys keys[KERNEL_KIND_COUNT][PREC_COUNT];
     struct kgroup gemm[PREC_COUNT];
     struct kgroup conv[PREC_COUNT][CONV_PASS_COUNT];
@@ -161,6 +168,7 @@ static void index_free(struct kindex *ix)
 {
     if (!ix)
         return;
+    free(ix->by_group);
     for (int k = 0; k < KERNEL_KIND_COUNT; k++)
         for (int p = 0; p < PREC_COUNT; p++)
             free(ix->keys[k][p].rows);
@@ -404,23 +412,51 @@ static struct kindex *index_of(const struct kernel_table *t)
     return t->index;
 }
 
+static int row_group(const struct kernel_row *r)
+{
+    if ((unsigned)r->kind >= KERNEL_KIND_COUNT || (unsigned)r->prec >= PREC_COUNT)
+        return -1;
+    return (int)r->kind * PREC_COUNT + (int)r->prec;
+}
+
+static void group_rows(const struct kernel_table *t, struct kindex *ix)
+{
+    size_t *start = ix->group_start;
+    ix->grouped = 1;
+    memset(start, 0, sizeof ix->group_start);
+    for (size_t i = 0; i < t->n_rows; i++) {
+        int g = row_group(&t->rows[i]);
+        if (g >= 0)
+            start[g + 1]++;
+    }
+    for (int g = 0; g < KERNEL_KIND_COUNT * PREC_COUNT; g++)
+        start[g + 1] += start[g];
+    size_t fill[KERNEL_KIND_COUNT * PREC_COUNT];
+    memcpy(fill, start, sizeof fill);
+    ix->by_group = xmalloc((start[KERNEL_KIND_COUNT * PREC_COUNT] + 1) * sizeof *ix->by_group);
+    for (size_t i = 0; i < t->n_rows; i++) {
+        int g = row_group(&t->rows[i]);
+        if (g >= 0)
+            ix->by_group[fill[g]++] = i;
+    }
+}
+
 static const struct kkeys *keys_of(const struct kernel_table *t, enum kernel_kind kind,
                                    enum precision p)
 {
-    struct kkeys *kk = &index_of(t)->keys[kind][p];
+    struct kindex *index = index_of(t);
+    struct kkeys *kk = &index->keys[kind][p];
     if (kk->built)
         return kk;
     kk->built = 1;
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_rows; i++)
-        n += t->rows[i].kind == kind && t->rows[i].prec == p;
+    if (!index->grouped)
+        group_rows(t, index);
+    int g = (int)kind * PREC_COUNT + (int)p;
+    size_t n = index->group_start[g + 1] - index->group_start[g];
     if (!n)
         return kk;
     size_t *ix = xmalloc(n * sizeof *ix), *tmp = xmalloc(n * sizeof *tmp);
-    n = 0;
-    for (size_t i = 0; i < t->n_rows; i++)
-        if (t->rows[i].kind == kind && t->rows[i].prec == p)
-            ix[n++] = i;
+    memcpy(ix, index->by_group + index->group_start[g], n * sizeof *ix);
     sort_rows(t->rows, ix, tmp, n);
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
