@@ -49,8 +49,20 @@ static int num(const char *val, double *out, const char **expected)
         return 0;
     }
     char *end;
-    errno = 0;
-    double v = strtod(val, &end);
+    double v;
+    /* up to 15 digits: exact in a double, the value strtod would give
+     * (counts, sizes and ids, most of a saved profile's numbers) */
+    size_t nd = 0;
+    int64_t x = 0;
+    while (nd < 16 && val[nd] >= '0' && val[nd] <= '9')
+        x = x * 10 + (val[nd++] - '0');
+    if (nd > 0 && nd <= 15 && (val[nd] == '\0' || val[nd] == ' ')) {
+        end = (char *)val + nd;
+        v = (double)x;
+    } else {
+        errno = 0;
+        v = strtod(val, &end);
+    }
     while (*end == ' ')
         end++;
     if (end == val || *end || !isfinite(v) || v < 0) {
@@ -159,12 +171,12 @@ static int table_sizes_set(struct op *op, const char *key, const char *val, cons
 
 static int op_set(struct op *op, const char *key, const char *val, const char **expected)
 {
-    if (strcmp(key, "name") == 0) {
+    if (key[0] == 'n' && strcmp(key, "name") == 0) {
         free(op->name);
         op->name = val && *val ? xstrndup(val, op_name_len(val, strlen(val))) : NULL;
         return 0;
     }
-    if (strcmp(key, "kind") == 0) {
+    if (key[0] == 'k' && strcmp(key, "kind") == 0) {
         enum op_kind k = op_kind_parse(val);
         if (k == OP_KIND_COUNT) {
             *expected = "a kind (gemm, conv, rnn, attention, elementwise, reduction, norm, "
@@ -174,7 +186,7 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
         op->kind = k;
         return 0;
     }
-    if (strcmp(key, "phase") == 0) {
+    if (key[0] == 'p' && strcmp(key, "phase") == 0) {
         op->phase = op_phase_parse(val);
         if (op->phase == PHASE_UNKNOWN && val && *val && strcmp(val, "unknown") != 0) {
             *expected = "forward, backward, optimizer or unknown";
@@ -182,11 +194,11 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
         }
         return 0;
     }
-    if (strcmp(key, "dtype") == 0) {
+    if (key[0] == 'd' && strcmp(key, "dtype") == 0) {
         op->dtype = precision_parse(val);
         return 0;
     }
-    if (strcmp(key, "a_t") == 0 || strcmp(key, "b_t") == 0) {
+    if ((key[0] == 'a' && strcmp(key, "a_t") == 0) || (key[0] == 'b' && strcmp(key, "b_t") == 0)) {
         char *t = key[0] == 'a' ? &op->a_t : &op->b_t;
         if (!val || !*val)
             *t = 0;
@@ -198,13 +210,13 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
         }
         return 0;
     }
-    if (strcmp(key, "id") == 0)
+    if (key[0] == 'i' && strcmp(key, "id") == 0)
         return op_id(val, &op->id, expected);
-    if (strcmp(key, "shapes") == 0) {
+    if (key[0] == 's' && strcmp(key, "shapes") == 0) {
         str(val, &op->shapes);
         return 0;
     }
-    if (strcmp(key, "flags") == 0) {
+    if (key[0] == 'f' && strcmp(key, "flags") == 0) {
         str(val, &op->flags);
         return 0;
     }
@@ -219,18 +231,18 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
         &op->flops, &op->bytes,
     };
     for (size_t i = 0; i < sizeof dnames / sizeof dnames[0]; i++)
-        if (strcmp(key, dnames[i]) == 0)
+        if (key[0] == dnames[i][0] && strcmp(key, dnames[i]) == 0)
             return num(val, ddst[i], expected);
     static const char *const inames[] = { "m", "n", "k", "batch" };
     int64_t *idst[] = { &op->m, &op->n, &op->k, &op->batch };
     for (size_t i = 0; i < 4; i++)
-        if (strcmp(key, inames[i]) == 0)
+        if (key[0] == inames[i][0] && strcmp(key, inames[i]) == 0)
             return whole(val, idst[i], expected);
     /* csv spellings of the conv parameters */
     if (strncmp(key, "conv_", 5) == 0)
         return conv_set(op_conv_mut(op), key + 5, val, expected);
     if (strncmp(key, "stride_", 7) == 0 || strncmp(key, "pad_", 4) == 0 ||
-        strncmp(key, "dil_", 4) == 0 || strcmp(key, "groups") == 0)
+        strncmp(key, "dil_", 4) == 0 || (key[0] == 'g' && strcmp(key, "groups") == 0))
         return conv_set(op_conv_mut(op), key, val, expected);
     return 1;
 }
@@ -595,9 +607,14 @@ static int pj_string(void *ctx, const unsigned char *s, size_t n)
         n = op_name_len((const char *)s, n);
     if (n > MAX_STR || memchr(s, '\0', n))
         return pj_fail(j, j->key, "an overlong or NUL-holding string", "a short text");
-    char *v = xstrndup((const char *)s, n);
+    /* most values are short: no allocation for them */
+    char small[256];
+    char *v = n < sizeof small ? small : xmalloc(n + 1);
+    memcpy(v, s, n);
+    v[n] = '\0';
     int rc = pj_value(j, v);
-    free(v);
+    if (v != small)
+        free(v);
     return rc;
 }
 

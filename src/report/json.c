@@ -11,6 +11,8 @@ void json_init(struct json *j, FILE *fp, int pretty)
     j->pretty = pretty;
     j->count[0] = 0;
     j->after_key = 0;
+    j->last_num = 0;    /* 0 is never remembered: json_num prints it apart */
+    j->last_text[0] = '\0';
 }
 
 /* A newline and two spaces per level, JSON_MAX_DEPTH levels at most: one
@@ -193,8 +195,13 @@ void json_num(struct json *j, double v)
         fputs("0", j->fp);
     else if ((w = fmt_whole(buf, v)))
         fputs(w, j->fp);
-    else
-        fprintf(j->fp, "%.15g", v);
+    else {
+        if (v != j->last_num) {
+            snprintf(j->last_text, sizeof j->last_text, "%.15g", v);
+            j->last_num = v;
+        }
+        fputs(j->last_text, j->fp);
+    }
 }
 
 const char *num_fmt_exact(char *buf, size_t n, double v)

@@ -15,6 +15,12 @@ struct json {
     int pretty;
     int count[JSON_MAX_DEPTH]; /* items written at each depth */
     int after_key;
+    /* The last fraction json_num printed and its text: records repeat
+     * values (an op's time, device time and its bounds are often one
+     * number), and printf's floating-point conversion is the writer's
+     * largest cost. */
+    double last_num;
+    char last_text[32];
 };
 
 void json_init(struct json *j, FILE *fp, int pretty);
