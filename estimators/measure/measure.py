@@ -1290,6 +1290,7 @@ def environment(dev, args, precs):
         "precisions": precs,
         "grid": args.grid,
         "flush_l2": bool(args.flush_l2),
+        "cudnn_benchmark": bool(getattr(args, "cudnn_benchmark", False)) and dev.type == "cuda",
         "argv": sys.argv[1:],
     }
     if dev.type == "cuda":
@@ -1345,6 +1346,11 @@ def check_env(out, env):
                                  path, repr(old["timing"]) if old.get("timing") else
                                  "by an earlier harness (no \"timing\" in env.json)",
                                  repr(env.get("timing"))))
+        if old.get("hw") and bool(old.get("cudnn_benchmark")) != bool(env.get("cudnn_benchmark")):
+            raise InputError("%s: error: the folder holds rows with cudnn benchmark %s, this "
+                             "run has it %s; use another --out" % (
+                                 path, "on" if old.get("cudnn_benchmark") else "off",
+                                 "on" if env.get("cudnn_benchmark") else "off"))
         env["first_date"] = old.get("first_date", old.get("date"))
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(env, f, indent=1)
@@ -1666,6 +1672,10 @@ def parse_args(argv):
                     help="file prefix <name>_<kind>.csv (default: the --out folder's name)")
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds for the whole run; rows not reached are left for a rerun")
+    ap.add_argument("--cudnn-benchmark", action="store_true",
+                    help="let cuDNN time its algorithms per shape (torch.backends.cudnn."
+                         "benchmark = True) as training scripts that set it do; the "
+                         "default is PyTorch's: cuDNN's heuristics pick")
     ap.add_argument("--flush-l2", action="store_true",
                     help="write a buffer twice the last-level cache before each timed call")
     ap.add_argument("--threads", type=int, default=None, help="CPU threads (torch.set_num_threads)")
@@ -1740,7 +1750,9 @@ def run(args):
                   % (dev_s, torch.cuda.device_count()), file=sys.stderr)
             return 2
         torch.cuda.set_device(dev)
-        torch.backends.cudnn.benchmark = True
+        # PyTorch's default (off) is what a model runs with unless its script
+        # turns it on; autotuning also costs more per row than the timing.
+        torch.backends.cudnn.benchmark = bool(args.cudnn_benchmark)
     elif dev.type != "cpu":
         print("measure: error: --device %r, expected cuda:N or cpu" % dev_s, file=sys.stderr)
         return 2
