@@ -1727,6 +1727,32 @@ static void kt_op_of(const struct kt *k, const struct kt_acc *a, size_t i, struc
     op->bytes = b1 * op->count;
 }
 
+/* What building the ops needed and the calls do not: the groups, the
+ * op identities and their strings (the ops hold copies), the per-thread
+ * records and the device work.  Freed before the calls are laid out so
+ * that they do not sit beside the profile at its peak. */
+static void kt_groups_release(struct kt *k, struct counter *c)
+{
+    free(c->acc);
+    c->acc = NULL;
+    c->n_acc = c->alloc_acc = 0;
+    u64map_release(&c->accmap);
+    memset(&c->accmap, 0, sizeof c->accmap);
+    free(k->keys);
+    k->keys = NULL;
+    k->n_keys = k->alloc_keys = 0;
+    intern_release(&k->strs);
+    memset(&k->strs, 0, sizeof k->strs);
+    for (size_t i = 0; i < k->alloc_th; i++)
+        free(k->th[i].ops);
+    free(k->th);
+    k->th = NULL;
+    k->alloc_th = 0;
+    free(k->devs);
+    k->devs = NULL;
+    k->n_devs = k->alloc_devs = 0;
+}
+
 static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *out)
 {
     struct counter c;
@@ -1765,6 +1791,7 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     }
     out->host_time_s = out->host_time_s > out->profiler_host_s
                        ? out->host_time_s - out->profiler_host_s : 0;
+    kt_groups_release(k, &c);
     kt_calls(&c, out);
     merge_same(out);
     free(c.acc);
