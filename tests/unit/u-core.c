@@ -198,6 +198,31 @@ static void test_json_numbers_as_printf(void **state)
     }
 }
 
+/* Keys and strings take one write when short and plain; long ones and
+ * ones that need escaping take the byte-by-byte path: both print alike. */
+static void test_json_keys_short_and_long(void **state)
+{
+    (void)state;
+    char long_key[100], want[512];
+    memset(long_key, 'k', sizeof long_key - 1);
+    long_key[sizeof long_key - 1] = '\0';
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct json j;
+    json_init(&j, fp, 1);
+    json_obj_begin(&j);
+    json_kstr(&j, "a", "plain");
+    json_kstr(&j, long_key, "q\"x");
+    json_kstr(&j, "t\tab", long_key);
+    json_obj_end(&j);
+    fclose(fp);
+    snprintf(want, sizeof want, "{\n  \"a\": \"plain\",\n  \"%s\": \"q\\\"x\",\n  \"t\\tab\": \"%s\"\n}",
+             long_key, long_key);
+    assert_string_equal(buf, want);
+    free(buf);
+}
+
 static void test_outfile_atomic(void **state)
 {
     (void)state;
@@ -338,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_precision),
         cmocka_unit_test(test_json_writer),
         cmocka_unit_test(test_json_numbers_as_printf),
+        cmocka_unit_test(test_json_keys_short_and_long),
         cmocka_unit_test(test_outfile_atomic),
         cmocka_unit_test(test_diag_format),
         cmocka_unit_test(test_diag_quote),
