@@ -22,9 +22,13 @@ MACHINE=${MACHINE:-machines/h100-sxm5-80gb.xml}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/fom-bench-scale.XXXXXX")
 trap 'rm -rf "$DIR"' EXIT INT TERM
 
-# run NAME CMD...: appends "NAME wall_s cpu_s maxrss_kb" to $DIR/res
+# run NAME CMD...: appends "NAME wall_s cpu_s maxrss_kb" to $DIR/res.
+# sync first: the kernel writes the previous case's output (hundreds of
+# MB) back to disk meanwhile and throttles writers while it is dirty,
+# which would land in this case's time
 run() {
     name=$1; shift
+    sync
     /usr/bin/time -f "$name %e %U %S %M" -o "$DIR/t" "$@" >/dev/null 2>"$DIR/err" ||
         { echo "$name failed:"; cat "$DIR/err"; exit 1; }
     awk '{printf "%s %.3f %.3f %d\n", $1, $2, $3 + $4, $5}' "$DIR/t" >>"$DIR/res"
