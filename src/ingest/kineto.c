@@ -1454,8 +1454,9 @@ static int cmp_identity(const void *pa, const void *pb)
         return c;
     /* kernel-table parameters from scalar arguments (an embedding's rows,
      * an rnn's layers, attention's causal flag) */
-    if ((c = memcmp(a->kdim, b->kdim, sizeof a->kdim)) || (c = strcmp(a->kop, b->kop)) ||
-        (c = strcmp(a->kmode, b->kmode)))
+    const struct op_table_sizes *sa = op_sizes(a), *sb = op_sizes(b);
+    if ((c = memcmp(sa->kdim, sb->kdim, sizeof sa->kdim)) || (c = strcmp(sa->kop, sb->kop)) ||
+        (c = strcmp(sa->kmode, sb->kmode)))
         return c;
     return a->kflag - b->kflag;
 }

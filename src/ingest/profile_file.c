@@ -147,11 +147,11 @@ static int short_name(const char *val, char *dst, size_t size, const char **expe
 static int table_sizes_set(struct op *op, const char *key, const char *val, const char **expected)
 {
     if (strncmp(key, "kdim_", 5) == 0 && key[5] >= '0' && key[5] <= '5' && !key[6])
-        return whole(val, &op->kdim[key[5] - '0'], expected);
+        return whole(val, &op_sizes_mut(op)->kdim[key[5] - '0'], expected);
     if (strcmp(key, "kop") == 0)
-        return short_name(val, op->kop, sizeof op->kop, expected);
+        return short_name(val, op_sizes_mut(op)->kop, sizeof op->sizes->kop, expected);
     if (strcmp(key, "kmode") == 0)
-        return short_name(val, op->kmode, sizeof op->kmode, expected);
+        return short_name(val, op_sizes_mut(op)->kmode, sizeof op->sizes->kmode, expected);
     if (strcmp(key, "kflag") == 0) {
         /* -1: the trace does not say */
         if (val && strcmp(val, "-1") == 0) {

@@ -98,7 +98,7 @@ void est_shape_of(const struct est *c, const struct op *op, struct shape *s)
         s->kernels = s->calls * (double)s->nb;
     s->flops = op->flops;
     s->bytes = op->bytes;
-    memcpy(s->kdim, op->kdim, sizeof s->kdim);
+    memcpy(s->kdim, op_sizes(op)->kdim, sizeof s->kdim);
 }
 
 /* The batch size among a kind's table sizes (struct op kdim), or -1. */

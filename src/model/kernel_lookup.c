@@ -703,11 +703,11 @@ int kernel_query_from_op(const struct op *o, enum kernel_pass pass, struct kerne
     }
     int n;
     kernel_kind_dims(q->kind, &n);
-    memcpy(q->dim, o->kdim, sizeof q->dim);
+    memcpy(q->dim, op_sizes(o)->kdim, sizeof q->dim);
     if (q->kind == KERNEL_NORM && q->dim[NORM_GROUPS] <= 0)
         q->dim[NORM_GROUPS] = 1;
-    q->op = o->kop[0] ? o->kop : NULL;
-    q->mode = o->kmode[0] ? o->kmode : NULL;
+    q->op = op_sizes(o)->kop[0] ? op_sizes(o)->kop : NULL;
+    q->mode = op_sizes(o)->kmode[0] ? op_sizes(o)->kmode : NULL;
     /* An attention op whose causal flag the trace does not give is looked
      * up as not causal: the full score matrix, the longer of the two. */
     q->flag = o->kflag > 0;

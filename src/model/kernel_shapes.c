@@ -92,45 +92,45 @@ static int shape_of(const struct op *o, struct kernel_shape *k)
     }
     case OP_CONV: return conv_shape_of(o, k);
     case OP_RNN:
-        if (!all_known(o->kdim, 5) || !o->kop[0] || o->kflag < 0)
+        if (!all_known(op_sizes(o)->kdim, 5) || !op_sizes(o)->kop[0] || o->kflag < 0)
             return -1;
-        put(k, rnn, o->kdim, 5);
+        put(k, rnn, op_sizes(o)->kdim, 5);
         k->col[KS_BIDIRECTIONAL] = o->kflag;
-        memcpy(k->cell, o->kop, sizeof k->cell - 1);
+        memcpy(k->cell, op_sizes(o)->kop, sizeof k->cell - 1);
         return 0;
     case OP_ATTENTION:
-        if (!all_known(o->kdim, 5))
+        if (!all_known(op_sizes(o)->kdim, 5))
             return -1;
-        put(k, att, o->kdim, 5);
+        put(k, att, op_sizes(o)->kdim, 5);
         k->col[KS_CAUSAL] = o->kflag >= 0 ? o->kflag : KS_EMPTY;
         return 0;
     case OP_NORM:
-        if (!all_known(o->kdim, 3) || !o->kop[0])
+        if (!all_known(op_sizes(o)->kdim, 3) || !op_sizes(o)->kop[0])
             return -1;
-        put(k, norm, o->kdim, 4);
+        put(k, norm, op_sizes(o)->kdim, 4);
         break;
     case OP_EMBEDDING:
-        if (!all_known(o->kdim, 4) || !o->kmode[0])
+        if (!all_known(op_sizes(o)->kdim, 4) || !op_sizes(o)->kmode[0])
             return -1;
-        put(k, emb, o->kdim, 4);
-        memcpy(k->mode, o->kmode, sizeof k->mode);
+        put(k, emb, op_sizes(o)->kdim, 4);
+        memcpy(k->mode, op_sizes(o)->kmode, sizeof k->mode);
         break;
     case OP_OPTIMIZER:
-        if (!all_known(o->kdim, 2))
+        if (!all_known(op_sizes(o)->kdim, 2))
             return -1;
-        put(k, opt, o->kdim, 2);
+        put(k, opt, op_sizes(o)->kdim, 2);
         break;
     case OP_ELEMENTWISE:
     case OP_REDUCTION:
-        if (!all_known(o->kdim, 1) || !(o->count > 0))
+        if (!all_known(op_sizes(o)->kdim, 1) || !(o->count > 0))
             return -1;
-        k->col[KS_ELEMENTS] = o->kdim[0];
+        k->col[KS_ELEMENTS] = op_sizes(o)->kdim[0];
         k->bytes = o->bytes / o->count;
         break;
     default:
         return -1;
     }
-    memcpy(k->op, o->kop, sizeof k->op);
+    memcpy(k->op, op_sizes(o)->kop, sizeof k->op);
     return 0;
 }
 

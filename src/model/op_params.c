@@ -102,6 +102,7 @@ static const char *rnn_cell(int64_t mode)
 
 static void fill_rnn(struct op *o, const struct targ *a, int na, char *const *conc, int nc)
 {
+    struct op_table_sizes *ts = op_sizes_mut(o);
     const char *base = base_of(o->name);
     const struct rnn_schema *rs = NULL;
     for (size_t i = 0; i < sizeof rnn_schemas / sizeof rnn_schemas[0]; i++)
@@ -112,9 +113,9 @@ static void fill_rnn(struct op *o, const struct targ *a, int na, char *const *co
     const struct targ *in = &a[0];
     int64_t mode = -1, hidden = 0, layers = 1;
     if (rs->mode < 0)
-        set_str(o->kop, sizeof o->kop, base);
+        set_str(ts->kop, sizeof ts->kop, base);
     else if (conc_int(conc, nc, rs->mode, &mode))
-        set_str(o->kop, sizeof o->kop, rnn_cell(mode));
+        set_str(ts->kop, sizeof ts->kop, rnn_cell(mode));
     if (rs->hidden >= 0)
         conc_int(conc, nc, rs->hidden, &hidden);
     else if (rs->hx >= 0 && rs->hx < na && a[rs->hx].present && a[rs->hx].ndim >= 2)
@@ -129,11 +130,11 @@ static void fill_rnn(struct op *o, const struct targ *a, int na, char *const *co
         seq = in->d[batch_first ? 1 : 0];
         batch = in->d[batch_first ? 0 : 1];
     }
-    o->kdim[0] = in->d[in->ndim - 1];  /* RNN_INPUT .. RNN_BATCH */
-    o->kdim[1] = hidden;
-    o->kdim[2] = layers;
-    o->kdim[3] = seq;
-    o->kdim[4] = batch;
+    ts->kdim[0] = in->d[in->ndim - 1];  /* RNN_INPUT .. RNN_BATCH */
+    ts->kdim[1] = hidden;
+    ts->kdim[2] = layers;
+    ts->kdim[3] = seq;
+    ts->kdim[4] = batch;
     o->kflag = rs->per_layer ? 0 : conc_bool(conc, nc, rs->bidir);
 }
 
@@ -167,6 +168,7 @@ static const struct att_schema {
 static void fill_attention_params(struct op *o, const struct targ *a, int na, char *const *conc,
                                   int nc)
 {
+    struct op_table_sizes *ts = op_sizes_mut(o);
     const char *base = base_of(o->name);
     struct att_schema unknown = { base, 0, 1, 0, -1, 0 };
     const struct att_schema *as = &unknown;
@@ -180,11 +182,11 @@ static void fill_attention_params(struct op *o, const struct targ *a, int na, ch
         return;
     const struct targ *q = &a[as->q], *k = &a[as->k];
     int l = as->blhd ? 1 : 2, h = as->blhd ? 2 : 1;
-    o->kdim[0] = q->d[0];     /* ATT_BATCH .. ATT_HEAD_DIM */
-    o->kdim[1] = q->d[h];
-    o->kdim[2] = q->d[l];
-    o->kdim[3] = k->d[l];
-    o->kdim[4] = q->d[3];
+    ts->kdim[0] = q->d[0];     /* ATT_BATCH .. ATT_HEAD_DIM */
+    ts->kdim[1] = q->d[h];
+    ts->kdim[2] = q->d[l];
+    ts->kdim[3] = k->d[l];
+    ts->kdim[4] = q->d[3];
     int64_t mt;
     if (as->causal < 0)
         o->kflag = -1;
@@ -215,6 +217,7 @@ static int64_t normalized_size(char *const *conc, int nc)
 
 static void fill_norm(struct op *o, const struct targ *a, int na, char *const *conc, int nc)
 {
+    struct op_table_sizes *ts = op_sizes_mut(o);
     const char *base = base_of(o->name);
     const struct targ *in = NULL;
     for (int i = 0; i < na && !in; i++)
@@ -225,21 +228,21 @@ static void fill_norm(struct op *o, const struct targ *a, int na, char *const *c
     double numel = in->elems;
     int64_t n = in->d[0], c = in->d[1], groups = 0;
     if (strstr(base, "layer_norm") || strstr(base, "rms_norm")) {
-        set_str(o->kop, sizeof o->kop, strstr(base, "layer_norm") ? "layer_norm" : "rms_norm");
+        set_str(ts->kop, sizeof ts->kop, strstr(base, "layer_norm") ? "layer_norm" : "rms_norm");
         c = normalized_size(conc, nc);
         if (c <= 0)
             c = in->d[in->ndim - 1];
     } else if (strstr(base, "batch_norm")) {
-        set_str(o->kop, sizeof o->kop, "batch_norm");
+        set_str(ts->kop, sizeof ts->kop, "batch_norm");
     } else if (strstr(base, "group_norm")) {
-        set_str(o->kop, sizeof o->kop, "group_norm");
+        set_str(ts->kop, sizeof ts->kop, "group_norm");
         /* group_norm(input, num_groups, ...); native_group_norm(input,
          * weight, bias, N, C, HxW, group, eps); its backward: group at 8 */
         int at = strcmp(base, "group_norm") == 0 ? 1 : strstr(base, "backward") ? 8 : 6;
         if (!conc_int(conc, nc, at, &groups))
             groups = 0;
     } else if (strstr(base, "instance_norm")) {
-        set_str(o->kop, sizeof o->kop, "group_norm");
+        set_str(ts->kop, sizeof ts->kop, "group_norm");
         groups = c;
     } else {
         return;
@@ -247,10 +250,10 @@ static void fill_norm(struct op *o, const struct targ *a, int na, char *const *c
     if (n <= 0 || c <= 0)
         return;
     double s = numel / ((double)n * (double)c);
-    o->kdim[0] = n;   /* NORM_N .. NORM_GROUPS */
-    o->kdim[1] = c;
-    o->kdim[2] = s >= 1 ? (int64_t)(s + 0.5) : 1;
-    o->kdim[3] = groups;
+    ts->kdim[0] = n;   /* NORM_N .. NORM_GROUPS */
+    ts->kdim[1] = c;
+    ts->kdim[2] = s >= 1 ? (int64_t)(s + 0.5) : 1;
+    ts->kdim[3] = groups;
 }
 
 /* ------------------------------------------------------------ embedding */
@@ -264,20 +267,22 @@ static const char *bag_mode(int64_t m)
  * given by their count. */
 static void emb_counts(struct op *o, const struct targ *idx, int64_t bags)
 {
+    struct op_table_sizes *ts = op_sizes_mut(o);
     if (idx->ndim >= 2) {
-        o->kdim[3] = (int64_t)(idx->elems / (double)idx->d[idx->ndim - 1] + 0.5);
-        o->kdim[2] = idx->d[idx->ndim - 1];
+        ts->kdim[3] = (int64_t)(idx->elems / (double)idx->d[idx->ndim - 1] + 0.5);
+        ts->kdim[2] = idx->d[idx->ndim - 1];
     } else if (bags > 0) {
-        o->kdim[3] = bags;
-        o->kdim[2] = (int64_t)(idx->elems / (double)bags + 0.5);
+        ts->kdim[3] = bags;
+        ts->kdim[2] = (int64_t)(idx->elems / (double)bags + 0.5);
     } else {
-        o->kdim[3] = idx->d[0];
-        o->kdim[2] = 1;
+        ts->kdim[3] = idx->d[0];
+        ts->kdim[2] = 1;
     }
 }
 
 static void fill_embedding(struct op *o, const struct targ *a, int na, char *const *conc, int nc)
 {
+    struct op_table_sizes *ts = op_sizes_mut(o);
     const char *base = base_of(o->name);
     if (na < 2 || !a[0].present || !a[1].present)
         return;
@@ -295,10 +300,10 @@ static void fill_embedding(struct op *o, const struct targ *a, int na, char *con
         else if (na > 2 && a[2].present)
             bags = a[2].d[0] - (conc_bool(conc, nc, 7) == 1);
     }
-    set_str(o->kop, sizeof o->kop, bag ? "embedding_bag" : "embedding");
-    set_str(o->kmode, sizeof o->kmode, bag ? bag_mode(mode) : "none");
-    o->kdim[0] = rows;    /* EMB_ROWS .. EMB_BATCH */
-    o->kdim[1] = a[0].d[a[0].ndim - 1];
+    set_str(ts->kop, sizeof ts->kop, bag ? "embedding_bag" : "embedding");
+    set_str(ts->kmode, sizeof ts->kmode, bag ? bag_mode(mode) : "none");
+    ts->kdim[0] = rows;    /* EMB_ROWS .. EMB_BATCH */
+    ts->kdim[1] = a[0].d[a[0].ndim - 1];
     emb_counts(o, &a[1], bags);
 }
 
@@ -306,8 +311,8 @@ static void fill_embedding(struct op *o, const struct targ *a, int na, char *con
 
 void op_params_fill(struct op *o, const struct targ *a, int na, char *const *conc, int nc)
 {
-    memset(o->kdim, 0, sizeof o->kdim);
-    o->kop[0] = o->kmode[0] = 0;
+    if (o->sizes)
+        memset(o->sizes, 0, sizeof *o->sizes);
     o->kflag = -1;
     if (!o->name)
         return;
@@ -325,9 +330,10 @@ void op_params_fill(struct op *o, const struct targ *a, int na, char *const *con
                 big = &a[i];
         if (!big)
             break;
-        o->kdim[0] = (int64_t)big->elems;   /* OPT_PARAMS; elementwise: elements */
-        o->kdim[1] = o->kind == OP_OPTIMIZER ? big->ntensors : 0;
-        set_str(o->kop, sizeof o->kop, base_of(o->name));
+        struct op_table_sizes *ts = op_sizes_mut(o);
+        ts->kdim[0] = (int64_t)big->elems;   /* OPT_PARAMS; elementwise: elements */
+        ts->kdim[1] = o->kind == OP_OPTIMIZER ? big->ntensors : 0;
+        set_str(ts->kop, sizeof ts->kop, base_of(o->name));
         break;
     }
     default: break;

@@ -70,8 +70,22 @@ struct conv_shape *op_conv_mut(struct op *o)
     return o->conv;
 }
 
+const struct op_table_sizes *op_sizes(const struct op *o)
+{
+    static const struct op_table_sizes none;
+    return o->sizes ? o->sizes : &none;
+}
+
+struct op_table_sizes *op_sizes_mut(struct op *o)
+{
+    if (!o->sizes)
+        o->sizes = xcalloc(1, sizeof *o->sizes);
+    return o->sizes;
+}
+
 void op_release(struct op *o)
 {
+    free(o->sizes);
     free(o->name);
     free(o->shapes);
     free(o->flags);

@@ -28,11 +28,25 @@ struct conv_shape {
     int dims;               /* 1, 2 or 3 spatial dimensions; 0 = unknown (2) */
 };
 
+/* rnn, attention, norm, embedding, optimizer, elementwise/reduction: the
+ * sizes a kernel table keys on, in the order of kernel_table.h's RNN_*,
+ * ATT_*, NORM_*, EMB_*, OPT_* (elementwise: [0] elements of the largest
+ * input); 0 where the trace does not say.  kop: the rnn cell or
+ * norm/embedding op ("lstm", "layer_norm", "embedding_bag"; "" if
+ * unknown); kmode: the embedding mode. */
+struct op_table_sizes {
+    int64_t kdim[6];
+    char kop[32];
+    char kmode[8];
+};
+
 struct op {
     char *name;             /* framework op name, e.g. "aten::addmm" */
     enum op_kind kind;
     enum op_phase phase;
     enum precision dtype;
+    int kflag;              /* rnn bidirectional or attention causal, -1 when
+                               the trace does not say */
     double count;           /* occurrences per pass */
     double time_s;          /* measured time per pass (all occurrences):
                                device time when the trace has a device,
@@ -55,17 +69,11 @@ struct op {
      * 184 bytes: a profile of a million distinct GEMMs would carry them
      * all for nothing. */
     struct conv_shape *conv;
-    /* rnn, attention, norm, embedding, optimizer, elementwise/reduction:
-     * the sizes a kernel table keys on, in the order of kernel_table.h's
-     * RNN_*, ATT_*, NORM_*, EMB_*, OPT_* (elementwise: [0] elements of the
-     * largest input); 0 where the trace does not say.  kop: the rnn cell
-     * or norm/embedding op ("lstm", "layer_norm", "embedding_bag"; "" if
-     * unknown); kmode: the embedding mode; kflag: rnn bidirectional or
-     * attention causal, -1 when the trace does not say. */
-    int64_t kdim[6];
-    char kop[32];
-    char kmode[8];
-    int kflag;
+    /* The kernel-table sizes (struct op_table_sizes), allocated by
+     * op_sizes_mut when a reader sets them, NULL when nothing was
+     * (op_sizes reads it as zeros): apart from the op for the same reason
+     * as conv, GEMMs and convolutions have none. */
+    struct op_table_sizes *sizes;
     char *shapes;           /* input shapes as text, e.g. "[100, 29532], [1000, 29532]" */
     char *flags;            /* notes such as "ambiguous-orientation", or NULL */
     size_t id;              /* what op_call.op_id refers to (Kineto traces) */
@@ -135,7 +143,12 @@ const struct conv_shape *op_conv(const struct op *o);
 /* o's convolution geometry to be set, allocated (zeroed) on first use and
  * freed with the op (profile_release, op_release). */
 struct conv_shape *op_conv_mut(struct op *o);
-/* Frees what o owns (name, shapes, flags, conv), not o itself. */
+/* o's kernel-table sizes, all zeros when it has none: never NULL. */
+const struct op_table_sizes *op_sizes(const struct op *o);
+/* o's kernel-table sizes to be set, allocated (zeroed) on first use and
+ * freed with the op. */
+struct op_table_sizes *op_sizes_mut(struct op *o);
+/* Frees what o owns (name, shapes, flags, conv, sizes), not o itself. */
 void op_release(struct op *o);
 
 void profile_init(struct profile *p);

@@ -117,18 +117,18 @@ void profile_render_text(FILE *fp, const struct profile *p)
  * looks up the same rows as one from the trace. */
 static int has_table_sizes(const struct op *o)
 {
-    return o->kdim[0] > 0 || o->kop[0] || o->kmode[0];
+    return op_sizes(o)->kdim[0] > 0 || op_sizes(o)->kop[0] || op_sizes(o)->kmode[0];
 }
 
 static void csv_table_sizes(FILE *fp, const struct op *o)
 {
     if (has_table_sizes(o)) {
         for (int i = 0; i < 6; i++)
-            fprintf(fp, ",%lld", (long long)o->kdim[i]);
+            fprintf(fp, ",%lld", (long long)op_sizes(o)->kdim[i]);
         fputc(',', fp);
-        csv_field(fp, o->kop);
+        csv_field(fp, op_sizes(o)->kop);
         fputc(',', fp);
-        csv_field(fp, o->kmode);
+        csv_field(fp, op_sizes(o)->kmode);
         fprintf(fp, ",%d", o->kflag);
     } else {
         fputs(",,,,,,,,,", fp);
@@ -231,10 +231,10 @@ void profile_render_json(FILE *fp, const struct profile *p)
             char key[8];
             for (int a = 0; a < 6; a++) {
                 snprintf(key, sizeof key, "kdim_%d", a);
-                json_kint(&j, key, o->kdim[a]);
+                json_kint(&j, key, op_sizes(o)->kdim[a]);
             }
-            json_kstr(&j, "kop", o->kop);
-            json_kstr(&j, "kmode", o->kmode);
+            json_kstr(&j, "kop", op_sizes(o)->kop);
+            json_kstr(&j, "kmode", op_sizes(o)->kmode);
             json_kint(&j, "kflag", o->kflag);
         }
         json_kint(&j, "id", (int64_t)o->id);

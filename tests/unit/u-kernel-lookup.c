@@ -307,8 +307,8 @@ static void test_query_from_op(void **state)
     memset(&o, 0, sizeof o);
     o.kind = OP_RNN;
     o.dtype = PREC_FP16;
-    memcpy(o.kdim, dim, sizeof dim);
-    strcpy(o.kop, "lstm");
+    memcpy(op_sizes_mut(&o)->kdim, dim, sizeof dim);
+    strcpy(op_sizes_mut(&o)->kop, "lstm");
     o.kflag = 0;
     struct kernel_query q;
     struct kernel_hit h;
@@ -321,19 +321,21 @@ static void test_query_from_op(void **state)
     o.kflag = -1;
     assert_int_equal(kernel_query_from_op(&o, KPASS_BWD, &q), -1);
     o.kflag = 0;
-    o.kdim[RNN_SEQ] = 0;
+    op_sizes_mut(&o)->kdim[RNN_SEQ] = 0;
     assert_int_equal(kernel_query_from_op(&o, KPASS_BWD, &q), -1);
     o.kind = OP_MEMCPY;
     assert_int_equal(kernel_query_from_op(&o, KPASS_FWD, &q), -1);
     /* Norm groups 0 (not a group norm) reads as 1; elementwise: bytes per call. */
+    op_release(&o);
     memset(&o, 0, sizeof o);
     o.kind = OP_NORM;
-    strcpy(o.kop, "layer_norm");
+    strcpy(op_sizes_mut(&o)->kop, "layer_norm");
     int64_t nd[4] = { 8, 768, 1024, 0 };
-    memcpy(o.kdim, nd, sizeof nd);
+    memcpy(op_sizes_mut(&o)->kdim, nd, sizeof nd);
     assert_int_equal(kernel_query_from_op(&o, KPASS_FWD, &q), 0);
     assert_int_equal(q.dim[NORM_GROUPS], 1);
     assert_string_equal(q.op, "layer_norm");
+    op_release(&o);
     memset(&o, 0, sizeof o);
     o.kind = OP_ELEMENTWISE;
     o.count = 4;
@@ -342,6 +344,7 @@ static void test_query_from_op(void **state)
     assert_int_equal(q.kind, KERNEL_ELTWISE);
     assert_true(q.bytes == 1024);
     assert_null(q.op);
+    op_release(&o);
     kernel_table_release(&t);
 }
 

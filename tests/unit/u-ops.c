@@ -237,17 +237,17 @@ static void test_table_params(void **state)
          NULL, NULL,
          "[\"\", \"\", \"4\", \"\", \"\", \"\", \"2\", \"1024\", \"0\", \"2\", \"True\", \"0.\", \"True\", \"False\", \"[]\", \"\"]",
          &f, &b);
-    assert_string_equal(o.kop, "lstm");
+    assert_string_equal(op_sizes(&o)->kop, "lstm");
     const int64_t rnn[5] = { 512, 1024, 2, 100, 64 };
-    assert_memory_equal(o.kdim, rnn, sizeof rnn);
+    assert_memory_equal(op_sizes(&o)->kdim, rnn, sizeof rnn);
     assert_int_equal(o.kflag, 0);
     clear(&o);
     /* gru, sequence first, bidirectional: hidden from hx [L*2, B, H] */
     fill(&o, "aten::gru", OP_RNN, "[[50, 8, 32], [4, 8, 64], [[192, 32]], [], [], [], [], [], []]", NULL,
          NULL, "[\"\", \"\", \"\", \"True\", \"2\", \"0.\", \"True\", \"True\", \"False\"]", &f, &b);
-    assert_string_equal(o.kop, "gru");
+    assert_string_equal(op_sizes(&o)->kop, "gru");
     const int64_t gru[5] = { 32, 64, 2, 50, 8 };
-    assert_memory_equal(o.kdim, gru, sizeof gru);
+    assert_memory_equal(op_sizes(&o)->kdim, gru, sizeof gru);
     assert_int_equal(o.kflag, 1);
     clear(&o);
     /* _flash_attention_forward: [batch, len, heads, dim], is_causal at 8 */
@@ -255,7 +255,7 @@ static void test_table_params(void **state)
          "[[4, 512, 16, 64], [4, 256, 16, 64], [4, 256, 16, 64], [], [], [], [], [], [], [], []]", NULL,
          NULL, "[\"\", \"\", \"\", \"\", \"\", \"512\", \"256\", \"0.\", \"False\", \"False\", \"\"]", &f, &b);
     const int64_t att[5] = { 4, 16, 512, 256, 64 };
-    assert_memory_equal(o.kdim, att, sizeof att);
+    assert_memory_equal(op_sizes(&o)->kdim, att, sizeof att);
     assert_int_equal(o.kflag, 0);
     clear(&o);
     /* _cudnn_attention_backward (gpt2_h200 trace): q second, causal at 14 */
@@ -265,43 +265,43 @@ static void test_table_params(void **state)
          "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.1\", \"True\", \"0.125\"]",
          &f, &b);
     const int64_t att2[5] = { 8, 12, 1024, 1024, 64 };
-    assert_memory_equal(o.kdim, att2, sizeof att2);
+    assert_memory_equal(op_sizes(&o)->kdim, att2, sizeof att2);
     assert_int_equal(o.kflag, 1);
     clear(&o);
     /* native_layer_norm_backward (gpt2 trace): c from normalized_shape */
     fill(&o, "aten::native_layer_norm_backward", OP_NORM,
          "[[8, 1024, 768], [8, 1024, 768], [], [8, 1024, 1], [8, 1024, 1], [768], [768], []]", NULL, NULL,
          "[\"\", \"\", \"[768]\", \"\", \"\", \"\", \"\", \"[True, True, True]\"]", &f, &b);
-    assert_string_equal(o.kop, "layer_norm");
+    assert_string_equal(op_sizes(&o)->kop, "layer_norm");
     const int64_t ln[4] = { 8, 768, 1024, 0 };
-    assert_memory_equal(o.kdim, ln, sizeof ln);
+    assert_memory_equal(op_sizes(&o)->kdim, ln, sizeof ln);
     clear(&o);
     /* group_norm(input, num_groups, ...) on [2, 64, 32, 32] */
     fill(&o, "aten::group_norm", OP_NORM, "[[2, 64, 32, 32], [], [64], [64], [], []]", NULL, NULL,
          "[\"\", \"8\", \"\", \"\", \"1e-05\", \"True\"]", &f, &b);
-    assert_string_equal(o.kop, "group_norm");
+    assert_string_equal(op_sizes(&o)->kop, "group_norm");
     const int64_t gn[4] = { 2, 64, 1024, 8 };
-    assert_memory_equal(o.kdim, gn, sizeof gn);
+    assert_memory_equal(op_sizes(&o)->kdim, gn, sizeof gn);
     clear(&o);
     /* embedding_bag: 1-D indices of 4 bags (include_last_offset) in mean mode */
     fill(&o, "aten::_embedding_bag", OP_EMBEDDING, "[[1000, 32], [40], [5], [], [], [], [], [], []]", NULL,
          NULL, "[\"\", \"\", \"\", \"False\", \"1\", \"False\", \"\", \"True\", \"-1\"]", &f, &b);
-    assert_string_equal(o.kop, "embedding_bag");
-    assert_string_equal(o.kmode, "mean");
+    assert_string_equal(op_sizes(&o)->kop, "embedding_bag");
+    assert_string_equal(op_sizes(&o)->kmode, "mean");
     const int64_t eb[4] = { 1000, 32, 10, 4 };
-    assert_memory_equal(o.kdim, eb, sizeof eb);
+    assert_memory_equal(op_sizes(&o)->kdim, eb, sizeof eb);
     clear(&o);
     /* embedding_dense_backward (lstm trace): rows from num_weights */
     fill(&o, "aten::embedding_dense_backward", OP_EMBEDDING, "[[64, 100, 512], [64, 100], [], [], []]",
          NULL, NULL, "[\"\", \"\", \"10000\", \"-1\", \"False\"]", &f, &b);
     const int64_t emb[4] = { 10000, 512, 100, 64 };
-    assert_memory_equal(o.kdim, emb, sizeof emb);
-    assert_string_equal(o.kmode, "none");
+    assert_memory_equal(op_sizes(&o)->kdim, emb, sizeof emb);
+    assert_string_equal(op_sizes(&o)->kmode, "none");
     clear(&o);
     /* an attention op fom does not know: shapes from q, k; causal unknown */
     fill(&o, "aten::_some_new_attention", OP_ATTENTION, "[[2, 4, 16, 8], [2, 4, 32, 8]]", NULL, NULL,
          NULL, &f, &b);
-    assert_int_equal(o.kdim[3], 32);  /* kv_len */
+    assert_int_equal(op_sizes(&o)->kdim[3], 32);  /* kv_len */
     assert_int_equal(o.kflag, -1);
     clear(&o);
 }
