@@ -220,9 +220,6 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
         str(val, &op->flags);
         return 0;
     }
-    int r = table_sizes_set(op, key, val, expected);
-    if (r <= 0)
-        return r;
     static const char *const dnames[] = {
         "count", "time_s", "device_time_s", "host_time_s", "kernels", "flops", "bytes",
     };
@@ -238,6 +235,12 @@ static int op_set(struct op *op, const char *key, const char *val, const char **
     for (size_t i = 0; i < 4; i++)
         if (key[0] == inames[i][0] && strcmp(key, inames[i]) == 0)
             return whole(val, idst[i], expected);
+    /* after the numbers every op has: no key is in both */
+    if (key[0] == 'k') {
+        int r = table_sizes_set(op, key, val, expected);
+        if (r <= 0)
+            return r;
+    }
     /* csv spellings of the conv parameters */
     if (strncmp(key, "conv_", 5) == 0)
         return conv_set(op_conv_mut(op), key + 5, val, expected);
