@@ -1728,22 +1728,13 @@ static void kt_op_of(const struct kt *k, const struct kt_acc *a, size_t i, struc
     op->bytes = b1 * op->count;
 }
 
-/* What building the ops needed and the calls do not: the groups, the
- * op identities and their strings (the ops hold copies), the per-thread
- * records and the device work.  Freed before the calls are laid out so
- * that they do not sit beside the profile at its peak. */
-static void kt_groups_release(struct kt *k, struct counter *c)
+/* What counting needed and building the ops does not: the group map, the
+ * per-thread records and the device work.  Freed before the ops are
+ * allocated, the largest array of the profile. */
+static void kt_counted_release(struct kt *k, struct counter *c)
 {
-    free(c->acc);
-    c->acc = NULL;
-    c->n_acc = c->alloc_acc = 0;
     u64map_release(&c->accmap);
     memset(&c->accmap, 0, sizeof c->accmap);
-    free(k->keys);
-    k->keys = NULL;
-    k->n_keys = k->alloc_keys = 0;
-    intern_release(&k->strs);
-    memset(&k->strs, 0, sizeof k->strs);
     for (size_t i = 0; i < k->alloc_th; i++)
         free(k->th[i].ops);
     free(k->th);
@@ -1752,6 +1743,31 @@ static void kt_groups_release(struct kt *k, struct counter *c)
     free(k->devs);
     k->devs = NULL;
     k->n_devs = k->alloc_devs = 0;
+    free(k->anns);
+    k->anns = NULL;
+    k->n_anns = k->alloc_anns = 0;
+    free(k->launches);
+    k->launches = NULL;
+    k->n_launches = k->alloc_launches = 0;
+    u64map_release(&k->dev_by_ext);
+    memset(&k->dev_by_ext, 0, sizeof k->dev_by_ext);
+    u64map_release(&k->dev_by_corr);
+    memset(&k->dev_by_corr, 0, sizeof k->dev_by_corr);
+}
+
+/* What building the ops needed and the calls do not: the groups, the op
+ * identities and their strings (the ops hold copies).  Freed before the
+ * calls are laid out so that they do not sit beside the profile. */
+static void kt_groups_release(struct kt *k, struct counter *c)
+{
+    free(c->acc);
+    c->acc = NULL;
+    c->n_acc = c->alloc_acc = 0;
+    free(k->keys);
+    k->keys = NULL;
+    k->n_keys = k->alloc_keys = 0;
+    intern_release(&k->strs);
+    memset(&k->strs, 0, sizeof k->strs);
 }
 
 static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *out)
@@ -1766,6 +1782,7 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     kt_count(&c);
     kt_unclaimed(&c, step_ns);
 
+    kt_counted_release(k, &c);
     out->steps = c.n_steps ? (int)c.n_steps : 1;
     kt_header(k, &c, step_ns, o, out);
     /* exactly as many ops as groups: doubling would leave up to half of
