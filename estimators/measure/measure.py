@@ -171,25 +171,35 @@ class Timer:
         if self.flush_buf is not None:
             self.flush_buf.zero_()
 
-    def _one(self, fn, setup):
-        """Seconds of one call (used to size the timed repeats) and, on a
-        GPU, the host's seconds to queue it with its setup, flush and
-        events, as the timed loop does (the device idle at the start, so
-        the host never waits on it)."""
-        if self.gpu:
-            s = torch.cuda.Event(enable_timing=True)
-            e = torch.cuda.Event(enable_timing=True)
-            self.sync()
-            h0 = time.perf_counter()
+    @staticmethod
+    def _events(n):
+        return [(torch.cuda.Event(enable_timing=True),
+                 torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+
+    def _queue(self, evs, fn, setup):
+        """Queues one call per event pair, each with its setup and flush
+        and bracketed by its events; returns the host's seconds."""
+        q0 = time.perf_counter()
+        for s, e in evs:
             if setup:
                 setup()
             self._flush()
             s.record()
             fn()
             e.record()
-            host_s = time.perf_counter() - h0
-            e.synchronize()
-            return s.elapsed_time(e) / 1e3, host_s
+        return time.perf_counter() - q0
+
+    def _one(self, fn, setup):
+        """Seconds of one call (used to size the timed repeats) and, on a
+        GPU, the host's seconds to queue it with its setup, flush and
+        events, as the timed loop does (the device idle at the start, so
+        the host never waits on it)."""
+        if self.gpu:
+            evs = self._events(1)
+            self.sync()
+            host_s = self._queue(evs, fn, setup)
+            evs[0][1].synchronize()
+            return evs[0][0].elapsed_time(evs[0][1]) / 1e3, host_s
         if setup:
             setup()
         self._flush()
@@ -234,18 +244,9 @@ class Timer:
         while left > 0:
             n = min(chunk, left)
             for attempt in range(3):
-                evs = [(torch.cuda.Event(enable_timing=True),
-                        torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+                evs = self._events(n)
                 torch.cuda._sleep(int(spin_s * hz))
-                q0 = time.perf_counter()
-                for s, e in evs:
-                    if setup:
-                        setup()
-                    self._flush()
-                    s.record()
-                    fn()
-                    e.record()
-                queued_s = time.perf_counter() - q0
+                queued_s = self._queue(evs, fn, setup)
                 self.sync()
                 if queued_s < spin_s or attempt == 2:
                     break
