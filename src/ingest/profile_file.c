@@ -347,6 +347,53 @@ static int cmp_id_at(const void *pa, const void *pb)
     return a->i < b->i ? -1 : a->i > b->i;
 }
 
+/* Every call names an op by id: known(ctx, id) says whether one has it.
+ * Calls of ops dropped by --top get the id `none`, above every op's. */
+static int check_calls(struct profile *p, const struct where *w, const char *path, struct diag *d,
+                       size_t none, int (*known)(const void *ctx, size_t id), const void *ctx)
+{
+    for (size_t j = 0; j < p->n_calls; j++) {
+        struct op_call *c = &p->calls[j];
+        if (c->op_id == DROPPED_OP) {
+            c->op_id = none;
+            continue;
+        }
+        if (!known(ctx, c->op_id)) {
+            struct strbuf sb = STRBUF_INIT;
+            strbuf_addf(&sb, "found a call of op id %zu, expected the id of an op in the file "
+                        "(or none for an op dropped by --top)", c->op_id);
+            int rc = where_error(d, path, w, w->call[j], sb.buf);
+            strbuf_release(&sb);
+            return rc;
+        }
+    }
+    return FOM_OK;
+}
+
+struct ids_sorted { const struct id_at *ids; size_t n; };
+
+static int id_in_sorted(const void *ctx, size_t id)
+{
+    const struct ids_sorted *x = ctx;
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (x->ids[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->n && x->ids[lo].id == id;
+}
+
+struct ids_dense { const size_t *at; size_t max_id; };
+
+static int id_in_dense(const void *ctx, size_t id)
+{
+    const struct ids_dense *x = ctx;
+    return id <= x->max_id && x->at[id] != SIZE_MAX;
+}
+
 /* check_ids by sorting, for ids spread far above the number of ops. */
 static int check_ids_sorted(struct profile *p, const struct where *w, const char *path, struct diag *d)
 {
@@ -367,29 +414,8 @@ static int check_ids_sorted(struct profile *p, const struct where *w, const char
             rc = where_error(d, path, w, w->op[ids[i].i], sb.buf);
             goto out;
         }
-    size_t none = p->n_ops ? ids[p->n_ops - 1].id + 1 : 0;
-    for (size_t j = 0; j < p->n_calls; j++) {
-        struct op_call *c = &p->calls[j];
-        if (c->op_id == DROPPED_OP) {
-            c->op_id = none;
-            continue;
-        }
-        struct id_at key = { c->op_id, 0 };
-        size_t lo = 0, hi = p->n_ops;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (ids[mid].id < key.id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == p->n_ops || ids[lo].id != key.id) {
-            strbuf_addf(&sb, "found a call of op id %zu, expected the id of an op in the file "
-                        "(or none for an op dropped by --top)", c->op_id);
-            rc = where_error(d, path, w, w->call[j], sb.buf);
-            goto out;
-        }
-    }
+    struct ids_sorted ctx = { ids, p->n_ops };
+    rc = check_calls(p, w, path, d, p->n_ops ? ids[p->n_ops - 1].id + 1 : 0, id_in_sorted, &ctx);
 out:
     free(ids);
     strbuf_release(&sb);
@@ -431,20 +457,8 @@ static int check_ids(struct profile *p, const struct where *w, const char *path,
         rc = where_error(d, path, w, w->op[dup], sb.buf);
         goto out;
     }
-    size_t none = p->n_ops ? max_id + 1 : 0;
-    for (size_t j = 0; j < p->n_calls; j++) {
-        struct op_call *c = &p->calls[j];
-        if (c->op_id == DROPPED_OP) {
-            c->op_id = none;
-            continue;
-        }
-        if (c->op_id > max_id || at[c->op_id] == SIZE_MAX) {
-            strbuf_addf(&sb, "found a call of op id %zu, expected the id of an op in the file "
-                        "(or none for an op dropped by --top)", c->op_id);
-            rc = where_error(d, path, w, w->call[j], sb.buf);
-            goto out;
-        }
-    }
+    struct ids_dense ctx = { at, max_id };
+    rc = check_calls(p, w, path, d, p->n_ops ? max_id + 1 : 0, id_in_dense, &ctx);
 out:
     free(at);
     strbuf_release(&sb);
