@@ -45,12 +45,24 @@
 
 /* ------------------------------------------------------------- interning */
 
+/* The strings live one after the other in one buffer, each with its NUL,
+ * rather than one allocation each: a trace of a million distinct shapes
+ * holds millions of short strings, and an allocation costs its 16-byte
+ * header and rounding on top of a 20-byte string. */
 struct intern {
-    char **str;             /* id -> string (id 0 is "") */
+    char *text;             /* every string, id 0 "" at offset 0 */
+    size_t text_len, text_alloc;
+    size_t *off;            /* id -> offset in text */
     size_t n, alloc;
     uint32_t *slot;         /* open addressing: id + 1, 0 = empty */
     size_t nslot;
 };
+
+/* The string of id: valid until the next intern_get (text may move). */
+static const char *intern_str(const struct intern *t, uint32_t id)
+{
+    return t->text + t->off[id];
+}
 
 /* Eight bytes at a time: op identities are a few hundred bytes and one is
  * hashed per cpu_op event. */
@@ -88,15 +100,17 @@ static void intern_init(struct intern *t)
     memset(t, 0, sizeof *t);
     t->nslot = 1024;
     t->slot = xcalloc(t->nslot, sizeof *t->slot);
-    ALLOC_GROW(t->str, 1, t->alloc);
-    t->str[t->n++] = xstrdup("");
+    ALLOC_GROW(t->off, 1, t->alloc);
+    ALLOC_GROW(t->text, 1, t->text_alloc);
+    t->text[0] = '\0';
+    t->text_len = 1;
+    t->off[t->n++] = 0;
 }
 
 static void intern_release(struct intern *t)
 {
-    for (size_t i = 0; i < t->n; i++)
-        free(t->str[i]);
-    free(t->str);
+    free(t->text);
+    free(t->off);
     free(t->slot);
 }
 
@@ -108,7 +122,8 @@ static uint32_t intern_get(struct intern *t, const char *s, size_t len)
         size_t ns = t->nslot * 2;
         uint32_t *nsl = xcalloc(ns, sizeof *nsl);
         for (size_t i = 1; i < t->n; i++) {
-            size_t j = hash_bytes(t->str[i], strlen(t->str[i])) & (ns - 1);
+            const char *c = intern_str(t, (uint32_t)i);
+            size_t j = hash_bytes(c, strlen(c)) & (ns - 1);
             while (nsl[j])
                 j = (j + 1) & (ns - 1);
             nsl[j] = (uint32_t)i + 1;
@@ -119,13 +134,17 @@ static uint32_t intern_get(struct intern *t, const char *s, size_t len)
     }
     size_t j = hash_bytes(s, len) & (t->nslot - 1);
     while (t->slot[j]) {
-        const char *c = t->str[t->slot[j] - 1];
+        const char *c = intern_str(t, t->slot[j] - 1);
         if (strncmp(c, s, len) == 0 && c[len] == '\0')
             return t->slot[j] - 1;
         j = (j + 1) & (t->nslot - 1);
     }
-    ALLOC_GROW(t->str, t->n + 1, t->alloc);
-    t->str[t->n] = xstrndup(s, len);
+    ALLOC_GROW(t->off, t->n + 1, t->alloc);
+    ALLOC_GROW(t->text, t->text_len + len + 1, t->text_alloc);
+    memcpy(t->text + t->text_len, s, len);
+    t->text[t->text_len + len] = '\0';
+    t->off[t->n] = t->text_len;
+    t->text_len += len + 1;
     t->slot[j] = (uint32_t)t->n + 1;
     return (uint32_t)t->n++;
 }
@@ -199,8 +218,16 @@ static void u64map_put(struct u64map *m, uint64_t k, uint32_t v)
 /* The identity of a cpu_op: its name and recorded arguments. */
 struct kt_key {
     uint32_t name, dims, types, strides, conc;
-    struct op_class cls;
+    /* the name's struct op_class in a byte each (key_class): 24 bytes a
+     * key instead of 36, one key per distinct op */
+    uint8_t kind, transparent, major, backward;
 };
+
+static struct op_class key_class(const struct kt_key *e)
+{
+    struct op_class c = { (enum op_kind)e->kind, e->transparent, e->major, e->backward };
+    return c;
+}
 
 struct kt_op {
     int64_t ts, end, ext;   /* ns, ns, External id (-1 none) */
@@ -312,6 +339,11 @@ struct kt {
     char *version;
     int too_many_threads;
     int64_t n_neg_dur;      /* events with a negative duration, counted as 0 */
+    /* while the ops are built: string id -> index in op_name, the copy in
+     * the profile's strings the ops of that name share */
+    struct u64map op_name_of;
+    const char **op_name;
+    size_t n_op_name, alloc_op_name;
 };
 
 /* ------------------------------------------------------------ small parse */
@@ -806,7 +838,12 @@ static uint32_t key_get(struct kt *k, uint32_t name, uint32_t dims, uint32_t typ
     e->types = types;
     e->strides = strides;
     e->conc = conc;
-    ops_classify(k->strs.str[name], &e->cls);
+    struct op_class cls;
+    ops_classify(intern_str(&k->strs, name), &cls);
+    e->kind = (uint8_t)cls.kind;
+    e->transparent = cls.transparent != 0;
+    e->major = cls.major != 0;
+    e->backward = cls.backward != 0;
     k->key_next[k->n_keys] = i;
     u64map_put(&k->keymap, h, (uint32_t)k->n_keys);
     return (uint32_t)k->n_keys++;
@@ -1283,7 +1320,7 @@ static void mark_descendants(struct counter *c, struct kt_op *ops, size_t n_ops)
             if (pdepth > 0) {
                 struct kt_op *p = &ops[pstack[pdepth - 1]];
                 c->desc[pstack[pdepth - 1]] += c->desc[pstack[pdepth]] + 1;
-                const struct op_class *cl = &k->keys[t->key].cls;
+                const struct kt_key *cl = &k->keys[t->key];
                 p->flags |= KF_CHILD | (t->flags & (KF_MAJOR_DESC | KF_REC_DESC));
                 if (cl->major)
                     p->flags |= KF_MAJOR_DESC;
@@ -1309,7 +1346,7 @@ static void mark_descendants(struct counter *c, struct kt_op *ops, size_t n_ops)
 static struct frame frame_open(struct counter *c, size_t i, const struct kt_op *o,
                                const struct frame *p)
 {
-    const struct op_class *cl = &c->k->keys[o->key].cls;
+    const struct op_class cls = key_class(&c->k->keys[o->key]), *cl = &cls;
     struct frame f;
     memset(&f, 0, sizeof f);
     f.op = i;
@@ -1591,7 +1628,7 @@ static int64_t kt_steps(struct counter *c)
     struct kt *k = c->k;
     int64_t step_ns = 0;
     for (size_t i = 0; i < k->n_anns; i++) {
-        const char *nm = k->strs.str[k->anns[i].name];
+        const char *nm = intern_str(&k->strs, k->anns[i].name);
         struct ival v = { k->anns[i].ts, k->anns[i].end };
         if (starts_with(nm, "ProfilerStep#")) {
             c->steps = xrealloc(c->steps, (c->n_steps + 1) * sizeof *c->steps);
@@ -1687,31 +1724,54 @@ static void kt_header(const struct kt *k, const struct counter *c, int64_t step_
     out->event_gap_s = c->gap_min_ns > 0 ? (double)c->gap_min_ns * 1e-9 : 0;
 }
 
+/* The profile's copy of string id, made once for all the ops that share
+ * the name. */
+static char *kt_op_name(struct kt *k, uint32_t id, struct profile *out)
+{
+    uint32_t i;
+    if (!u64map_get(&k->op_name_of, id, &i)) {
+        const char *s = intern_str(&k->strs, id);
+        ALLOC_GROW(k->op_name, k->n_op_name + 1, k->alloc_op_name);
+        k->op_name[k->n_op_name] = profile_strndup(out, s, strlen(s));
+        i = (uint32_t)k->n_op_name++;
+        u64map_put(&k->op_name_of, id, i);
+    }
+    return (char *)k->op_name[i];
+}
+
 /* One op of the profile from group a (index i), per step. */
-static void kt_op_of(const struct kt *k, const struct kt_acc *a, size_t i, struct profile *out)
+static void kt_op_of(struct kt *k, const struct kt_acc *a, size_t i, struct profile *out)
 {
     double inv = 1.0 / out->steps;
     struct op *op = profile_add_op(out);
     op->id = i;
+    op->strs_borrowed = 1;
     struct op_args args = { NULL, NULL, NULL, NULL };
     if (a->key & KEY_KERNEL) {
-        const char *kn = k->strs.str[a->key & ~KEY_KERNEL];
-        op->name = xstrdup(kn);
+        const char *kn = intern_str(&k->strs, a->key & ~KEY_KERNEL);
+        op->name = kt_op_name(k, a->key & ~KEY_KERNEL, out);
         op->kind = ops_classify_kernel(kn);
         op->phase = PHASE_UNKNOWN;
         op->flags = xstrdup("no-framework-op");
     } else {
         const struct kt_key *key = &k->keys[a->key];
-        op->name = xstrdup(k->strs.str[key->name]);
-        op->kind = key->cls.kind;
+        op->name = kt_op_name(k, key->name, out);
+        op->kind = (enum op_kind)key->kind;
         op->phase = (enum op_phase)a->phase;
-        args.dims = key->dims ? k->strs.str[key->dims] : NULL;
-        args.types = key->types ? k->strs.str[key->types] : NULL;
-        args.strides = key->strides ? k->strs.str[key->strides] : NULL;
-        args.concrete = key->conc ? k->strs.str[key->conc] : NULL;
+        args.dims = key->dims ? intern_str(&k->strs, key->dims) : NULL;
+        args.types = key->types ? intern_str(&k->strs, key->types) : NULL;
+        args.strides = key->strides ? intern_str(&k->strs, key->strides) : NULL;
+        args.concrete = key->conc ? intern_str(&k->strs, key->conc) : NULL;
     }
     double f1 = 0, b1 = 0;
     ops_fill(op, &args, &f1, &b1);
+    if (op->shapes) {
+        /* into the profile's strings: the malloc'd text is freed at once,
+         * so the next op's reuses its memory */
+        char *t = op->shapes;
+        op->shapes = profile_strndup(out, t, strlen(t));
+        free(t);
+    }
     op->count = a->count * inv;
     op->host_time_s = (double)a->host_ns * 1e-9 * inv;
     op->device_time_s = (double)a->dev_ns * 1e-9 * inv;
@@ -1794,9 +1854,15 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
         out->ops = xrealloc(out->ops, n_keep * sizeof *out->ops);
         out->alloc_ops = n_keep;
     }
+    u64map_init(&k->op_name_of);
     for (size_t i = 0; i < c.n_acc; i++)
         if (!(c.acc[i].count <= 0 && c.acc[i].dev_ns <= 0))
             kt_op_of(k, &c.acc[i], i, out);
+    u64map_release(&k->op_name_of);
+    memset(&k->op_name_of, 0, sizeof k->op_name_of);
+    free(k->op_name);
+    k->op_name = NULL;
+    k->n_op_name = k->alloc_op_name = 0;
     for (size_t i = 0; i < out->n_ops; i++) {
         struct op *op = &out->ops[i];
         if (op->dtype == PREC_UNKNOWN && op->kind == OP_OPTIMIZER) {

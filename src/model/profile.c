@@ -86,10 +86,42 @@ struct op_table_sizes *op_sizes_mut(struct op *o)
 void op_release(struct op *o)
 {
     free(o->sizes);
-    free(o->name);
-    free(o->shapes);
+    if (!o->strs_borrowed) {
+        free(o->name);
+        free(o->shapes);
+    }
     free(o->flags);
     free(o->conv);
+}
+
+/* 64 KiB: the block's header and the unused end of a block (at most one
+ * string's length) stay under 0.2% of it for op names and shapes of
+ * tens of bytes, while a profile of a few ops holds one such block. */
+#define STR_BLOCK_B 65536
+
+char *profile_strndup(struct profile *p, const char *s, size_t len)
+{
+    struct str_block *b = p->strs;
+    if (!b || b->size - b->used < len + 1) {
+        size_t size = len + 1 > STR_BLOCK_B ? len + 1 : STR_BLOCK_B;
+        b = xmalloc(sizeof *b + size);
+        b->size = size;
+        b->used = 0;
+        /* a name longer than a block gets its own, behind the one
+         * being filled */
+        if (p->strs && size > STR_BLOCK_B) {
+            b->next = p->strs->next;
+            p->strs->next = b;
+        } else {
+            b->next = p->strs;
+            p->strs = b;
+        }
+    }
+    char *t = b->text + b->used;
+    memcpy(t, s, len);
+    t[len] = '\0';
+    b->used += len + 1;
+    return t;
 }
 
 struct op *profile_add_op(struct profile *p)
@@ -113,6 +145,11 @@ void profile_release(struct profile *p)
     free(p->format);
     free(p->device_name);
     free(p->framework);
+    while (p->strs) {
+        struct str_block *b = p->strs;
+        p->strs = b->next;
+        free(b);
+    }
     memset(p, 0, sizeof *p);
 }
 

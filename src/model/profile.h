@@ -63,6 +63,9 @@ struct op {
      * RNN: batch = the sequential steps per call (time steps x layers). */
     int64_t m, n, k, batch;
     char a_t, b_t;          /* 'N' or 'T'; 0 when unknown */
+    /* name and shapes point into the profile's string blocks
+     * (profile_strndup) instead of being owned by the op */
+    unsigned char strs_borrowed;
     /* OP_CONV only: the convolution's geometry, allocated by op_conv_mut
      * when a reader sets it, NULL when nothing was (op_conv reads it as
      * zeros).  Apart from the op because only convolutions need its
@@ -90,6 +93,13 @@ struct op_call {
     double device_s;        /* device busy time of its kernels: the union of their
                                intervals, so kernels on parallel streams count once */
     double events;          /* profiler events recorded inside the call (see op.events) */
+};
+
+/* A block of the profile's strings (profile_strndup). */
+struct str_block {
+    struct str_block *next;
+    size_t used, size;
+    char text[];
 };
 
 struct profile {
@@ -120,6 +130,7 @@ struct profile {
     size_t dropped_ops;
     struct op_call *calls;  /* every profiled step's calls in issue order, or NULL */
     size_t n_calls, alloc_calls;
+    struct str_block *strs; /* op names and shapes that ops borrow, or NULL */
 };
 
 const char *op_kind_name(enum op_kind k);       /* "gemm" ... */
@@ -148,7 +159,12 @@ const struct op_table_sizes *op_sizes(const struct op *o);
 /* o's kernel-table sizes to be set, allocated (zeroed) on first use and
  * freed with the op. */
 struct op_table_sizes *op_sizes_mut(struct op *o);
-/* Frees what o owns (name, shapes, flags, conv, sizes), not o itself. */
+/* A copy of the len bytes at s (and a NUL) that lives as long as p: for
+ * op names and shapes of ops marked strs_borrowed, kept one after the
+ * other in blocks rather than one allocation each. */
+char *profile_strndup(struct profile *p, const char *s, size_t len);
+/* Frees what o owns (name and shapes unless borrowed, flags, conv,
+ * sizes), not o itself. */
 void op_release(struct op *o);
 
 void profile_init(struct profile *p);

@@ -1,5 +1,6 @@
 #include "test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,6 +351,56 @@ static void test_top(void **state)
     profile_release(&p);
 }
 
+/* Ops whose name and shapes live in the profile's string blocks: every
+ * copy reads back whole across block boundaries (one name longer than a
+ * block), and releasing the profile or dropping ops with --top frees the
+ * blocks once, not the borrowed strings one by one (a free of a pointer
+ * into a block aborts). */
+static void test_borrowed_strings(void **state)
+{
+    (void)state;
+    struct profile p;
+    profile_init(&p);
+    size_t long_b = 70000;
+    char *long_name = xmalloc(long_b + 1);
+    memset(long_name, 'x', long_b);
+    long_name[long_b] = '\0';
+    char buf[64];
+    for (int i = 0; i < 5000; i++) {
+        struct op *o = profile_add_op(&p);
+        o->strs_borrowed = 1;
+        if (i == 2500) {
+            o->name = profile_strndup(&p, long_name, long_b);
+        } else {
+            int n = snprintf(buf, sizeof buf, "aten::op%d", i);
+            o->name = profile_strndup(&p, buf, (size_t)n);
+        }
+        int n = snprintf(buf, sizeof buf, "[%d, %d]", i, i + 1);
+        o->shapes = profile_strndup(&p, buf, (size_t)n);
+        o->time_s = 5000 - i;
+    }
+    struct op *own = profile_add_op(&p);
+    own->name = xstrdup("owned");
+    for (int i = 0; i < 5000; i++) {
+        if (i == 2500) {
+            assert_int_equal(strlen(p.ops[i].name), long_b);
+            assert_memory_equal(p.ops[i].name, long_name, long_b);
+        } else {
+            snprintf(buf, sizeof buf, "aten::op%d", i);
+            assert_string_equal(p.ops[i].name, buf);
+        }
+        snprintf(buf, sizeof buf, "[%d, %d]", i, i + 1);
+        assert_string_equal(p.ops[i].shapes, buf);
+    }
+    ops_sort(&p);
+    ops_select_top(&p, 0.5);
+    assert_true(p.n_ops < 5001);
+    assert_string_equal(p.ops[0].name, "aten::op0");
+    profile_release(&p);
+    assert_null(p.strs);
+    free(long_name);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_rnn),
         cmocka_unit_test(test_elementwise_and_lists),
         cmocka_unit_test(test_top),
+        cmocka_unit_test(test_borrowed_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
