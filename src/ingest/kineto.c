@@ -240,6 +240,15 @@ enum {
     KF_MAJOR_DESC = 1,      /* a major (compute) op below */
     KF_REC_DESC = 2,        /* a recognised op below */
     KF_CHILD = 4,
+    KF_RNN_FOLD = 8,        /* a recurrent layer run as per-step ops: counted whole */
+};
+
+/* An op's autograd sequence number, kept once a recurrent layer has been
+ * read (see kt_rnn_folds): the backward's functions carry the number of
+ * the forward op whose gradient they compute. */
+struct kt_seq {
+    int64_t ts, seq;
+    uint32_t tid;
 };
 
 struct kt_thread {
@@ -279,7 +288,7 @@ struct kt_acc {
 
 enum ev_cat { CAT_NONE, CAT_CPU_OP, CAT_ANN, CAT_KERNEL, CAT_MEMCPY, CAT_RUNTIME };
 enum ev_key { EK_NONE, EK_PH, EK_CAT, EK_NAME, EK_PID, EK_TID, EK_TS, EK_DUR, EK_ARGS };
-enum arg_key { AK_NONE, AK_EXT, AK_CORR, AK_DIMS, AK_TYPES, AK_STRIDES, AK_CONC };
+enum arg_key { AK_NONE, AK_EXT, AK_CORR, AK_DIMS, AK_TYPES, AK_STRIDES, AK_CONC, AK_SEQ };
 
 #define CAP_MAX 32
 
@@ -307,8 +316,8 @@ struct kt {
     char ph;
     enum ev_cat cat;
     struct strbuf name;
-    int64_t pid, tid, ts, dur, ext, corr;
-    int has_ts, has_ext, has_corr;
+    int64_t pid, tid, ts, dur, ext, corr, seq;
+    int has_ts, has_ext, has_corr, has_seq;
     struct strbuf dims, types, strides, conc;
     int cat_unknown_str;
     /* results */
@@ -331,6 +340,9 @@ struct kt {
     size_t n_anns, alloc_anns;
     struct kt_launch *launches;
     size_t n_launches, alloc_launches;
+    struct kt_seq *seqs;    /* from the first recurrent layer on */
+    size_t n_seqs, alloc_seqs;
+    int rnn_seen;
     struct kt_dev *devs;
     size_t n_devs, alloc_devs;
     struct u64map dev_by_ext, dev_by_corr;
@@ -524,7 +536,7 @@ static void ev_reset(struct kt *k)
     k->pid = k->tid = 0;
     k->ts = k->dur = 0;
     k->ext = k->corr = -1;
-    k->has_ts = k->has_ext = k->has_corr = 0;
+    k->has_ts = k->has_ext = k->has_corr = k->has_seq = 0;
     strbuf_reset(&k->dims);
     strbuf_reset(&k->types);
     strbuf_reset(&k->strides);
@@ -599,6 +611,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
             k->has_ext = parse_int(s, len, &k->ext) == 0;
         else if (k->akey == AK_CORR)
             k->has_corr = parse_int(s, len, &k->corr) == 0;
+        else if (k->akey == AK_SEQ)
+            k->has_seq = parse_int(s, len, &k->seq) == 0;
     }
     return 1;
 }
@@ -681,6 +695,8 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
             k->akey = AK_STRIDES;
         else if (KEY("Concrete Inputs"))
             k->akey = AK_CONC;
+        else if (KEY("Sequence number"))
+            k->akey = AK_SEQ;
     } else if (k->depth == 1 && k->top_is_obj) {
         k->top_key = 0;
         if (KEY("traceEvents"))
@@ -933,6 +949,12 @@ static int kt_event(struct kt *k)
         o->key = key;
         o->tid = (uint16_t)t;
         o->flags = 0;
+        if (k->keys[key].cls.kind == OP_RNN)
+            k->rnn_seen = 1;
+        if (k->rnn_seen && k->has_seq) {
+            ALLOC_GROW(k->seqs, k->n_seqs + 1, k->alloc_seqs);
+            k->seqs[k->n_seqs++] = (struct kt_seq){ k->ts, k->seq, t };
+        }
         break;
     }
     case CAT_ANN: {
@@ -1186,6 +1208,7 @@ struct frame {
     int64_t group;          /* acc index the op's device time goes to, -1 none */
     int64_t call;           /* kt_call its device time goes to, -1 none */
     int replay;             /* in one of the first KT_REPLAY_STEPS steps */
+    int in_fold;            /* inside a folded recurrent layer or its backward */
 };
 
 /* Calls are kept for replay from the first steps only: they are a record
@@ -1214,7 +1237,19 @@ struct counter {
     struct ival *busy;      /* top-level ops in steps, every thread */
     size_t n_busy, alloc_busy;
     uint32_t *desc;         /* the thread being counted: ops below each op */
+    struct u64map fold_seq; /* sequence number -> fold (kt_rnn_folds), ops inside folded layers */
+    struct kt_fold *folds;
+    size_t n_folds, alloc_folds;
     int64_t gap_min_ns;     /* least gap between two sibling ops below a parent, -1 none */
+};
+
+/* A recurrent layer the trace shows as per-step ops (no fused kernel
+ * below it: PyTorch's CPU GRU, for one), read as one call of the layer
+ * forward and one of its backward, the calls a fused implementation makes
+ * (cuDNN, oneDNN) and the kernel tables measure. */
+struct kt_fold {
+    uint32_t bwd_key;       /* "<layer>_backward" with the layer's arguments */
+    int64_t last_step;      /* the step whose backward call is counted, -1 none */
 };
 
 static int64_t call_new(struct counter *c, int64_t group, const struct kt_op *o)
@@ -1340,6 +1375,56 @@ static void mark_descendants(struct counter *c, struct kt_op *ops, size_t n_ops)
     free(pstack);
 }
 
+/* The fold (kt_rnn_folds) whose layer's forward made the autograd node
+ * that a backward function (autograd::engine::evaluate_function: ...)
+ * evaluates: the op's sequence number is one of the layer's ops'.
+ * Returns -1 when there is none. */
+static int64_t fold_of_backward(const struct counter *c, const struct kt_op *o)
+{
+    static const char fn[] = "autograd::engine::evaluate_function";
+    const struct kt *k = c->k;
+    if (!c->n_folds || strncmp(k->strs.str[k->keys[o->key].name], fn, sizeof fn - 1) != 0)
+        return -1;
+    size_t lo = 0, hi = k->n_seqs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const struct kt_seq *q = &k->seqs[mid];
+        if (q->tid < o->tid || (q->tid == o->tid && q->ts < o->ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t fi;
+    if (lo == k->n_seqs || k->seqs[lo].tid != o->tid || k->seqs[lo].ts != o->ts ||
+        !u64map_get(&c->fold_seq, (uint64_t)k->seqs[lo].seq, &fi))
+        return -1;
+    return fi;
+}
+
+/* A backward function of a folded layer: its time joins the layer's one
+ * backward call per step (the first function of the step opens it). */
+static struct frame frame_fold_backward(struct counter *c, size_t i, const struct kt_op *o,
+                                        struct frame f, size_t fi)
+{
+    struct kt_fold *fd = &c->folds[fi];
+    f.phase = PHASE_BACKWARD;
+    f.counted = f.in_fold = 1;
+    f.group = (int64_t)acc_get(c, fd->bwd_key, PHASE_BACKWARD);
+    if (!f.in_step)
+        return f;
+    struct kt_acc *a = &c->acc[f.group];
+    a->host_ns += o->end - o->ts;
+    a->desc += c->desc[i];
+    int64_t st = c->n_steps ? (int64_t)step_index(c->steps, c->n_steps, o->ts) : 0;
+    if (st != fd->last_step) {
+        fd->last_step = st;
+        a->count += 1;
+        if (f.replay)
+            f.call = call_new(c, f.group, o);
+    }
+    return f;
+}
+
 /* The frame of op i (o) under its parent frame p (NULL at the top): its
  * step, phase, whether it is counted or covered by a counted ancestor, and
  * its group and replay call.  Counts the op when it is counted in a step. */
@@ -1371,6 +1456,16 @@ static struct frame frame_open(struct counter *c, size_t i, const struct kt_op *
         f.counted = !maj && !f.covered;
     else
         f.counted = !rec && !f.covered;
+    if ((o->flags & KF_RNN_FOLD) && !f.covered)
+        f.counted = f.in_fold = 1;
+    if (p && p->in_fold) {
+        /* the layer's call holds everything below it */
+        f.in_fold = 1;
+        f.counted = 0;
+    }
+    int64_t fold = f.counted || f.covered ? -1 : fold_of_backward(c, o);
+    if (fold >= 0)
+        return frame_fold_backward(c, i, o, f, (size_t)fold);
     if (f.counted) {
         f.group = (int64_t)acc_get(c, o->key, f.phase);
         if (f.in_step) {
@@ -1448,6 +1543,86 @@ static void kt_count_thread(struct counter *c, uint16_t tid, struct kt_op *ops, 
     free(stack);
     free(c->desc);
     c->desc = NULL;
+}
+
+static int cmp_seq(const void *pa, const void *pb)
+{
+    const struct kt_seq *a = pa, *b = pb;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+/* A fold for layer o of thread t: the key of its backward call and the
+ * sequence numbers of the ops inside it (k->seqs sorted). */
+static void fold_add(struct counter *c, uint32_t t, const struct kt_op *o)
+{
+    struct kt *k = c->k;
+    const struct kt_key fk = k->keys[o->key];   /* a copy: key_get may move the keys */
+    /* the reading's lookups are gone (kt_parse_tables_release): the name
+     * and the key are appended; two folds of one layer give two equal
+     * keys, whose ops merge_same joins */
+    struct strbuf nm = STRBUF_INIT;
+    strbuf_addf(&nm, "%s_backward", k->strs.str[fk.name]);
+    ALLOC_GROW(k->strs.str, k->strs.n + 1, k->strs.alloc);
+    k->strs.str[k->strs.n] = strbuf_detach(&nm);
+    ALLOC_GROW(k->keys, k->n_keys + 1, k->alloc_keys);
+    struct kt_key *e = &k->keys[k->n_keys];
+    *e = fk;
+    e->name = (uint32_t)k->strs.n++;
+    ops_classify(k->strs.str[e->name], &e->cls);
+    uint32_t bkey = (uint32_t)k->n_keys++;
+    ALLOC_GROW(c->folds, c->n_folds + 1, c->alloc_folds);
+    c->folds[c->n_folds] = (struct kt_fold){ bkey, -1 };
+    size_t lo = 0, hi = k->n_seqs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const struct kt_seq *q = &k->seqs[mid];
+        if (q->tid < t || (q->tid == t && q->ts < o->ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < k->n_seqs && k->seqs[lo].tid == t && k->seqs[lo].ts < o->end; lo++)
+        u64map_put(&c->fold_seq, (uint64_t)k->seqs[lo].seq, (uint32_t)c->n_folds);
+    c->n_folds++;
+}
+
+/* Recurrent layers run as per-step ops.  A layer op (lstm, gru, rnn_*)
+ * with matrix products below it but no recurrent op (cuDNN's _cudnn_rnn,
+ * oneDNN's mkldnn_rnn_layer) is PyTorch's step-by-step implementation:
+ * thousands of small GEMMs and pointwise ops per pass that a GPU runs as a
+ * few fused kernels.  Such a layer is counted as one forward call, and the
+ * backward functions of the ops inside it (matched by autograd sequence
+ * number) as one backward call, so that the layer is estimated from the
+ * recurrent tables like the fused call it becomes. */
+static void kt_rnn_folds(struct counter *c)
+{
+    struct kt *k = c->k;
+    if (!k->n_seqs)
+        return;
+    qsort(k->seqs, k->n_seqs, sizeof *k->seqs, cmp_seq);
+    for (size_t t = 0; t < k->alloc_th; t++) {
+        struct kt_thread *th = &k->th[t];
+        if (th->n && !op_order_ok(th->ops, th->n))
+            qsort(th->ops, th->n, sizeof *th->ops, cmp_op);
+        for (size_t i = 0; i < th->n; i++) {
+            struct kt_op *o = &th->ops[i];
+            const struct op_class *cl = &k->keys[o->key].cls;
+            if (cl->kind != OP_RNN || cl->transparent || cl->backward)
+                continue;
+            int major = 0, rnn = 0;
+            for (size_t j = i + 1; j < th->n && th->ops[j].ts < o->end; j++) {
+                const struct op_class *cj = &k->keys[th->ops[j].key].cls;
+                rnn |= cj->kind == OP_RNN;
+                major |= cj->major;
+            }
+            if (rnn || !major)
+                continue;
+            o->flags |= KF_RNN_FOLD;
+            fold_add(c, (uint32_t)t, o);
+        }
+    }
 }
 
 static void kt_count(struct counter *c)
@@ -1809,6 +1984,9 @@ static void kt_counted_release(struct kt *k, struct counter *c)
     free(k->launches);
     k->launches = NULL;
     k->n_launches = k->alloc_launches = 0;
+    free(k->seqs);
+    k->seqs = NULL;
+    k->n_seqs = k->alloc_seqs = 0;
     u64map_release(&k->dev_by_ext);
     memset(&k->dev_by_ext, 0, sizeof k->dev_by_ext);
     u64map_release(&k->dev_by_corr);
@@ -1837,8 +2015,10 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     c.k = k;
     c.gap_min_ns = -1;
     u64map_init(&c.accmap);
+    u64map_init(&c.fold_seq);
     int64_t step_ns = kt_steps(&c);
     kt_drop_partial_step(&c, &step_ns);
+    kt_rnn_folds(&c);
     kt_count(&c);
     kt_unclaimed(&c, step_ns);
 
@@ -1883,6 +2063,8 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     free(c.busy);
     free(c.steps);
     free(c.optim);
+    free(c.folds);
+    u64map_release(&c.fold_seq);
     u64map_release(&c.accmap);
     return FOM_OK;
 }
@@ -1932,6 +2114,7 @@ static void kt_release(struct kt *k)
     free(k->th);
     free(k->anns);
     free(k->launches);
+    free(k->seqs);
     free(k->devs);
     u64map_release(&k->dev_by_ext);
     u64map_release(&k->dev_by_corr);

@@ -87,6 +87,13 @@ static const struct rnn_schema {
     { "gru", 1, -1, -1, 4, 8, 7, 0 },
     { "rnn_tanh", 1, -1, -1, 4, 8, 7, 0 },
     { "rnn_relu", 1, -1, -1, 4, 8, 7, 0 },
+    /* a layer run step by step, its backward read as one call (the
+     * Kineto reader names it "<layer>_backward" with the layer's
+     * arguments) */
+    { "lstm_backward", 1, -1, -1, 4, 8, 7, 0 },
+    { "gru_backward", 1, -1, -1, 4, 8, 7, 0 },
+    { "rnn_tanh_backward", 1, -1, -1, 4, 8, 7, 0 },
+    { "rnn_relu_backward", 1, -1, -1, 4, 8, 7, 0 },
     { "_cudnn_rnn", 4, 6, 7, 9, 10, 13, 0 },
     { "_cudnn_rnn_backward", 4, 10, 11, 13, 14, 17, 0 },
     { "miopen_rnn", 3, 5, 6, 7, 8, 11, 0 },
@@ -112,8 +119,13 @@ static void fill_rnn(struct op *o, const struct targ *a, int na, char *const *co
         return;
     const struct targ *in = &a[0];
     int64_t mode = -1, hidden = 0, layers = 1;
-    if (rs->mode < 0)
-        set_str(ts->kop, sizeof ts->kop, base);
+    if (rs->mode < 0) {
+        /* the cell: "gru" of "gru" and of "gru_backward" */
+        size_t n = strcspn(base, "_");
+        if (strncmp(base, "rnn_", 4) == 0)
+            n = 4 + strcspn(base + 4, "_");
+        snprintf(ts->kop, sizeof ts->kop, "%.*s", (int)n, base);
+    }
     else if (conc_int(conc, nc, rs->mode, &mode))
         set_str(ts->kop, sizeof ts->kop, rnn_cell(mode));
     if (rs->hidden >= 0)

@@ -81,4 +81,48 @@ fom_run 0 ingest "$T_TMP/region.json" --format-out json
 expect_json_num '[o["kind"] for o in d["ops"] if o["name"].startswith("triton_poi_")][0] == "elementwise"' 1 0
 expect_json_num 'any(o["name"].startswith("Torch-Compiled Region") for o in d["ops"])' 0 0
 
+# A recurrent layer run step by step (PyTorch's CPU GRU: no fused kernel
+# below aten::gru) is one forward call of the layer and one backward call
+# holding the backward functions of the ops inside it (matched by autograd
+# sequence number), as on a GPU, where cuDNN runs the layer.
+GRU=profiles/devset/hostcpu/gru_hostcpu_fp32_b16.json.gz
+fom_run 0 ingest "$GRU" --format-out json
+cp "$OUT" "$T_TMP/gru.json"
+if python3 - "$GRU" "$T_TMP/gru.json" >"$T_TMP/gru.check" 2>&1 <<'PY'
+import gzip, json, sys
+t = json.load(gzip.open(sys.argv[1]))
+p = json.load(open(sys.argv[2]))
+ops = [e for e in t["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+g = [e for e in ops if e["name"] == "aten::gru"]
+assert len(g) == 1, len(g)
+g = g[0]
+inside = {e["args"]["Sequence number"] for e in ops
+          if e["tid"] == g["tid"] and g["ts"] <= e["ts"] < g["ts"] + g["dur"]
+          and "Sequence number" in e["args"]}
+bwd_us = sum(e["dur"] for e in ops
+             if e["name"].startswith("autograd::engine::evaluate_function")
+             and e["args"].get("Sequence number") in inside)
+by = {(o["name"], o["phase"]): o for o in p["ops"]}
+f, b = by[("aten::gru", "forward")], by[("aten::gru_backward", "backward")]
+assert f["kind"] == b["kind"] == "rnn" and f["count"] == b["count"] == 1, (f, b)
+# the profiler's recording cost per event is taken out of host times
+assert 0.8 * g["dur"] <= f["time_s"] * 1e6 <= g["dur"], (f["time_s"], g["dur"])
+assert 0.8 * bwd_us <= b["time_s"] * 1e6 <= bwd_us, (b["time_s"], bwd_us)
+per_step = [o for o in p["ops"] if o["kind"] == "gemm" and o["count"] >= 128]
+assert not per_step, [(o["name"], o["count"]) for o in per_step]
+PY
+then ok "step-by-step GRU: one forward and one backward rnn call"
+else not_ok "step-by-step GRU"; sed 's/^/# /' "$T_TMP/gru.check" | tail -5; fi
+fom_run 0 kernels shapes "$GRU" --format csv
+if python3 - "$OUT" >"$T_TMP/gru.check" 2>&1 <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "rnn"]
+got = [(r["cell"], r["input"], r["hidden"], r["layers"], r["seq"], r["batch"], r["count"])
+       for r in rows]
+# the layer's two calls (forward and backward) of one shape
+assert got == [("gru", "256", "512", "2", "128", "16", "2")], got
+PY
+then ok "kernels shapes: the GRU layer's forward and backward in the rnn table's terms"
+else not_ok "kernels shapes of the GRU"; sed 's/^/# /' "$T_TMP/gru.check" | tail -5; fi
+
 done_testing
