@@ -949,7 +949,7 @@ static int kt_event(struct kt *k)
         o->key = key;
         o->tid = (uint16_t)t;
         o->flags = 0;
-        if (k->keys[key].cls.kind == OP_RNN)
+        if (k->keys[key].kind == OP_RNN)
             k->rnn_seen = 1;
         if (k->rnn_seen && k->has_seq) {
             ALLOC_GROW(k->seqs, k->n_seqs + 1, k->alloc_seqs);
@@ -1383,7 +1383,7 @@ static int64_t fold_of_backward(const struct counter *c, const struct kt_op *o)
 {
     static const char fn[] = "autograd::engine::evaluate_function";
     const struct kt *k = c->k;
-    if (!c->n_folds || strncmp(k->strs.str[k->keys[o->key].name], fn, sizeof fn - 1) != 0)
+    if (!c->n_folds || strncmp(intern_str(&k->strs, k->keys[o->key].name), fn, sizeof fn - 1) != 0)
         return -1;
     size_t lo = 0, hi = k->n_seqs;
     while (lo < hi) {
@@ -1563,14 +1563,24 @@ static void fold_add(struct counter *c, uint32_t t, const struct kt_op *o)
      * and the key are appended; two folds of one layer give two equal
      * keys, whose ops merge_same joins */
     struct strbuf nm = STRBUF_INIT;
-    strbuf_addf(&nm, "%s_backward", k->strs.str[fk.name]);
-    ALLOC_GROW(k->strs.str, k->strs.n + 1, k->strs.alloc);
-    k->strs.str[k->strs.n] = strbuf_detach(&nm);
+    strbuf_addf(&nm, "%s_backward", intern_str(&k->strs, fk.name));
+    struct intern *t_s = &k->strs;
+    ALLOC_GROW(t_s->off, t_s->n + 1, t_s->alloc);
+    ALLOC_GROW(t_s->text, t_s->text_len + nm.len + 1, t_s->text_alloc);
+    memcpy(t_s->text + t_s->text_len, nm.buf, nm.len + 1);
+    t_s->off[t_s->n] = t_s->text_len;
+    t_s->text_len += nm.len + 1;
+    strbuf_release(&nm);
     ALLOC_GROW(k->keys, k->n_keys + 1, k->alloc_keys);
     struct kt_key *e = &k->keys[k->n_keys];
     *e = fk;
-    e->name = (uint32_t)k->strs.n++;
-    ops_classify(k->strs.str[e->name], &e->cls);
+    e->name = (uint32_t)t_s->n++;
+    struct op_class cls;
+    ops_classify(intern_str(t_s, e->name), &cls);
+    e->kind = (uint8_t)cls.kind;
+    e->transparent = cls.transparent != 0;
+    e->major = cls.major != 0;
+    e->backward = cls.backward != 0;
     uint32_t bkey = (uint32_t)k->n_keys++;
     ALLOC_GROW(c->folds, c->n_folds + 1, c->alloc_folds);
     c->folds[c->n_folds] = (struct kt_fold){ bkey, -1 };
@@ -1608,12 +1618,12 @@ static void kt_rnn_folds(struct counter *c)
             qsort(th->ops, th->n, sizeof *th->ops, cmp_op);
         for (size_t i = 0; i < th->n; i++) {
             struct kt_op *o = &th->ops[i];
-            const struct op_class *cl = &k->keys[o->key].cls;
+            const struct kt_key *cl = &k->keys[o->key];
             if (cl->kind != OP_RNN || cl->transparent || cl->backward)
                 continue;
             int major = 0, rnn = 0;
             for (size_t j = i + 1; j < th->n && th->ops[j].ts < o->end; j++) {
-                const struct op_class *cj = &k->keys[th->ops[j].key].cls;
+                const struct kt_key *cj = &k->keys[th->ops[j].key];
                 rnn |= cj->kind == OP_RNN;
                 major |= cj->major;
             }
