@@ -4,6 +4,7 @@
 #ifndef FOM_XALLOC_H
 #define FOM_XALLOC_H
 #include <stddef.h>
+#include <stdlib.h>
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
@@ -15,5 +16,9 @@ void *xgrow(void *arr, size_t need, size_t *alloc, size_t elsz);
 
 #define ALLOC_GROW(arr, need, alloc) \
     ((arr) = xgrow((arr), (need), &(alloc), sizeof(*(arr))))
+
+/* Frees an ALLOC_GROW array and leaves it empty, ready to grow again. */
+#define ALLOC_FREE(arr, n, alloc) \
+    do { free(arr); (arr) = NULL; (n) = (alloc) = 0; } while (0)
 
 #endif

@@ -1985,18 +1985,10 @@ static void kt_counted_release(struct kt *k, struct counter *c)
     free(k->th);
     k->th = NULL;
     k->alloc_th = 0;
-    free(k->devs);
-    k->devs = NULL;
-    k->n_devs = k->alloc_devs = 0;
-    free(k->anns);
-    k->anns = NULL;
-    k->n_anns = k->alloc_anns = 0;
-    free(k->launches);
-    k->launches = NULL;
-    k->n_launches = k->alloc_launches = 0;
-    free(k->seqs);
-    k->seqs = NULL;
-    k->n_seqs = k->alloc_seqs = 0;
+    ALLOC_FREE(k->devs, k->n_devs, k->alloc_devs);
+    ALLOC_FREE(k->anns, k->n_anns, k->alloc_anns);
+    ALLOC_FREE(k->launches, k->n_launches, k->alloc_launches);
+    ALLOC_FREE(k->seqs, k->n_seqs, k->alloc_seqs);
     u64map_release(&k->dev_by_ext);
     memset(&k->dev_by_ext, 0, sizeof k->dev_by_ext);
     u64map_release(&k->dev_by_corr);
@@ -2008,12 +2000,8 @@ static void kt_counted_release(struct kt *k, struct counter *c)
  * calls are laid out so that they do not sit beside the profile. */
 static void kt_groups_release(struct kt *k, struct counter *c)
 {
-    free(c->acc);
-    c->acc = NULL;
-    c->n_acc = c->alloc_acc = 0;
-    free(k->keys);
-    k->keys = NULL;
-    k->n_keys = k->alloc_keys = 0;
+    ALLOC_FREE(c->acc, c->n_acc, c->alloc_acc);
+    ALLOC_FREE(k->keys, k->n_keys, k->alloc_keys);
     intern_release(&k->strs);
     memset(&k->strs, 0, sizeof k->strs);
 }
@@ -2050,9 +2038,7 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
             kt_op_of(k, &c.acc[i], i, out);
     u64map_release(&k->op_name_of);
     memset(&k->op_name_of, 0, sizeof k->op_name_of);
-    free(k->op_name);
-    k->op_name = NULL;
-    k->n_op_name = k->alloc_op_name = 0;
+    ALLOC_FREE(k->op_name, k->n_op_name, k->alloc_op_name);
     for (size_t i = 0; i < out->n_ops; i++) {
         struct op *op = &out->ops[i];
         if (op->dtype == PREC_UNKNOWN && op->kind == OP_OPTIMIZER) {
@@ -2088,9 +2074,7 @@ static void kt_parse_tables_release(struct kt *k)
 {
     intern_release(&k->idstrs);
     memset(&k->idstrs, 0, sizeof k->idstrs);
-    free(k->id2key);
-    k->id2key = NULL;
-    k->n_id2key = k->alloc_id2key = 0;
+    ALLOC_FREE(k->id2key, k->n_id2key, k->alloc_id2key);
     strbuf_release(&k->idbuf);
     free(k->key_next);
     k->key_next = NULL;
