@@ -114,6 +114,18 @@ static void intern_release(struct intern *t)
     free(t->slot);
 }
 
+/* Adds s as a new string, without looking it up (see intern_get). */
+static uint32_t intern_append(struct intern *t, const char *s, size_t len)
+{
+    ALLOC_GROW(t->off, t->n + 1, t->alloc);
+    ALLOC_GROW(t->text, t->text_len + len + 1, t->text_alloc);
+    memcpy(t->text + t->text_len, s, len);
+    t->text[t->text_len + len] = '\0';
+    t->off[t->n] = t->text_len;
+    t->text_len += len + 1;
+    return (uint32_t)t->n++;
+}
+
 static uint32_t intern_get(struct intern *t, const char *s, size_t len)
 {
     if (len == 0)
@@ -139,14 +151,8 @@ static uint32_t intern_get(struct intern *t, const char *s, size_t len)
             return t->slot[j] - 1;
         j = (j + 1) & (t->nslot - 1);
     }
-    ALLOC_GROW(t->off, t->n + 1, t->alloc);
-    ALLOC_GROW(t->text, t->text_len + len + 1, t->text_alloc);
-    memcpy(t->text + t->text_len, s, len);
-    t->text[t->text_len + len] = '\0';
-    t->off[t->n] = t->text_len;
-    t->text_len += len + 1;
-    t->slot[j] = (uint32_t)t->n + 1;
-    return (uint32_t)t->n++;
+    t->slot[j] = intern_append(t, s, len) + 1;
+    return (uint32_t)t->n - 1;
 }
 
 /* A generic open-addressing map from a 64-bit key to a 32-bit value. */
@@ -1375,6 +1381,21 @@ static void mark_descendants(struct counter *c, struct kt_op *ops, size_t n_ops)
     free(pstack);
 }
 
+/* The first of the sorted k->seqs at or after (thread tid, time ts). */
+static size_t seq_lower_bound(const struct kt *k, uint32_t tid, int64_t ts)
+{
+    size_t lo = 0, hi = k->n_seqs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const struct kt_seq *q = &k->seqs[mid];
+        if (q->tid < tid || (q->tid == tid && q->ts < ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The fold (kt_rnn_folds) whose layer's forward made the autograd node
  * that a backward function (autograd::engine::evaluate_function: ...)
  * evaluates: the op's sequence number is one of the layer's ops'.
@@ -1385,15 +1406,7 @@ static int64_t fold_of_backward(const struct counter *c, const struct kt_op *o)
     const struct kt *k = c->k;
     if (!c->n_folds || strncmp(intern_str(&k->strs, k->keys[o->key].name), fn, sizeof fn - 1) != 0)
         return -1;
-    size_t lo = 0, hi = k->n_seqs;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        const struct kt_seq *q = &k->seqs[mid];
-        if (q->tid < o->tid || (q->tid == o->tid && q->ts < o->ts))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = seq_lower_bound(k, o->tid, o->ts);
     uint32_t fi;
     if (lo == k->n_seqs || k->seqs[lo].tid != o->tid || k->seqs[lo].ts != o->ts ||
         !u64map_get(&c->fold_seq, (uint64_t)k->seqs[lo].seq, &fi))
@@ -1564,19 +1577,13 @@ static void fold_add(struct counter *c, uint32_t t, const struct kt_op *o)
      * keys, whose ops merge_same joins */
     struct strbuf nm = STRBUF_INIT;
     strbuf_addf(&nm, "%s_backward", intern_str(&k->strs, fk.name));
-    struct intern *t_s = &k->strs;
-    ALLOC_GROW(t_s->off, t_s->n + 1, t_s->alloc);
-    ALLOC_GROW(t_s->text, t_s->text_len + nm.len + 1, t_s->text_alloc);
-    memcpy(t_s->text + t_s->text_len, nm.buf, nm.len + 1);
-    t_s->off[t_s->n] = t_s->text_len;
-    t_s->text_len += nm.len + 1;
-    strbuf_release(&nm);
     ALLOC_GROW(k->keys, k->n_keys + 1, k->alloc_keys);
     struct kt_key *e = &k->keys[k->n_keys];
     *e = fk;
-    e->name = (uint32_t)t_s->n++;
+    e->name = intern_append(&k->strs, nm.buf, nm.len);
+    strbuf_release(&nm);
     struct op_class cls;
-    ops_classify(intern_str(t_s, e->name), &cls);
+    ops_classify(intern_str(&k->strs, e->name), &cls);
     e->kind = (uint8_t)cls.kind;
     e->transparent = cls.transparent != 0;
     e->major = cls.major != 0;
@@ -1584,15 +1591,7 @@ static void fold_add(struct counter *c, uint32_t t, const struct kt_op *o)
     uint32_t bkey = (uint32_t)k->n_keys++;
     ALLOC_GROW(c->folds, c->n_folds + 1, c->alloc_folds);
     c->folds[c->n_folds] = (struct kt_fold){ bkey, -1 };
-    size_t lo = 0, hi = k->n_seqs;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        const struct kt_seq *q = &k->seqs[mid];
-        if (q->tid < t || (q->tid == t && q->ts < o->ts))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = seq_lower_bound(k, t, o->ts);
     for (; lo < k->n_seqs && k->seqs[lo].tid == t && k->seqs[lo].ts < o->end; lo++)
         u64map_put(&c->fold_seq, (uint64_t)k->seqs[lo].seq, (uint32_t)c->n_folds);
     c->n_folds++;
