@@ -1246,8 +1246,15 @@ struct counter {
     struct u64map fold_seq; /* sequence number -> fold (kt_rnn_folds), ops inside folded layers */
     struct kt_fold *folds;
     size_t n_folds, alloc_folds;
-    int64_t gap_min_ns;     /* least gap between two sibling ops below a parent, -1 none */
+    /* Recording costs seen in the trace (mark_descendants): a parent's
+     * start to its first child's start holds the child's entry recording,
+     * its last child's end to its own end the child's exit recording.
+     * Histograms of 10 ns bins, the last bin everything above. */
+    uint32_t *lead_hist, *trail_hist;
 };
+
+#define REC_BIN_NS 10
+#define REC_BINS 5001   /* up to 50 us: parents' own work beyond that is not recording */
 
 /* A recurrent layer the trace shows as per-step ops (no fused kernel
  * below it: PyTorch's CPU GRU, for one), read as one call of the layer
@@ -1340,10 +1347,33 @@ static int op_order_ok(const struct kt_op *ops, size_t n)
     return 1;
 }
 
+static void rec_hist_add(uint32_t *h, int64_t ns)
+{
+    int64_t b = ns < 0 ? 0 : ns / REC_BIN_NS;
+    h[b < REC_BINS - 1 ? b : REC_BINS - 1]++;
+}
+
+/* The median of a histogram in ns (the bin's middle), 0 when empty. */
+static double rec_hist_median_ns(const uint32_t *h)
+{
+    uint64_t n = 0, seen = 0;
+    for (size_t b = 0; b < REC_BINS; b++)
+        n += h[b];
+    if (!n)
+        return 0;
+    for (size_t b = 0; b < REC_BINS; b++) {
+        seen += h[b];
+        if (2 * seen >= n)
+            return ((double)b + 0.5) * REC_BIN_NS;
+    }
+    return 0;
+}
+
 /* Pass 1 over one thread's ops (sorted): mark in each op's flags what lies
  * below it (children, major or recognised descendants), count the ops
- * below each (c->desc, freed after the thread) and keep the least gap
- * between two siblings (struct profile: event_gap_s). */
+ * below each (c->desc, freed after the thread) and record the time from
+ * each parent's start to its first child and from its last child's end to
+ * its own end (struct profile: event_gap_s). */
 static void mark_descendants(struct counter *c, struct kt_op *ops, size_t n_ops)
 {
     const struct kt *k = c->k;
@@ -1357,6 +1387,8 @@ static void mark_descendants(struct counter *c, struct kt_op *ops, size_t n_ops)
             if (o && t->tid == o->tid && (o->ts < t->end || o->ts == t->ts))
                 break;
             pdepth--;
+            if (sib_end >= 0)
+                rec_hist_add(c->trail_hist, t->end - sib_end);
             sib_end = pdepth > 0 ? t->end : -1;
             if (pdepth > 0) {
                 struct kt_op *p = &ops[pstack[pdepth - 1]];
@@ -1371,9 +1403,8 @@ static void mark_descendants(struct counter *c, struct kt_op *ops, size_t n_ops)
         }
         if (!o)
             break;
-        if (pdepth > 0 && sib_end >= 0 && o->ts > sib_end
-            && (c->gap_min_ns < 0 || o->ts - sib_end < c->gap_min_ns))
-            c->gap_min_ns = o->ts - sib_end;
+        if (pdepth > 0 && sib_end < 0)
+            rec_hist_add(c->lead_hist, o->ts - ops[pstack[pdepth - 1]].ts);
         sib_end = -1;
         ALLOC_GROW(pstack, pdepth + 1, palloc);
         pstack[pdepth++] = i;
@@ -1905,7 +1936,7 @@ static void kt_header(const struct kt *k, const struct counter *c, int64_t step_
     out->batch = o ? o->batch : 0;
     out->step_time_s = c->n_steps ? (double)step_ns * 1e-9 * inv : 0;
     out->host_time_s = (double)c->host_busy_ns * 1e-9 * inv;
-    out->event_gap_s = c->gap_min_ns > 0 ? (double)c->gap_min_ns * 1e-9 : 0;
+    out->event_gap_s = (rec_hist_median_ns(c->lead_hist) + rec_hist_median_ns(c->trail_hist)) * 1e-9;
 }
 
 /* The profile's copy of string id, made once for all the ops that share
@@ -2010,7 +2041,8 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     struct counter c;
     memset(&c, 0, sizeof c);
     c.k = k;
-    c.gap_min_ns = -1;
+    c.lead_hist = xcalloc(REC_BINS, sizeof *c.lead_hist);
+    c.trail_hist = xcalloc(REC_BINS, sizeof *c.trail_hist);
     u64map_init(&c.accmap);
     u64map_init(&c.fold_seq);
     int64_t step_ns = kt_steps(&c);
@@ -2058,6 +2090,8 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     free(c.busy);
     free(c.steps);
     free(c.optim);
+    free(c.lead_hist);
+    free(c.trail_hist);
     free(c.folds);
     u64map_release(&c.fold_seq);
     u64map_release(&c.accmap);

@@ -116,10 +116,16 @@ struct profile {
     double total_time_s;    /* sum of op time_s per pass (of the kept ops) */
     double step_time_s;     /* wall time of one step when the trace shows it, else 0 */
     double host_time_s;     /* host-side busy time per step (dispatch), else 0 */
-    /* The least time between two sibling ops recorded below a common
-     * parent (0 when unknown).  Between them the host runs only the
-     * profiler's exit of the one and entry of the next, so this is what
-     * recording one event costs, the trace's own measure of it. */
+    /* What recording one event costs the host, the trace's own measure
+     * of it (0 when unknown).  PyTorch's profiler takes an op's start
+     * time after its entry callbacks (input shapes, flops arguments) and
+     * its end time before its exit callbacks, so a child's recording lies
+     * in its parent's time outside the child: between the parent's start
+     * and its first child's start (the entry) and between its last
+     * child's end and its own end (the exit).  Those two spans also hold
+     * some of the parent's own work; their medians over every parent of
+     * the trace, summed, are the typical event's cost (the least span is
+     * the cheapest event's: an op with few inputs records less). */
     double event_gap_s;
     /* Host time per pass taken out of host_time_s (of the profile, its ops
      * and its calls) as the profiler's: each op's and call's recorded

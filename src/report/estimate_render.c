@@ -179,7 +179,7 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_knum(&j, "per_event_s", e->profiler_event_s);
     json_knum(&j, "events", e->profiler_events);
     json_knum(&j, "host_removed_s", e->profiler_host_s);
-    json_kstr(&j, "method", "least gap between sibling ops in the trace, per recorded event");
+    json_kstr(&j, "method", "median time from a parent op's start to its first child plus from its last child to its end, in the trace, per recorded event");
     json_obj_end(&j);
     json_kstr(&j, "bound", est_bound_name(e->bound));
     json_knum(&j, "profiled_step_time_s", e->src_pass_time_s > 0 ? e->src_pass_time_s : NAN);
