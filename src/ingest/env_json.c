@@ -116,6 +116,16 @@ int kernels_env_read(const char *dir, int is_cpu, struct kernels_env *e, struct 
     const char *harness = env_str(root, "harness");
     if (harness && strstr(harness, "measure.py") && !env_str(root, "timing"))
         strbuf_addf(&sw, "%s%s", sw.len ? ", " : "", KERNEL_TIMED_PER_CALL);
+    /* "cudnn_benchmark" says how cuDNN chose convolution algorithms.  The
+     * harness set torch.backends.cudnn.benchmark = True until it recorded
+     * the setting (with "timing", estimators/measure/measure.py's history),
+     * so its earlier folders are autotuned. */
+    const char *path_bench[] = { "cudnn_benchmark", NULL };
+    yajl_val bench = yajl_tree_get(root, path_bench, yajl_t_any);
+    int autotuned = YAJL_IS_TRUE(bench)
+                    || (!bench && harness && strstr(harness, "measure.py") && !env_str(root, "timing"));
+    if (!is_cpu && autotuned)
+        strbuf_addf(&sw, "%s%s", sw.len ? ", " : "", KERNEL_CUDNN_AUTOTUNED);
     e->software = sw.len ? strbuf_detach(&sw) : NULL;
     strbuf_release(&sw);
 out:

@@ -1353,7 +1353,7 @@ static void rec_hist_add(uint32_t *h, int64_t ns)
     h[b < REC_BINS - 1 ? b : REC_BINS - 1]++;
 }
 
-/* The median of a histogram in ns (the bin's middle), 0 when empty. */
+/* The median of a histogram in ns (its bin's lower edge), 0 when empty. */
 static double rec_hist_median_ns(const uint32_t *h)
 {
     uint64_t n = 0, seen = 0;
@@ -1364,7 +1364,7 @@ static double rec_hist_median_ns(const uint32_t *h)
     for (size_t b = 0; b < REC_BINS; b++) {
         seen += h[b];
         if (2 * seen >= n)
-            return ((double)b + 0.5) * REC_BIN_NS;
+            return (double)b * REC_BIN_NS;
     }
     return 0;
 }

@@ -45,6 +45,8 @@ struct est {
     const struct machine *src_m;
     const struct kernel_table *tt;  /* target's table, or NULL */
     const struct kernel_table *st;  /* profiled device's table, or NULL */
+    int conv_choice_differs;        /* st's and tt's convolutions were timed with
+                                     * different cuDNN algorithm choices */
     const struct kernel_set *all;   /* every table loaded (efficiency model) */
     int same_device;                /* target is the profiled device */
     int src_gpu;                    /* profile holds device times */

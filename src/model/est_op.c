@@ -154,6 +154,41 @@ static double linear_above_fixed(const struct est *c, double time_s, double kern
     return fixed + (time_s - fixed) * f;
 }
 
+/* The ratio of the op's time on the target to its time on the profiled
+ * device, from the ratio r_bw of what bounds a memory-bound kernel (the
+ * tables' rows, or the machines' bandwidths).  A kernel that moves its
+ * bytes at only a fraction f of the profiled device's bandwidth is held
+ * by something else for the rest of its time (too little parallelism:
+ * a batch norm over few channels, a reduction to one value), which moves
+ * with the devices' cores and clocks, their fp32 vector peaks: the time
+ * splits into the two parts in the measured proportion, a roofline
+ * reading of the measurement.  Matrix ops keep r_bw (their rows hold
+ * their shape's own efficiency), and so does a change of precision
+ * (prec, the target's): another element type runs another kernel, whose
+ * other limits the rows measured (PyTorch's bf16 batch norm takes longer
+ * per element than its fp32 one). */
+static double off_roof_ratio(struct est *c, const struct op *op, const struct shape *s0,
+                             enum precision prec, double src_dev, double r_bw)
+{
+    if (is_matrix_kind(op->kind) || prec != s0->prec || !c->src_m || !(src_dev > 0)
+        || !(s0->bytes > 0))
+        return r_bw;
+    double bw = machine_mem_bw(c->src_m);
+    if (!(bw > 0))
+        return r_bw;
+    double f = s0->bytes / bw / src_dev;
+    if (f >= 1)
+        return r_bw;
+    double r_core = 1;
+    if (c->src_m != c->m) {
+        double a = est_peak_of(c, c->src_m, PREC_FP32, 0), b = est_peak_of(c, c->m, PREC_FP32, 0);
+        if (!(a > 0) || !(b > 0))
+            return r_bw;
+        r_core = a / b;
+    }
+    return f * r_bw + (1 - f) * r_core;
+}
+
 /* scaled-table: the measured time moves to the target's kernels by the
  * ratio of the two tables at the profiled shape (device and precision
  * change the kernel, not the work), then to the target's batch:
@@ -185,7 +220,7 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
         return -1;
     if (est_lookup_op(c->tt, op, &sp, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0))
         return -1;
-    double t1 = src_dev * lp.time_s / ls.time_s;
+    double t1 = src_dev * off_roof_ratio(c, op, s0, sp.prec, src_dev, lp.time_s / ls.time_s);
     double w0 = work_of(op, &sp), w1 = work_of(op, s);
     double t = t1 * lt->time_s / lp.time_s;
     if (w0 > 0 && w1 > 0 && w1 != w0) {
@@ -224,7 +259,7 @@ static int scaled_measurement(struct est *c, const struct op *op, const struct s
     }
     if (!(a > 0) || !(b > 0))
         return -1;
-    double t = src_dev * a / b;
+    double t = src_dev * (is_matrix_kind(op->kind) ? a / b : off_roof_ratio(c, op, s0, s->prec, src_dev, a / b));
     double w0 = work_of(op, s0), w1 = work_of(op, s);
     if (changed && w0 > 0 && w1 > 0)
         t = linear_above_fixed(c, t, s->kernels, w1 / w0);
@@ -281,7 +316,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
                      c->tt->hw ? c->tt->hw : "?", precision_name(s.prec), op_kind_name(op->kind),
                      c->eff ? "efficiency model" : "roofline");
     }
-    if (have_t && c->st && src_dev > 0
+    if (have_t && c->st && src_dev > 0 && !(op->kind == OP_CONV && c->conv_choice_differs)
         && scaled_table(c, op, &s0, &s, &lt, src_dev, oe) == 0) {
         oe->distance = lt.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED_TABLE;
         goto out;

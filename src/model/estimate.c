@@ -136,6 +136,11 @@ static void table_floors(struct est *c)
     }
 }
 
+static int autotuned(const struct kernel_table *t)
+{
+    return t->software && strstr(t->software, KERNEL_CUDNN_AUTOTUNED) != NULL;
+}
+
 static void setup(struct est *c, const struct profile *p, const struct machine *target,
                   const struct kernel_set *tables, const struct estimate_opts *o,
                   struct estimate *out)
@@ -190,6 +195,14 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
         if (!kernel_table_has(c->tt, KERNEL_GEMM, c->want))
             est_warn(c, "tables of '%s' have no %s gemm rows", c->tt->hw ? c->tt->hw : "?",
                      precision_name(c->want));
+    }
+    if (c->st && c->st != c->tt && autotuned(c->st) != autotuned(c->tt)) {
+        c->conv_choice_differs = 1;
+        est_warn(c, "convolution rows of '%s' were timed with cuDNN's %s algorithm choice and "
+                 "those of '%s' with its %s one: a ratio of their rows would hold the choice, "
+                 "so convolutions move by the ratio of the machines' peaks instead",
+                 c->st->hw, autotuned(c->st) ? "autotuned" : "heuristic",
+                 c->tt->hw, autotuned(c->tt) ? "autotuned" : "heuristic");
     }
     /* A profile estimated on its own device scales by its own table only
      * where the batch or precision changes: nothing to warn about. */

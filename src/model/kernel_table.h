@@ -66,6 +66,12 @@ struct kernel_row {
  * than the host's dispatch of one call holds that dispatch. */
 #define KERNEL_TIMED_PER_CALL "timed per call by estimators/measure/measure.py"
 
+/* In kernel_table.software: cuDNN chose convolution algorithms by timing
+ * them (torch.backends.cudnn.benchmark = True), not by its heuristics,
+ * PyTorch's default.  The two choices give different kernels for one
+ * shape, so a ratio of rows of the two kinds says nothing about devices. */
+#define KERNEL_CUDNN_AUTOTUNED "cuDNN algorithms autotuned"
+
 struct kernel_table {
     char *hw;                       /* hardware name, e.g. "NVIDIA H100 80GB HBM3" */
     char *origin;                   /* where the rows came from (paths, db) */
