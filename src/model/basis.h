@@ -21,6 +21,12 @@ struct estimate_basis {
     double capacity_b;                      /* device memory, 0 unknown */
     int fits;                               /* 1 yes, 0 no, -1 unknown (no parameter
                                                count, or no capacity in the machine file) */
+    int on_profiled_device;                 /* the machine is the profile's device */
+    /* A study cell's estimate scaled to a measurement: the measured time on
+     * the profile's own device over fom's estimate there (0: not scaled),
+     * and that system's id (borrowed from the study). */
+    double anchor;
+    const char *anchor_system;
 };
 
 #endif

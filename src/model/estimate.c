@@ -167,6 +167,7 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
         c->st = NULL;    /* scaled-table needs both ends */
 
     out->machine = target->id ? target->id : target->name;
+    out->on_profiled_device = c->same_device;
     out->target_hw = c->tt ? c->tt->hw : NULL;
     out->source_hw = c->st ? c->st->hw : NULL;
     out->source_table_path = c->st ? o->source_table_path : NULL;

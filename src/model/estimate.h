@@ -129,6 +129,7 @@ struct estimate {
     const char *machine;            /* borrowed: target machine id */
     const char *target_hw;          /* borrowed: hw of the target table or NULL */
     const char *source_hw;          /* borrowed: hw of the source table or NULL */
+    int on_profiled_device;         /* the target is the device the profile ran on */
     const char *source_table_path;  /* borrowed: found by the trace's device name, or NULL */
     const char *source_machine_path;/* borrowed: found by the trace's device name, or NULL */
     enum precision precision;       /* requested, PREC_UNKNOWN if as profiled */

@@ -230,6 +230,16 @@ static void render_legend_text(FILE *fp, const struct study *st, const struct st
                     "! = at least %.0f%% from the machine file's roofline, efficiency model or peak scaling, not "
                     "measured kernel tables: peak rates no kernel reaches, optimistic by 2-3.6x "
                     "on GPUs\n", 100 * STUDY_WEAK_SHARE);
+    for (size_t p = 0; p < np; p++)
+        for (size_t s = 0; s < ns; s++) {
+            const struct estimate_basis *b = &ev->basis[p * ns + s];
+            if (!ev->estimated[p * ns + s] || !(b->anchor > 0))
+                continue;
+            fprintf(fp, "  %s: estimates x %.3f = measured / estimated on %s, the profile's own "
+                        "device, so they compare as the machines do\n",
+                    st->problems[p].id, b->anchor, b->anchor_system);
+            break;
+        }
     if (ev->has_repeats && !ev->has_spread)
         fprintf(fp, "  FOM CI: %d%% percentile bootstrap over the repeats, %d resamples, "
                     "seed %lu; median CI from order statistics (achieved coverage shown)\n",
@@ -327,6 +337,15 @@ static void write_basis(struct json *j, const struct study_eval *ev, size_t i)
         json_null(j);
     else
         json_bool(j, b->fits);
+    json_key(j, "anchor");
+    if (b->anchor > 0) {
+        json_obj_begin(j);
+        json_kstr(j, "system", b->anchor_system);
+        json_knum(j, "measured_over_estimated", b->anchor);
+        json_obj_end(j);
+    } else {
+        json_null(j);
+    }
     json_key(j, "memory");
     json_obj_begin(j);
     json_knum(j, "weights_bytes", b->mem.available ? b->mem.weights_b : NAN);

@@ -334,6 +334,7 @@ void estimate_basis_of(const struct estimate *e, struct estimate_basis *b)
     b->bound = e->bound;
     b->batch = e->batch;
     b->profile_batch = e->src_batch;
+    b->on_profiled_device = e->on_profiled_device;
     for (size_t i = 0; i < e->n_ops; i++) {
         const struct op_estimate *op = &e->ops[i];
         if ((unsigned)op->method < EST_METHOD_COUNT && op->time_s > 0) {

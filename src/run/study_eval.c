@@ -169,6 +169,53 @@ out:
     return rc;
 }
 
+/* A problem measured on the device its profile ran on and estimated on
+ * other systems: each estimate is scaled by the measured time there over
+ * fom's estimate of that same device (its replay of the profile).  What
+ * the estimator gets wrong alike on every machine (host time that is the
+ * profiler's or the Python loop's, a kind it reads wrongly) cancels in the
+ * ratio of two estimates, so the cells compare as the machines do, not as
+ * a measurement against an estimate: a tiny host-bound model replayed 10%
+ * fast would otherwise make a slower device look faster than the measured
+ * one.  The first measured system on the profiled device anchors. */
+static int anchor_problem(const struct study *st, size_t p, struct study_eval *ev,
+                          struct strbuf *seen, struct diag *d)
+{
+    size_t ns = st->n_systems, any = 0;
+    for (size_t s = 0; s < ns; s++)
+        any += ev->estimated[p * ns + s] && isfinite(ev->hours[p * ns + s]);
+    if (!any)
+        return 0;
+    for (size_t j = 0; j < ns; j++) {
+        size_t ij = p * ns + j;
+        if (ev->estimated[ij] || !(ev->hours[ij] > 0) || !st->systems[j].machine)
+            continue;
+        struct cell_out c = { NAN, 1, NAN, NULL, 0, NULL, 0 };
+        struct estimate_basis b;
+        memset(&b, 0, sizeof b);
+        int rc = estimate_cell(st, p, j, &c, &b, seen, d);
+        free(c.draws);
+        free(c.scaling);
+        if (rc)
+            return rc;
+        if (!b.on_profiled_device || !(c.hours > 0))
+            continue;
+        double a = ev->hours[ij] / c.hours;
+        for (size_t s = 0; s < ns; s++) {
+            size_t i = p * ns + s;
+            if (!ev->estimated[i])
+                continue;
+            ev->hours[i] *= a;
+            for (size_t k = 0; k < ev->n_hours_draws[i]; k++)
+                ev->hours_draws[i][k] *= a;
+            ev->basis[i].anchor = a;
+            ev->basis[i].anchor_system = st->systems[j].id;
+        }
+        return 0;
+    }
+    return 0;
+}
+
 /* Hours of every measured time of problem p on system s (caller frees). */
 /* The measured hours of problem p grouped by system in one pass (a study
  * may hold 10^5 systems: no scan of every time per cell).  Those of system
@@ -499,6 +546,8 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
         }
         free(flat);
         free(off);
+        if (!rc)
+            rc = anchor_problem(st, p, ev, &seen, d);
     }
     if (rc)
         goto out;
