@@ -277,15 +277,18 @@ struct kt_launch {
 struct kt_dev {
     int64_t key, dev_ns, ts;
     int64_t end;            /* latest end of its kernels */
-    uint32_t n;             /* kernels; top bit: attributed already */
+    uint32_t n;             /* kernels (DEV_KERNELS); flags DEV_USED, DEV_TF32 */
     uint32_t name;          /* first kernel's name */
 };
-#define DEV_USED 0x80000000u
+#define DEV_USED 0x80000000u     /* attributed already */
+#define DEV_TF32 0x40000000u     /* a kernel is named for TF32 math */
+#define DEV_KERNELS 0x3fffffffu
 
 /* One (op key, phase) group being summed. */
 struct kt_acc {
     uint32_t key;           /* kt_key index, or KEY_KERNEL | kernel name */
-    int phase;
+    uint16_t phase;
+    uint16_t tf32;          /* a kernel of its calls is named for TF32 math */
     double count;
     int64_t host_ns, dev_ns, kernels;
     int64_t desc;           /* ops recorded below its calls */
@@ -899,6 +902,10 @@ static void dev_add(struct kt *k, struct u64map *m, int64_t key)
         k->devs[i].end = k->ts + k->dur;
     k->devs[i].dev_ns += k->dur;
     k->devs[i].n++;
+    /* cuBLAS's and cuDNN's TF32 kernels say so in their names
+     * (sm90_xmma_..._tf32f32_..., ..._s1688tf32gemm_...) */
+    if (strstr(strbuf_str(&k->name), "tf32"))
+        k->devs[i].n |= DEV_TF32;
 }
 
 /* One complete event object: keep what linking and counting need. */
@@ -1318,11 +1325,13 @@ static void attribute(struct counter *c, struct frame *f, struct kt_dev *e)
         if (x->dev_ns == 0 || e->end > x->dev_end)
             x->dev_end = e->end;
         x->dev_ns += e->dev_ns;
-        x->events += e->n & ~DEV_USED;
+        x->events += e->n & DEV_KERNELS;
     }
     struct kt_acc *a = &c->acc[f->group];
     a->dev_ns += e->dev_ns;
-    a->kernels += e->n & ~DEV_USED;
+    a->kernels += e->n & DEV_KERNELS;
+    if (e->n & DEV_TF32)
+        a->tf32 = 1;    /* an fp32 op of it ran as TF32 (kt_op_of) */
 }
 
 static void attribute_launch(struct counter *c, struct frame *stack, size_t depth,
@@ -1911,9 +1920,9 @@ static void kt_unclaimed(struct counter *c, int64_t step_ns)
         if (e->ts < lo || e->ts > hi)
             continue;
         size_t g = acc_get(c, KEY_KERNEL | e->name, PHASE_UNKNOWN);
-        c->acc[g].count += e->n;
+        c->acc[g].count += (e->n & DEV_KERNELS);
         c->acc[g].dev_ns += e->dev_ns;
-        c->acc[g].kernels += e->n;
+        c->acc[g].kernels += (e->n & DEV_KERNELS);
     }
 }
 
@@ -1987,6 +1996,11 @@ static void kt_op_of(struct kt *k, const struct kt_acc *a, size_t i, struct prof
         op->shapes = profile_strndup(out, t, strlen(t));
         free(t);
     }
+    /* PyTorch runs fp32 convolutions and recurrent layers as TF32 by
+     * default (cuDNN's fp32_precision "tf32"), matrix products as IEEE
+     * fp32, and a script may set either: the kernels' names tell */
+    if (op->dtype == PREC_FP32 && a->tf32)
+        op->dtype = PREC_TF32;
     op->count = a->count * inv;
     op->host_time_s = (double)a->host_ns * 1e-9 * inv;
     op->device_time_s = (double)a->dev_ns * 1e-9 * inv;

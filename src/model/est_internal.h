@@ -85,6 +85,7 @@ struct lookup {
     double time_s, lo_s, hi_s;      /* per pass */
     enum lookup_method method;
     double distance;                /* log distance from the nearest measured rows */
+    int above;                      /* extrapolated, and only above the measured sizes */
     enum kernel_kind kind;          /* the kind of the rows used (the last, if several) */
     double calls;                   /* the table calls time_s adds up */
 };
@@ -136,6 +137,7 @@ void est_warn(struct est *c, const char *fmt, ...) __attribute__((format(printf,
 /* est_retarget.c */
 void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void *arg), void *arg);
 void est_collect_flat(const int64_t *dims, int n, void *arg);
+enum precision est_cudnn_prec(const struct machine *m, enum op_kind kind, enum precision p);
 enum precision est_op_prec(const struct profile *p, const struct op *op);
 void est_shape_of(const struct est *c, const struct op *op, struct shape *s);
 int est_retarget(const struct est *c, const struct op *op, struct shape *s);

@@ -106,7 +106,7 @@ static int lk_flops(const struct kernel_table *t, enum precision p, double flops
     if (n > 16384)
         n = 16384;
     int64_t ni = (int64_t)llround(n);
-    struct lookup one = { 0, 0, 0, LOOKUP_NONE, 0, KERNEL_GEMM, 0 };
+    struct lookup one = { 0, 0, 0, LOOKUP_NONE, 0, 0, KERNEL_GEMM, 0 };
     if (lk_gemm(t, p, ni, ni, ni, 'N', 'N', 1, &one) != 0)
         return -1;
     double rate = 2.0 * (double)ni * ni * ni / one.time_s;
@@ -154,6 +154,11 @@ static int lk_call(const struct kernel_table *t, const struct op *op, const stru
     acc->hi_s = (h.time_hi_s > 0 ? h.time_hi_s : h.time_s) * s->calls;
     acc->method = h.method;
     acc->distance = h.distance;
+    if (h.method == LOOKUP_EXTRAP) {
+        acc->above = 1;
+        for (int a = 0; a < h.n_axes; a++)
+            acc->above &= h.outside[a] >= 0;
+    }
     return 0;
 }
 
@@ -184,7 +189,7 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
                  * gradient is not a slower cube).  Such a GEMM runs at
                  * the measured rate of a GEMM of the same work, unless
                  * its memory traffic takes longer. */
-                struct lookup cube = { 0, 0, 0, LOOKUP_NONE, 0, KERNEL_GEMM, 0 };
+                struct lookup cube = { 0, 0, 0, LOOKUP_NONE, 0, 0, KERNEL_GEMM, 0 };
                 if (lk_flops(t, s->prec, s->flops, s->calls * s->nb, &cube) == 0 && cube.time_s > 0) {
                     double mem = bw_bs > 0 ? s->bytes / bw_bs : 0;
                     double f = (cube.time_s > mem ? cube.time_s : mem) / acc->time_s;

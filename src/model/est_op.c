@@ -283,6 +283,10 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     oe->kind = op->kind;
     oe->phase = op->phase;
     oe->prec = s.prec;
+    if (s.prec == PREC_TF32 && est_op_prec(c->p, op) == PREC_FP32)
+        est_warn(c, "fp32 convolutions and recurrent layers are taken as TF32 on the GPU: PyTorch's "
+                    "default (torch.backends.cudnn.conv and .rnn fp32_precision \"tf32\"), which a "
+                    "trace does not record");
     oe->count = op->count;
     oe->flops = s.flops;
     oe->bytes = s.bytes;
@@ -327,6 +331,13 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     if (have_t) {
         best = lt.method == LOOKUP_EXACT ? DIST_EXACT : lt.method == LOOKUP_INTERP ? DIST_INTERP
                                                                                    : DIST_EXTRAP;
+        /* Past the largest measured sizes a kernel keeps its nearest rows'
+         * rate (kernel_lookup.c clamps it to theirs): a measurement scaled
+         * by the op's work, and a larger problem fills the device no worse.
+         * Below the smallest rows latency takes over, which the rate does
+         * not follow: that extrapolation stays far. */
+        if (lt.method == LOOKUP_EXTRAP && lt.above)
+            best = DIST_EXTRAP_SCALED;
         oe->method = lt.method == LOOKUP_EXACT ? EST_TABLE_EXACT : EST_TABLE_INTERP;
         set_from_lookup(oe, &lt, less_dispatch_gap(c, oe, &lt));
     }

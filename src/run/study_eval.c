@@ -178,14 +178,14 @@ out:
  * a measurement against an estimate: a tiny host-bound model replayed 10%
  * fast would otherwise make a slower device look faster than the measured
  * one.  The first measured system on the profiled device anchors. */
-static int anchor_problem(const struct study *st, size_t p, struct study_eval *ev,
-                          struct strbuf *seen, struct diag *d)
+static void anchor_problem(const struct study *st, size_t p, struct study_eval *ev,
+                           struct strbuf *seen)
 {
     size_t ns = st->n_systems, any = 0;
     for (size_t s = 0; s < ns; s++)
         any += ev->estimated[p * ns + s] && isfinite(ev->hours[p * ns + s]);
     if (!any)
-        return 0;
+        return;
     for (size_t j = 0; j < ns; j++) {
         size_t ij = p * ns + j;
         if (ev->estimated[ij] || !(ev->hours[ij] > 0) || !st->systems[j].machine)
@@ -193,12 +193,14 @@ static int anchor_problem(const struct study *st, size_t p, struct study_eval *e
         struct cell_out c = { NAN, 1, NAN, NULL, 0, NULL, 0 };
         struct estimate_basis b;
         memset(&b, 0, sizeof b);
-        int rc = estimate_cell(st, p, j, &c, &b, seen, d);
+        /* an estimate the measured system's layout does not allow (no
+         * network for its data-parallel run) leaves the cells as they are */
+        struct diag quiet;
+        diag_init(&quiet, NULL);
+        int rc = estimate_cell(st, p, j, &c, &b, seen, &quiet);
         free(c.draws);
         free(c.scaling);
-        if (rc)
-            return rc;
-        if (!b.on_profiled_device || !(c.hours > 0))
+        if (rc || !b.on_profiled_device || !(c.hours > 0))
             continue;
         double a = ev->hours[ij] / c.hours;
         for (size_t s = 0; s < ns; s++) {
@@ -211,9 +213,8 @@ static int anchor_problem(const struct study *st, size_t p, struct study_eval *e
             ev->basis[i].anchor = a;
             ev->basis[i].anchor_system = st->systems[j].id;
         }
-        return 0;
+        return;
     }
-    return 0;
 }
 
 /* Hours of every measured time of problem p on system s (caller frees). */
@@ -547,7 +548,7 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
         free(flat);
         free(off);
         if (!rc)
-            rc = anchor_problem(st, p, ev, &seen, d);
+            anchor_problem(st, p, ev, &seen);
     }
     if (rc)
         goto out;
