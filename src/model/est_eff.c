@@ -32,7 +32,32 @@
 #define AI_OFF 8
 #define MAX_REACH 4     /* octaves: beyond them the rows say nothing */
 
-enum { EK_GEMM, EK_CONV, EK_MEM, EK_COUNT };
+enum { EK_GEMM, EK_CONV, EK_MEM, EK_NORM, EK_COUNT };
+
+/* Norm rows by op and pass (the intensity axis holds them, a norm has
+ * none of its own): PyTorch's kernels differ by op and pass far more than
+ * by size (on an H100 a bf16 batch norm's backward moves 0.2 TB/s where a
+ * copy moves 3), so a copy's bandwidth says nothing of them. */
+static const char *const norm_ops[] = { "batch_norm", "layer_norm", "group_norm", "rms_norm", NULL };
+
+static int norm_slot(const char *op, enum kernel_pass pass)
+{
+    for (int i = 0; op && norm_ops[i]; i++)
+        if (strcmp(op, norm_ops[i]) == 0)
+            return 2 * i + (pass == KPASS_BWD);
+    return -1;
+}
+
+/* A norm call's least traffic: its input read and output written, and
+ * for the backward the incoming gradient read as well (the per-channel
+ * statistics are small beside them). */
+static double norm_bytes(const int64_t *dim, enum precision p, enum kernel_pass pass)
+{
+    double e = (double)dim[NORM_N] * (double)dim[NORM_C] * (double)dim[NORM_S];
+    if (!(e > 0))
+        return 0;
+    return e * precision_bytes(p) * (pass == KPASS_BWD ? 3 : 2);
+}
 
 struct sample { int kind, cls, w, a; double frac; };
 
@@ -103,6 +128,11 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
             if (r->time_s[pass] > 0 && p > 0 && q > 0)
                 add(s, n, alloc, EK_CONV, cls, octave(f, 0, N_WORK), octave(f / b, AI_OFF, N_AI),
                     f / (r->time_s[pass] * pk));
+    } else if (r->kind == KERNEL_NORM && bw > 0 && r->time_s[0] > 0) {
+        double b = norm_bytes(r->dim, r->prec, r->pass);
+        int slot = norm_slot(r->op, r->pass);
+        if (b > 0 && slot >= 0)
+            add(s, n, alloc, EK_NORM, cls, octave(b, 0, N_WORK), slot, b / (r->time_s[0] * bw));
     } else if (r->kind == KERNEL_ELTWISE && bw > 0 && r->time_s[0] > 0 && r->bytes > 0) {
         add(s, n, alloc, EK_MEM, 0, octave(r->bytes, 0, N_WORK), 0, r->bytes / (r->time_s[0] * bw));
     }
@@ -195,8 +225,8 @@ static double frac_at(const struct est_eff *e, int kind, int cls, int w, int a)
                 int ww = w + dw, aa = a + da;
                 if (ww < 0 || ww >= N_WORK || aa < 0 || aa >= N_AI)
                     continue;
-                if (kind == EK_MEM && aa != 0)
-                    continue;
+                if ((kind == EK_MEM || kind == EK_NORM) && da != 0)
+                    continue;   /* no intensity axis: the same op and pass only */
                 double f = e->med[at(kind, cls, ww, aa)];
                 if (!isnan(f)) {
                     sum += f;
@@ -210,11 +240,36 @@ static double frac_at(const struct est_eff *e, int kind, int cls, int w, int a)
     return NAN;
 }
 
-int est_eff_time(const struct est_eff *e, const struct machine *target, enum op_kind kind,
+/* A norm op at the rate its kind of norm achieves: -1 when the op is not
+ * one the rows describe. */
+static int norm_time(const struct est_eff *e, const struct machine *target, const struct op *op,
+                     const struct shape *s, double *time_s)
+{
+    struct kernel_query q;
+    enum kernel_pass pass = op->phase == PHASE_BACKWARD ? KPASS_BWD : KPASS_FWD;
+    double bw = machine_mem_bw(target);
+    if (kernel_query_from_op(op, pass, &q) != 0 || q.kind != KERNEL_NORM || !(bw > 0))
+        return -1;
+    int slot = norm_slot(q.op, pass);
+    double b = norm_bytes(s->kdim, s->prec, pass);
+    if (slot < 0 || !(b > 0))
+        return -1;
+    double calls = s->calls > 0 ? s->calls : 1;
+    double frac = frac_at(e, EK_NORM, prec_class(s->prec), octave(b, 0, N_WORK), slot);
+    if (isnan(frac))
+        return -1;
+    *time_s = calls * b / (bw * frac);
+    return 0;
+}
+
+int est_eff_time(const struct est_eff *e, const struct machine *target, const struct op *op,
                  const struct shape *s, double *time_s)
 {
+    enum op_kind kind = op->kind;
     if (!e)
         return -1;
+    if (kind == OP_NORM && norm_time(e, target, op, s, time_s) == 0)
+        return 0;
     if (is_matrix_kind(kind) && s->flops > 0) {
         int ek = kind == OP_CONV ? EK_CONV : EK_GEMM, cls = prec_class(s->prec);
         /* a recurrent layer runs its GEMM once per time step (nb steps

@@ -165,7 +165,7 @@ struct est_eff;
 struct est_eff *est_eff_build(const struct kernel_set *ref, const struct machine *ref_m, size_t n_ref_m,
                               const struct machine *target);
 void est_eff_release(struct est_eff *e);
-int est_eff_time(const struct est_eff *e, const struct machine *target, enum op_kind kind,
+int est_eff_time(const struct est_eff *e, const struct machine *target, const struct op *op,
                  const struct shape *s, double *time_s);
 size_t est_eff_machines(const struct est_eff *e);
 

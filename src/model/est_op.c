@@ -270,6 +270,60 @@ static int scaled_measurement(struct est *c, const struct op *op, const struct s
     return 0;
 }
 
+/* The candidates left once no scaled-table estimate applies, each with
+ * its distance from measured data; the nearest wins (see the DIST_
+ * constants).  Returns the winner's distance. */
+static double nearest_candidate(struct est *c, const struct op *op, const struct shape *s0,
+                                const struct shape *sp, int changed, const struct lookup *lt,
+                                int have_t, const struct roof *r, struct op_estimate *oe)
+{
+    struct shape s = *sp;
+    double src_dev = c->src_gpu ? op->device_time_s : 0;
+    double best = INFINITY;
+    if (have_t) {
+        best = lt->method == LOOKUP_EXACT ? DIST_EXACT : lt->method == LOOKUP_INTERP ? DIST_INTERP
+                                                                                   : DIST_EXTRAP;
+        /* Past the largest measured sizes a kernel keeps its nearest rows'
+         * rate (kernel_lookup.c clamps it to theirs): a measurement scaled
+         * by the op's work, and a larger problem fills the device no worse.
+         * Below the smallest rows latency takes over, which the rate does
+         * not follow: that extrapolation stays far. */
+        if (lt->method == LOOKUP_EXTRAP && lt->above)
+            best = DIST_EXTRAP_SCALED;
+        oe->method = lt->method == LOOKUP_EXACT ? EST_TABLE_EXACT : EST_TABLE_INTERP;
+        set_from_lookup(oe, lt, less_dispatch_gap(c, oe, lt));
+    }
+    struct op_estimate alt = *oe;
+    if (scaled_measurement(c, op, s0, &s, changed, &alt) == 0 && DIST_SCALED < best) {
+        *oe = alt;
+        best = DIST_SCALED;
+    }
+    double eff_s;
+    if (best > DIST_EFFICIENCY && c->eff && op->kind != OP_COMM
+        && est_eff_time(c->eff, c->m, op, &s, &eff_s) == 0) {
+        oe->method = EST_EFFICIENCY;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = eff_s;
+        best = DIST_EFFICIENCY;
+    }
+    if (best > DIST_ROOFLINE && (r->compute_s > 0 || r->memory_s > 0) && op->kind != OP_COMM) {
+        oe->method = EST_ROOFLINE;
+        double cm = r->compute_s > r->memory_s ? r->compute_s : r->memory_s;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = cm + r->latency_s;
+        best = DIST_ROOFLINE;
+    }
+    if (isinf(best)) {
+        /* nothing to go by: the measured time as it is */
+        oe->method = EST_SCALED;
+        double base = c->src_gpu ? src_dev : op->time_s;
+        oe->device_s = oe->time_lo_s = oe->time_hi_s = base;
+        if (!c->same_device && base > s.kernels * c->m->launch_latency_s)
+            est_warn(c, "%s ops without flops, bytes or table rows keep their measured time "
+                     "(no source machine to scale by)", op_kind_name(op->kind));
+        best = DIST_ROOFLINE;
+    }
+    return best;
+}
+
 void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
 {
     struct shape s0, s;
@@ -325,51 +379,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
         oe->distance = lt.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED_TABLE;
         goto out;
     }
-    /* The candidates left, each with its distance from measured data;
-     * the nearest wins (see the DIST_ constants). */
-    double best = INFINITY;
-    if (have_t) {
-        best = lt.method == LOOKUP_EXACT ? DIST_EXACT : lt.method == LOOKUP_INTERP ? DIST_INTERP
-                                                                                   : DIST_EXTRAP;
-        /* Past the largest measured sizes a kernel keeps its nearest rows'
-         * rate (kernel_lookup.c clamps it to theirs): a measurement scaled
-         * by the op's work, and a larger problem fills the device no worse.
-         * Below the smallest rows latency takes over, which the rate does
-         * not follow: that extrapolation stays far. */
-        if (lt.method == LOOKUP_EXTRAP && lt.above)
-            best = DIST_EXTRAP_SCALED;
-        oe->method = lt.method == LOOKUP_EXACT ? EST_TABLE_EXACT : EST_TABLE_INTERP;
-        set_from_lookup(oe, &lt, less_dispatch_gap(c, oe, &lt));
-    }
-    struct op_estimate alt = *oe;
-    if (scaled_measurement(c, op, &s0, &s, changed, &alt) == 0 && DIST_SCALED < best) {
-        *oe = alt;
-        best = DIST_SCALED;
-    }
-    double eff_s;
-    if (best > DIST_EFFICIENCY && c->eff && op->kind != OP_COMM
-        && est_eff_time(c->eff, c->m, op->kind, &s, &eff_s) == 0) {
-        oe->method = EST_EFFICIENCY;
-        oe->device_s = oe->time_lo_s = oe->time_hi_s = eff_s;
-        best = DIST_EFFICIENCY;
-    }
-    if (best > DIST_ROOFLINE && (r.compute_s > 0 || r.memory_s > 0) && op->kind != OP_COMM) {
-        oe->method = EST_ROOFLINE;
-        double cm = r.compute_s > r.memory_s ? r.compute_s : r.memory_s;
-        oe->device_s = oe->time_lo_s = oe->time_hi_s = cm + r.latency_s;
-        best = DIST_ROOFLINE;
-    }
-    if (isinf(best)) {
-        /* nothing to go by: the measured time as it is */
-        oe->method = EST_SCALED;
-        double base = c->src_gpu ? src_dev : op->time_s;
-        oe->device_s = oe->time_lo_s = oe->time_hi_s = base;
-        if (!c->same_device && base > s.kernels * c->m->launch_latency_s)
-            est_warn(c, "%s ops without flops, bytes or table rows keep their measured time "
-                     "(no source machine to scale by)", op_kind_name(op->kind));
-        best = DIST_ROOFLINE;
-    }
-    oe->distance = best;
+    oe->distance = nearest_candidate(c, op, &s0, &s, changed, &lt, have_t, &r, oe);
 out:
     if (oe->method != EST_MEASURED) {
         est_limit_ratio(c, op, &s0, changed, src_dev, oe);
