@@ -14,6 +14,8 @@ double est_host_of(struct est *c, const struct op *op)
     if (c->src_gpu)
         return op->host_time_s;
     double calls = op->count > 0 ? op->count : 1;
+    if (est_is_foreach_on_gpu(c, op))
+        calls = est_foreach_launches(op->count);
     return calls * c->m->dispatch_s;
 }
 

@@ -106,6 +106,7 @@ struct replay_call {
     double mul, div;
     double kn;                      /* kernels per call, at least 1 */
     double launch_s;
+    double dispatch_s;              /* a CPU trace's call: the target host's dispatch */
 };
 
 struct replay_index {
@@ -140,6 +141,8 @@ void est_collect_flat(const int64_t *dims, int n, void *arg);
 enum precision est_cudnn_prec(const struct machine *m, enum op_kind kind, enum precision p);
 enum precision est_op_prec(const struct profile *p, const struct op *op);
 void est_shape_of(const struct est *c, const struct op *op, struct shape *s);
+int est_is_foreach_on_gpu(const struct est *c, const struct op *op);
+double est_foreach_launches(double calls);
 int est_retarget(const struct est *c, const struct op *op, struct shape *s);
 
 /* est_lookup.c */

@@ -64,6 +64,11 @@ static void plan_call(const struct est *c, const struct replay_index *ri, const 
         rc->mul = steps;
         rc->div = ncalls[i];
     }
+    /* a per-tensor optimizer op of a CPU trace is one launch of many
+     * tensors on a GPU: each of its calls pays that share of a dispatch */
+    rc->dispatch_s = c->m->dispatch_s;
+    if (est_is_foreach_on_gpu(c, op) && op->count > 0)
+        rc->dispatch_s *= est_foreach_launches(op->count) / op->count;
     rc->kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
     if (rc->kn < 1)
         rc->kn = 1;
@@ -173,7 +178,7 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
                 /* a CPU trace's host times hold the compute: the
                  * target pays its own dispatch per call */
                 begin = host;
-                launch = host + c->m->dispatch_s;
+                launch = host + (i != SIZE_MAX ? rc->dispatch_s : c->m->dispatch_s);
             }
             if (launch > host)
                 host = launch;

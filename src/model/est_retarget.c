@@ -101,6 +101,26 @@ enum precision est_cudnn_prec(const struct machine *m, enum op_kind kind, enum p
     return p;
 }
 
+/* PyTorch's optimizers loop over the parameters one tensor at a time on
+ * the CPU and use their _foreach_ form on a GPU (foreach=None picks it for
+ * CUDA tensors: torch/optim/optimizer.py _default_to_fused_or_foreach),
+ * one kernel for a chunk of tensors (ATen's multi_tensor_apply takes up to
+ * 110, 64, 48, 36 or 30 tensors per launch for 1 to 5 tensor lists;
+ * Adam's widest steps, addcmul_, addcdiv_ and lerp_, have 3).  So an
+ * optimizer step's per-tensor elementwise op of a CPU trace runs on a GPU
+ * as that many launches of the same bytes. */
+#define FOREACH_TENSORS_PER_LAUNCH 48
+
+int est_is_foreach_on_gpu(const struct est *c, const struct op *op)
+{
+    return !c->src_gpu && c->tgt_gpu && op->phase == PHASE_OPTIMIZER && op->kind == OP_ELEMENTWISE;
+}
+
+double est_foreach_launches(double calls)
+{
+    return calls > 0 ? ceil(calls / FOREACH_TENSORS_PER_LAUNCH) : 1;
+}
+
 void est_shape_of(const struct est *c, const struct op *op, struct shape *s)
 {
     memset(s, 0, sizeof *s);
@@ -112,6 +132,8 @@ void est_shape_of(const struct est *c, const struct op *op, struct shape *s)
     s->conv = *op_conv(op);
     s->calls = op->count > 0 ? op->count : 1;
     s->kernels = op->kernels > 0 ? op->kernels : s->calls;
+    if (est_is_foreach_on_gpu(c, op))
+        s->calls = s->kernels = est_foreach_launches(op->count);
     /* a recurrent layer traced without its kernels (a CPU trace) launches
      * at least one GEMM per time step on a GPU */
     if (op->kind == OP_RNN && !(op->kernels > 0) && s->nb > 1)
