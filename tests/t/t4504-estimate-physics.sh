@@ -1,0 +1,111 @@
+#!/bin/sh
+# What an estimate rests on beyond the tables' rows: the precision an fp32
+# op ran at (its kernels' names), the framework's defaults where a trace
+# cannot say (TF32 convolutions, foreach optimizers on a GPU), the share of
+# a measured time that the bandwidth ratio moves, and which candidate wins
+# past a table's measured sizes.  Each check is computed here from the
+# trace, the machine files or the tables, not from fom's own figures.
+. "${TESTS_DIR:-$(dirname "$0")/..}/t/lib.sh"
+
+H100=machines/h100-sxm5-80gb.xml
+TF32=profiles/devset/h100/unet3d_h100_fp32_b4.json.gz
+IEEE=tests/data/validate/runs/h200/resnet50_h200_fp32_b64.json.gz
+CPU=profiles/devset/hostcpu/segnet_hostcpu_fp32_b1.json.gz
+
+# An fp32 op whose kernels are named for TF32 ran as TF32: the reader says
+# tf32 for a trace that has such kernels and for no op of one without.
+for t in "$TF32" "$IEEE"; do
+    fom_run 0 ingest "$t" --format-out json
+    if python3 - "$t" "$OUT" <<'PY'
+import gzip, json, sys
+raw = json.load(gzip.open(sys.argv[1]))
+has = any(e.get("cat") == "kernel" and "tf32" in e.get("name", "") for e in raw["traceEvents"])
+p = json.load(open(sys.argv[2]))
+conv = [o for o in p["ops"] if o["kind"] == "conv"]
+tf32 = [o for o in conv if o["dtype"] == "tf32"]
+assert conv
+# the largest convolution of a TF32 trace ran as TF32; no op of an IEEE one did
+big = max(conv, key=lambda o: o["time_s"])
+assert (big["dtype"] == "tf32") == has and (len(tf32) > 0) == has, (has, len(tf32), big["dtype"])
+assert not any(o["dtype"] == "tf32" for o in p["ops"]) or has
+PY
+    then ok "$t: tf32 ops exactly where the kernels are named for TF32"
+    else not_ok "$t: tf32 ops do not follow the kernels' names"; fi
+done
+
+# A CPU trace on a GPU: its fp32 convolutions run as TF32 (PyTorch's
+# default), said once; its per-parameter optimizer ops are the foreach
+# form, one dispatch per 48 tensors (not one per parameter tensor).
+fom_run 0 estimate --profile "$CPU" --machine "$H100" --kernels estimators/h100 --format json
+cp "$OUT" "$T_TMP/cpu.json"
+fom_run 0 machine show "$H100" --format json
+cp "$OUT" "$T_TMP/h100.json"
+if python3 - "$T_TMP/cpu.json" "$T_TMP/h100.json" <<'PY'
+import json, math, sys
+e = json.load(open(sys.argv[1]))
+m = json.load(open(sys.argv[2]))
+conv = [o for o in e["ops"] if o["kind"] == "conv"]
+assert conv and all(o["precision"] == "tf32" for o in conv), [o["precision"] for o in conv]
+assert all(o["precision"] != "tf32" for o in e["ops"] if o["kind"] != "conv")
+assert sum("taken as TF32" in w for w in e["warnings"]) == 1, e["warnings"]
+opt = [o for o in e["ops"] if o["phase"] == "optimizer" and o["kind"] == "elementwise" and o["count"] > 1]
+assert opt
+for o in opt:
+    want = math.ceil(o["count"] / 48) * m["dispatch_s"]
+    assert abs(o["host_time_s"] - want) <= 1e-9 * want, (o["name"], o["count"], o["host_time_s"], want)
+PY
+then ok "CPU trace on a GPU: convolutions as TF32, optimizer ops as foreach launches"
+else not_ok "CPU trace on a GPU: precision or optimizer dispatch"; fi
+
+# Past the norm rows' largest batch (64) a bf16 batch norm keeps its rows'
+# rate, a scaled measurement (distance 2.5), rather than the efficiency
+# model; from the machine file alone, that model gives it the bandwidth
+# other machines' norm rows achieve, far below a copy's.
+MOB=profiles/devset/hostcpu/mobilenetv2_hostcpu_fp32_b8.json.gz
+fom_run 0 estimate --profile "$MOB" --machine "$H100" --kernels estimators/h100 --precision bf16 \
+    --batch 128 --profile-batch 8 --format json
+expect_json_num 'max((o for o in d["ops"] if o["kind"] == "norm"), key=lambda o: o["bytes"])["distance"]' 2.5 0
+expect_json_num 'max((o for o in d["ops"] if o["kind"] == "norm"), key=lambda o: o["bytes"])["method"] == "table-interp"' 1 0
+fom_run 0 estimate --profile "$MOB" --machine "$H100" --precision bf16 --batch 128 --profile-batch 8 --format json
+if python3 - "$OUT" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert e["efficiency_model"]
+def rate(o):
+    return o["bytes"] / o["device_time_s"]
+norm = max((o for o in e["ops"] if o["kind"] == "norm" and o["phase"] == "backward"), key=lambda o: o["bytes"])
+copy = max((o for o in e["ops"] if o["kind"] == "elementwise" and o["method"] == "efficiency"), key=lambda o: o["bytes"])
+assert norm["method"] == "efficiency", norm["method"]
+assert rate(norm) < 0.5 * rate(copy), (rate(norm), rate(copy))
+PY
+then ok "machine file alone: a bf16 batch norm's backward below half a copy's bandwidth"
+else not_ok "machine file alone: the norm runs at a copy's bandwidth"; fi
+
+# H200 -> H100 with both tables: a kernel that moved its bytes at a small
+# share f of the H200's bandwidth moves by the bandwidth ratio only for
+# that share, the rest by the fp32 peaks' ratio, 1 here: within 3f of 1,
+# where the whole time moving by 4.8/3.35 would be 1.43.
+U=profiles/devset/h200/unet3d_h200_bf16_b8.json.gz
+fom_run 0 estimate --profile "$U" --machine "$H100" --kernels estimators/h100 --kernels estimators/h200 --format json
+cp "$OUT" "$T_TMP/u.json"
+fom_run 0 machine show machines/hgx-h200-8gpu.xml --format json
+cp "$OUT" "$T_TMP/h200.json"
+if python3 - "$T_TMP/u.json" "$T_TMP/h200.json" "$T_TMP/h100.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+bw0 = json.load(open(sys.argv[2]))["main_memory_bw_bs"]
+bw1 = json.load(open(sys.argv[3]))["main_memory_bw_bs"]
+ops = [o for o in e["ops"] if o["kind"] == "norm" and o["method"] == "scaled-table"
+       and o["bytes"] / bw0 / o["measured_time_s"] < 0.05]
+assert ops
+for o in ops:
+    # the bandwidth ratio (4.8/3.35, or the tables' rows') moves f of it
+    f = o["bytes"] / bw0 / o["measured_time_s"]
+    assert abs(o["ratio"] - 1) <= 3 * f, (o["name"], o["ratio"], f, bw0 / bw1)
+assert any(w.startswith("convolution rows of 'NVIDIA H200' were timed with cuDNN's autotuned") for w in e["warnings"])
+assert all(o["method"] != "scaled-table" for o in e["ops"] if o["kind"] == "conv")
+PY
+then ok "H200 -> H100: off-roofline norms move by their bandwidth share; convolutions of differently chosen algorithms by the peaks"
+else not_ok "H200 -> H100: norm ratios or convolution method"; fi
+
+done_testing
