@@ -54,7 +54,10 @@ struct intern {
     size_t text_len, text_alloc;
     size_t *off;            /* id -> offset in text */
     size_t n, alloc;
-    uint32_t *slot;         /* open addressing: id + 1, 0 = empty */
+    /* open addressing: the string's hash (low 32 bits) above id + 1, 0 =
+     * empty.  A probe compares the hashes before the text, so passing
+     * other strings costs no visit to theirs, and growing rehashes none. */
+    uint64_t *slot;
     size_t nslot;
 };
 
@@ -126,33 +129,49 @@ static uint32_t intern_append(struct intern *t, const char *s, size_t len)
     return (uint32_t)t->n++;
 }
 
-static uint32_t intern_get(struct intern *t, const char *s, size_t len)
+/* Whether the string of id is the len bytes at s. */
+static int intern_is(const struct intern *t, uint32_t id, const char *s, size_t len)
+{
+    const char *c = intern_str(t, id);
+    return strncmp(c, s, len) == 0 && c[len] == '\0';
+}
+
+/* The id of the len bytes at s whose hash_bytes is h, added if new. */
+static uint32_t intern_get_h(struct intern *t, const char *s, size_t len, uint64_t h)
 {
     if (len == 0)
         return 0;
     if ((t->n + 1) * 2 > t->nslot) {
         size_t ns = t->nslot * 2;
-        uint32_t *nsl = xcalloc(ns, sizeof *nsl);
-        for (size_t i = 1; i < t->n; i++) {
-            const char *c = intern_str(t, (uint32_t)i);
-            size_t j = hash_bytes(c, strlen(c)) & (ns - 1);
+        uint64_t *nsl = xcalloc(ns, sizeof *nsl);
+        for (size_t i = 0; i < t->nslot; i++) {
+            if (!t->slot[i])
+                continue;
+            size_t j = (size_t)(t->slot[i] >> 32) & (ns - 1);
             while (nsl[j])
                 j = (j + 1) & (ns - 1);
-            nsl[j] = (uint32_t)i + 1;
+            nsl[j] = t->slot[i];
         }
         free(t->slot);
         t->slot = nsl;
         t->nslot = ns;
     }
-    size_t j = hash_bytes(s, len) & (t->nslot - 1);
+    uint64_t tag = (uint64_t)(uint32_t)h << 32;
+    size_t j = (size_t)(uint32_t)h & (t->nslot - 1);
     while (t->slot[j]) {
-        const char *c = intern_str(t, t->slot[j] - 1);
-        if (strncmp(c, s, len) == 0 && c[len] == '\0')
-            return t->slot[j] - 1;
+        uint32_t id = (uint32_t)t->slot[j] - 1;
+        if ((t->slot[j] & ~UINT64_C(0xffffffff)) == tag && intern_is(t, id, s, len))
+            return id;
         j = (j + 1) & (t->nslot - 1);
     }
-    t->slot[j] = intern_append(t, s, len) + 1;
-    return (uint32_t)t->n - 1;
+    uint32_t id = intern_append(t, s, len);
+    t->slot[j] = tag | (id + 1);
+    return id;
+}
+
+static uint32_t intern_get(struct intern *t, const char *s, size_t len)
+{
+    return len ? intern_get_h(t, s, len, hash_bytes(s, len)) : 0;
 }
 
 /* A generic open-addressing map from a 64-bit key to a 32-bit value. */
@@ -331,13 +350,9 @@ struct kt {
     int cat_unknown_str;
     /* results */
     struct intern strs;
-    struct intern idstrs;   /* whole op identities -> id2key */
-    uint32_t *id2key;
-    size_t n_id2key, alloc_id2key;
-    struct strbuf idbuf;
     struct kt_key *keys;
     size_t n_keys, alloc_keys;
-    struct u64map keymap;   /* hash of the 5 ids -> chain start, see key_get */
+    struct u64map keymap;   /* hash of the 5 strings -> chain start, see key_get */
     uint32_t *key_next;
     size_t alloc_key_next;
     struct u64map threads;
@@ -839,32 +854,63 @@ static uint32_t thread_index(struct kt *k)
     return v;
 }
 
-static uint32_t key_get(struct kt *k, uint32_t name, uint32_t dims, uint32_t types,
-                        uint32_t strides, uint32_t conc)
+/* The event's identity: its name and recorded arguments, in the order
+ * of struct kt_key's string ids. */
+#define KEY_PARTS 5
+static void key_parts(struct kt *k, const struct strbuf *part[KEY_PARTS])
 {
-    uint32_t ids[5] = { name, dims, types, strides, conc };
-    uint64_t h = hash_bytes(ids, sizeof ids);
+    part[0] = &k->name;
+    part[1] = &k->dims;
+    part[2] = &k->types;
+    part[3] = &k->strides;
+    part[4] = &k->conc;
+}
+
+static int key_is(const struct kt *k, const struct kt_key *e, const struct strbuf *part[KEY_PARTS])
+{
+    const uint32_t ids[KEY_PARTS] = { e->name, e->dims, e->types, e->strides, e->conc };
+    for (int i = 0; i < KEY_PARTS; i++) {
+        if (ids[i] == 0 ? part[i]->len != 0
+                        : !intern_is(&k->strs, ids[i], strbuf_str(part[i]), part[i]->len))
+            return 0;
+    }
+    return 1;
+}
+
+/* The key of the event being read, added if new.  One hash lookup per
+ * op, on the hashes of its five strings: the strings themselves are
+ * interned only for a new key, so a trace of distinct shapes keeps each
+ * identity once. */
+static uint32_t key_get(struct kt *k)
+{
+    const struct strbuf *part[KEY_PARTS];
+    uint64_t ph[KEY_PARTS], h = 0;
     uint32_t i;
+    key_parts(k, part);
+    for (int p = 0; p < KEY_PARTS; p++) {
+        ph[p] = part[p]->len ? hash_bytes(strbuf_str(part[p]), part[p]->len) : 0;
+        h = hash_u64(h ^ ph[p]);
+    }
     if (u64map_get(&k->keymap, h, &i)) {
-        for (uint32_t j = i; j != UINT32_MAX; j = k->key_next[j]) {
-            struct kt_key *e = &k->keys[j];
-            if (e->name == name && e->dims == dims && e->types == types &&
-                e->strides == strides && e->conc == conc)
+        for (uint32_t j = i; j != UINT32_MAX; j = k->key_next[j])
+            if (key_is(k, &k->keys[j], part))
                 return j;
-        }
     } else {
         i = UINT32_MAX;
     }
+    uint32_t ids[KEY_PARTS];
+    for (int p = 0; p < KEY_PARTS; p++)
+        ids[p] = intern_get_h(&k->strs, strbuf_str(part[p]), part[p]->len, ph[p]);
     ALLOC_GROW(k->keys, k->n_keys + 1, k->alloc_keys);
     ALLOC_GROW(k->key_next, k->n_keys + 1, k->alloc_key_next);
     struct kt_key *e = &k->keys[k->n_keys];
-    e->name = name;
-    e->dims = dims;
-    e->types = types;
-    e->strides = strides;
-    e->conc = conc;
+    e->name = ids[0];
+    e->dims = ids[1];
+    e->types = ids[2];
+    e->strides = ids[3];
+    e->conc = ids[4];
     struct op_class cls;
-    ops_classify(intern_str(&k->strs, name), &cls);
+    ops_classify(intern_str(&k->strs, e->name), &cls);
     e->kind = (uint8_t)cls.kind;
     e->transparent = cls.transparent != 0;
     e->major = cls.major != 0;
@@ -920,32 +966,7 @@ static int kt_event(struct kt *k)
     }
     switch (k->cat) {
     case CAT_CPU_OP: {
-        /* one hash lookup per op: name and arguments as one string */
-        struct strbuf *id = &k->idbuf;
-        strbuf_reset(id);
-        strbuf_add(id, strbuf_str(&k->name), k->name.len);
-        strbuf_addch(id, '\x1f');
-        strbuf_add(id, strbuf_str(&k->dims), k->dims.len);
-        strbuf_addch(id, '\x1f');
-        strbuf_add(id, strbuf_str(&k->types), k->types.len);
-        strbuf_addch(id, '\x1f');
-        strbuf_add(id, strbuf_str(&k->strides), k->strides.len);
-        strbuf_addch(id, '\x1f');
-        strbuf_add(id, strbuf_str(&k->conc), k->conc.len);
-        uint32_t full = intern_get(&k->idstrs, id->buf, id->len);
-        uint32_t key;
-        if (full < k->n_id2key) {
-            key = k->id2key[full];
-        } else {
-            key = key_get(k, intern_get(&k->strs, strbuf_str(&k->name), k->name.len),
-                          intern_get(&k->strs, strbuf_str(&k->dims), k->dims.len),
-                          intern_get(&k->strs, strbuf_str(&k->types), k->types.len),
-                          intern_get(&k->strs, strbuf_str(&k->strides), k->strides.len),
-                          intern_get(&k->strs, strbuf_str(&k->conc), k->conc.len));
-            ALLOC_GROW(k->id2key, full + 1, k->alloc_id2key);
-            while (k->n_id2key <= full)
-                k->id2key[k->n_id2key++] = key;
-        }
+        uint32_t key = key_get(k);
         uint32_t t = thread_index(k);
         if (t >= k->alloc_th) {
             size_t old = k->alloc_th;
@@ -2112,17 +2133,13 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     return FOM_OK;
 }
 
-/* The lookups that only reading needs: whole identities, the key map and
+/* The lookups that only reading needs: the key map and its chains, and
  * the strings' hash slots (kt_build reads strings by id).  Freed before
  * the profile is built, as a trace of a million distinct ops holds about
  * 200 bytes per op in them, which would otherwise sit beside the
  * profile's ops at the peak. */
 static void kt_parse_tables_release(struct kt *k)
 {
-    intern_release(&k->idstrs);
-    memset(&k->idstrs, 0, sizeof k->idstrs);
-    ALLOC_FREE(k->id2key, k->n_id2key, k->alloc_id2key);
-    strbuf_release(&k->idbuf);
     free(k->key_next);
     k->key_next = NULL;
     k->alloc_key_next = 0;
@@ -2143,9 +2160,6 @@ static void kt_release(struct kt *k)
     strbuf_release(&k->strides);
     strbuf_release(&k->conc);
     intern_release(&k->strs);
-    intern_release(&k->idstrs);
-    free(k->id2key);
-    strbuf_release(&k->idbuf);
     free(k->keys);
     free(k->key_next);
     u64map_release(&k->keymap);
@@ -2181,8 +2195,6 @@ int kineto_read(const char *path, const struct ingest_opts *o, struct profile *o
     strbuf_init(&k.strides);
     strbuf_init(&k.conc);
     intern_init(&k.strs);
-    intern_init(&k.idstrs);
-    strbuf_init(&k.idbuf);
     u64map_init(&k.keymap);
     u64map_init(&k.threads);
     u64map_init(&k.dev_by_ext);
