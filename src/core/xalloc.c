@@ -1,10 +1,37 @@
 #include "core/xalloc.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/tmpreg.h"
+
+/* Blocks from this size on are backed by 2 MiB pages where the kernel
+ * offers them (transparent huge pages on request, MADV_HUGEPAGE).  A
+ * first touch of a 4 KiB page costs a fault (about 8 us in a virtual
+ * machine, measured with perf in scale-bench, where the arrays of a
+ * million distinct ops took 150k of them: a quarter of the run); a 2 MiB
+ * page takes one fault for 512.  From 4 MiB on a block holds at least
+ * one whole aligned 2 MiB page, and leaves at most 2 MiB untouched at its
+ * end, small beside the block. */
+#define HUGE_FROM_B ((size_t)4 << 20)
+#define HUGE_PAGE_B ((uintptr_t)2 << 20)
+
+static void *huge_pages(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    if (n >= HUGE_FROM_B) {
+        uintptr_t lo = ((uintptr_t)p + HUGE_PAGE_B - 1) & ~(HUGE_PAGE_B - 1);
+        uintptr_t hi = ((uintptr_t)p + n) & ~(HUGE_PAGE_B - 1);
+        /* advice only: where it is refused the pages are 4 KiB ones */
+        if (hi > lo)
+            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
+#endif
+    return p;
+}
 
 /* Out of memory is a system error (exit 3): the temporaries of outputs
  * being written go first, so that nothing partial is kept. */
@@ -20,7 +47,7 @@ void *xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p)
         oom(n);
-    return p;
+    return huge_pages(p, n);
 }
 
 void *xcalloc(size_t nmemb, size_t size)
@@ -28,7 +55,7 @@ void *xcalloc(size_t nmemb, size_t size)
     void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
     if (!p)
         oom(nmemb * size);
-    return p;
+    return huge_pages(p, nmemb * size);
 }
 
 void *xrealloc(void *p, size_t n)
@@ -36,7 +63,7 @@ void *xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q)
         oom(n);
-    return q;
+    return huge_pages(q, n);
 }
 
 char *xstrdup(const char *s)
