@@ -14,10 +14,43 @@ void json_init(struct json *j, FILE *fp, int pretty)
     j->after_key = 0;
     j->last_num = 0;    /* 0 is never remembered: json_num prints it apart */
     j->last_text[0] = '\0';
+    j->out_n = 0;
+}
+
+void json_flush(struct json *j)
+{
+    if (j->out_n)
+        fwrite(j->out, 1, j->out_n, j->fp);
+    j->out_n = 0;
+}
+
+static void put(struct json *j, const void *s, size_t n)
+{
+    if (n > sizeof j->out - j->out_n) {
+        json_flush(j);
+        if (n >= sizeof j->out) {
+            fwrite(s, 1, n, j->fp);
+            return;
+        }
+    }
+    memcpy(j->out + j->out_n, s, n);
+    j->out_n += n;
+}
+
+static void put_str(struct json *j, const char *s)
+{
+    put(j, s, strlen(s));
+}
+
+static void put_ch(struct json *j, char c)
+{
+    if (j->out_n == sizeof j->out)
+        json_flush(j);
+    j->out[j->out_n++] = c;
 }
 
 /* A newline and two spaces per level, JSON_MAX_DEPTH levels at most: one
- * fwrite per line instead of one call per level (profiles of a million
+ * copy per line instead of one per level (profiles of a million
  * ops write tens of millions of lines). */
 static const char indent_text[1 + 2 * JSON_MAX_DEPTH + 1] =
     "\n                                                                ";
@@ -26,7 +59,7 @@ static void indent(struct json *j)
 {
     if (!j->pretty)
         return;
-    fwrite(indent_text, 1, 1 + 2 * (size_t)j->depth, j->fp);
+    put(j, indent_text, 1 + 2 * (size_t)j->depth);
 }
 
 /* What goes before any value or key, into buf (at least SEP_MAX bytes);
@@ -57,13 +90,13 @@ static void sep(struct json *j)
     char buf[SEP_MAX];
     size_t n = sep_text(j, buf);
     if (n)
-        fwrite(buf, 1, n, j->fp);
+        put(j, buf, n);
 }
 
 static void open(struct json *j, int c)
 {
     sep(j);
-    fputc(c, j->fp);
+    put_ch(j, (char)c);
     if (j->depth < JSON_MAX_DEPTH - 1)
         j->depth++;
     j->count[j->depth] = 0;
@@ -76,7 +109,7 @@ static void close_(struct json *j, int c)
         j->depth--;
     if (had)
         indent(j);
-    fputc(c, j->fp);
+    put_ch(j, (char)c);
 }
 
 void json_obj_begin(struct json *j) { open(j, '{'); }
@@ -112,7 +145,7 @@ static int plain_byte(unsigned char c)
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-void json_write_string(FILE *fp, const char *s)
+static void write_string(struct json *j, const char *s)
 {
     /* short plain strings (kinds, methods, most names) in one write */
     char buf[130];
@@ -123,17 +156,17 @@ void json_write_string(FILE *fp, const char *s)
         buf[0] = '"';
         memcpy(buf + 1, s, n);
         buf[n + 1] = '"';
-        fwrite(buf, 1, n + 2, fp);
+        put(j, buf, n + 2);
         return;
     }
-    fputc('"', fp);
+    put_ch(j, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (plain_byte(*p)) {
             /* runs of plain bytes in one call: names are mostly plain */
             const unsigned char *q = p + 1;
             while (plain_byte(*q))
                 q++;
-            fwrite(p, 1, (size_t)(q - p), fp);
+            put(j, p, (size_t)(q - p));
             p = q - 1;
             continue;
         }
@@ -142,29 +175,32 @@ void json_write_string(FILE *fp, const char *s)
              * UTF-8, so a byte that starts no valid sequence becomes U+FFFD. */
             int sl = utf8_seq_len(p);
             if (sl) {
-                fwrite(p, 1, (size_t)sl, fp);
+                put(j, p, (size_t)sl);
                 p += sl - 1;
             } else {
-                fputs("\ufffd", fp);
+                put_str(j, "\ufffd");
             }
             continue;
         }
         switch (*p) {
-        case '"': fputs("\\\"", fp); break;
-        case '\\': fputs("\\\\", fp); break;
-        case '\n': fputs("\\n", fp); break;
-        case '\r': fputs("\\r", fp); break;
-        case '\t': fputs("\\t", fp); break;
-        case '\b': fputs("\\b", fp); break;
-        case '\f': fputs("\\f", fp); break;
+        case '"': put_str(j, "\\\""); break;
+        case '\\': put_str(j, "\\\\"); break;
+        case '\n': put_str(j, "\\n"); break;
+        case '\r': put_str(j, "\\r"); break;
+        case '\t': put_str(j, "\\t"); break;
+        case '\b': put_str(j, "\\b"); break;
+        case '\f': put_str(j, "\\f"); break;
         default:
-            if (*p < 0x20)
-                fprintf(fp, "\\u%04x", *p);
-            else
-                fputc(*p, fp);
+            if (*p < 0x20) {
+                char u[8];
+                snprintf(u, sizeof u, "\\u%04x", *p);
+                put_str(j, u);
+            } else {
+                put_ch(j, (char)*p);
+            }
         }
     }
-    fputc('"', fp);
+    put_ch(j, '"');
 }
 
 /* The longest key json_key writes in one call with what comes before it;
@@ -189,13 +225,13 @@ void json_key(struct json *j, const char *key)
         buf[n++] = ':';
         if (j->pretty)
             buf[n++] = ' ';
-        fwrite(buf, 1, n, j->fp);
+        put(j, buf, n);
         j->after_key = 1;
         return;
     }
     sep(j);
-    json_write_string(j->fp, key);
-    fputs(j->pretty ? ": " : ":", j->fp);
+    write_string(j, key);
+    put_str(j, j->pretty ? ": " : ":");
     j->after_key = 1;
 }
 
@@ -203,9 +239,9 @@ void json_str(struct json *j, const char *s)
 {
     sep(j);
     if (s)
-        json_write_string(j->fp, s);
+        write_string(j, s);
     else
-        fputs("null", j->fp);
+        put_str(j, "null");
 }
 
 /* x in decimal, written into the end of buf (of at least 24 bytes);
@@ -243,17 +279,17 @@ void json_num(struct json *j, double v)
     const char *w;
     sep(j);
     if (!isfinite(v))
-        fputs("null", j->fp);
+        put_str(j, "null");
     else if (v == 0)
-        fputs("0", j->fp);
+        put_ch(j, '0');
     else if ((w = fmt_whole(buf, v)))
-        fputs(w, j->fp);
+        put(j, w, (size_t)(buf + 23 - w));
     else {
         if (v != j->last_num) {
             snprintf(j->last_text, sizeof j->last_text, "%.15g", v);
             j->last_num = v;
         }
-        fputs(j->last_text, j->fp);
+        put_str(j, j->last_text);
     }
 }
 
@@ -285,39 +321,40 @@ void json_num_exact(struct json *j, double v)
 {
     char buf[32];
     sep(j);
-    fputs(num_fmt_exact(buf, sizeof buf, v), j->fp);
+    put_str(j, num_fmt_exact(buf, sizeof buf, v));
 }
 
 void json_num_row(struct json *j, const double *v, size_t n)
 {
     char buf[32];
     sep(j);
-    fputc('[', j->fp);
+    put_ch(j, '[');
     for (size_t i = 0; i < n; i++) {
         if (i)
-            fputc(',', j->fp);
-        fputs(num_fmt_exact(buf, sizeof buf, v[i]), j->fp);
+            put_ch(j, ',');
+        put_str(j, num_fmt_exact(buf, sizeof buf, v[i]));
     }
-    fputc(']', j->fp);
+    put_ch(j, ']');
 }
 
 void json_int(struct json *j, int64_t v)
 {
     char buf[24];
+    const char *t = fmt_i64(buf, v);
     sep(j);
-    fputs(fmt_i64(buf, v), j->fp);
+    put(j, t, (size_t)(buf + 23 - t));
 }
 
 void json_bool(struct json *j, int v)
 {
     sep(j);
-    fputs(v ? "true" : "false", j->fp);
+    put_str(j, v ? "true" : "false");
 }
 
 void json_null(struct json *j)
 {
     sep(j);
-    fputs("null", j->fp);
+    put_str(j, "null");
 }
 
 void json_kstr(struct json *j, const char *key, const char *s) { json_key(j, key); json_str(j, s); }
@@ -338,5 +375,6 @@ void json_interval(struct json *j, double lo, double hi)
 
 void json_finish(struct json *j)
 {
-    fputc('\n', j->fp);
+    put_ch(j, '\n');
+    json_flush(j);
 }

@@ -147,6 +147,7 @@ static void test_json_writer(void **state)
     json_obj_begin(&j);
     json_obj_end(&j);
     json_obj_end(&j);
+    json_flush(&j);
     fclose(fp);
     assert_string_equal(buf, "{\"a\":\"q\\\"<\\n\",\"b\":0.5,\"nan\":null,\"c\":[1,2],\"e\":{}}");
     free(buf);
@@ -169,6 +170,7 @@ static void test_json_numbers_as_printf(void **state)
         struct json j;
         json_init(&j, fp, 0);
         json_num(&j, v[i]);
+        json_flush(&j);
         fclose(fp);
         snprintf(want, sizeof want, "%.15g", v[i]);
         assert_string_equal(buf, want);
@@ -191,6 +193,7 @@ static void test_json_numbers_as_printf(void **state)
         json_arr_begin(&j);
         json_int(&j, iv[i]);
         json_arr_end(&j);
+        json_flush(&j);
         fclose(fp);
         snprintf(want, sizeof want, "[\n  %" PRId64 "\n]", iv[i]);
         assert_string_equal(buf, want);
@@ -216,11 +219,49 @@ static void test_json_keys_short_and_long(void **state)
     json_kstr(&j, long_key, "q\"x");
     json_kstr(&j, "t\tab", long_key);
     json_obj_end(&j);
+    json_flush(&j);
     fclose(fp);
     snprintf(want, sizeof want, "{\n  \"a\": \"plain\",\n  \"%s\": \"q\\\"x\",\n  \"t\\tab\": \"%s\"\n}",
              long_key, long_key);
     assert_string_equal(buf, want);
     free(buf);
+}
+
+/* The writer holds its output in a buffer of its own: values that cross
+ * its end and a string longer than it come out whole and in order. */
+static void test_json_past_its_buffer(void **state)
+{
+    (void)state;
+    size_t n_ints = 3 * JSON_OUT_B / 4, long_len = 2 * JSON_OUT_B + 3;
+    char *long_str = malloc(long_len + 1);
+    assert_non_null(long_str);
+    for (size_t i = 0; i < long_len; i++)
+        long_str[i] = (char)('a' + i % 26);
+    long_str[long_len] = '\0';
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct json j;
+    json_init(&j, fp, 0);
+    json_arr_begin(&j);
+    for (size_t i = 0; i < n_ints; i++)
+        json_int(&j, (int64_t)i * 7919);
+    json_str(&j, long_str);
+    json_int(&j, -5);
+    json_arr_end(&j);
+    json_finish(&j);
+    fclose(fp);
+    char *want = malloc(n_ints * 24 + long_len + 16), *w = want;
+    assert_non_null(want);
+    w += sprintf(w, "[");
+    for (size_t i = 0; i < n_ints; i++)
+        w += sprintf(w, "%s%zu", i ? "," : "", i * 7919);
+    w += sprintf(w, ",\"%s\",-5]\n", long_str);
+    assert_int_equal(len, (size_t)(w - want));
+    assert_string_equal(buf, want);
+    free(want);
+    free(buf);
+    free(long_str);
 }
 
 static void test_outfile_atomic(void **state)
@@ -364,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_json_writer),
         cmocka_unit_test(test_json_numbers_as_printf),
         cmocka_unit_test(test_json_keys_short_and_long),
+        cmocka_unit_test(test_json_past_its_buffer),
         cmocka_unit_test(test_outfile_atomic),
         cmocka_unit_test(test_diag_format),
         cmocka_unit_test(test_diag_quote),
