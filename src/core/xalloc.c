@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/tmpreg.h"
 
@@ -17,17 +19,20 @@
  * one whole aligned 2 MiB page, and leaves at most 2 MiB untouched at its
  * end, small beside the block. */
 #define HUGE_FROM_B ((size_t)4 << 20)
-#define HUGE_PAGE_B ((uintptr_t)2 << 20)
 
 static void *huge_pages(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
     if (n >= HUGE_FROM_B) {
-        uintptr_t lo = ((uintptr_t)p + HUGE_PAGE_B - 1) & ~(HUGE_PAGE_B - 1);
-        uintptr_t hi = ((uintptr_t)p + n) & ~(HUGE_PAGE_B - 1);
+        /* the block's whole pages and the rest of its last one: a block
+         * malloc mapped on its own is then advised as one mapping, which
+         * realloc can still move without copying (mremap takes one
+         * mapping, not the pieces a part advised would leave) */
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo = (uintptr_t)p & ~(page - 1);
+        uintptr_t hi = ((uintptr_t)p + malloc_usable_size(p) + page - 1) & ~(page - 1);
         /* advice only: where it is refused the pages are 4 KiB ones */
-        if (hi > lo)
-            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
     }
 #endif
     return p;
