@@ -174,10 +174,16 @@ static uint32_t intern_get(struct intern *t, const char *s, size_t len)
     return len ? intern_get_h(t, s, len, hash_bytes(s, len)) : 0;
 }
 
-/* A generic open-addressing map from a 64-bit key to a 32-bit value. */
+/* A generic open-addressing map from a 64-bit key to a 32-bit value.  A
+ * slot holds both, so that a probe of a map larger than the caches (the
+ * keys and groups of a million distinct ops) misses once, not twice. */
+struct u64slot {
+    uint64_t key;
+    uint32_t val;           /* value + 1, 0 = empty */
+};
+
 struct u64map {
-    uint64_t *key;
-    uint32_t *val;          /* value + 1, 0 = empty */
+    struct u64slot *slot;
     size_t nslot, n;
 };
 
@@ -185,21 +191,19 @@ static void u64map_init(struct u64map *m)
 {
     m->nslot = 256;
     m->n = 0;
-    m->key = xcalloc(m->nslot, sizeof *m->key);
-    m->val = xcalloc(m->nslot, sizeof *m->val);
+    m->slot = xcalloc(m->nslot, sizeof *m->slot);
 }
 
 static void u64map_release(struct u64map *m)
 {
-    free(m->key);
-    free(m->val);
+    free(m->slot);
 }
 
 /* Returns the slot for k (existing or empty). */
 static size_t u64map_slot(const struct u64map *m, uint64_t k)
 {
     size_t j = hash_u64(k) & (m->nslot - 1);
-    while (m->val[j] && m->key[j] != k)
+    while (m->slot[j].val && m->slot[j].key != k)
         j = (j + 1) & (m->nslot - 1);
     return j;
 }
@@ -207,9 +211,9 @@ static size_t u64map_slot(const struct u64map *m, uint64_t k)
 static int u64map_get(const struct u64map *m, uint64_t k, uint32_t *v)
 {
     size_t j = u64map_slot(m, k);
-    if (!m->val[j])
+    if (!m->slot[j].val)
         return 0;
-    *v = m->val[j] - 1;
+    *v = m->slot[j].val - 1;
     return 1;
 }
 
@@ -218,24 +222,19 @@ static void u64map_put(struct u64map *m, uint64_t k, uint32_t v)
     if ((m->n + 1) * 10 > m->nslot * 7) {
         struct u64map n2;
         n2.nslot = m->nslot * 2;
-        n2.n = 0;
-        n2.key = xcalloc(n2.nslot, sizeof *n2.key);
-        n2.val = xcalloc(n2.nslot, sizeof *n2.val);
+        n2.n = m->n;
+        n2.slot = xcalloc(n2.nslot, sizeof *n2.slot);
         for (size_t i = 0; i < m->nslot; i++)
-            if (m->val[i]) {
-                size_t j = u64map_slot(&n2, m->key[i]);
-                n2.key[j] = m->key[i];
-                n2.val[j] = m->val[i];
-                n2.n++;
-            }
+            if (m->slot[i].val)
+                n2.slot[u64map_slot(&n2, m->slot[i].key)] = m->slot[i];
         u64map_release(m);
         *m = n2;
     }
     size_t j = u64map_slot(m, k);
-    if (!m->val[j])
+    if (!m->slot[j].val)
         m->n++;
-    m->key[j] = k;
-    m->val[j] = v + 1;
+    m->slot[j].key = k;
+    m->slot[j].val = v + 1;
 }
 
 /* --------------------------------------------------------------- records */
