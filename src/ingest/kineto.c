@@ -1742,8 +1742,52 @@ static int cmp_identity(const void *pa, const void *pb)
     return a->kflag - b->kflag;
 }
 
+/* A hash of what cmp_identity compares: equal identities, equal hashes. */
+static uint64_t identity_hash(const struct op *o)
+{
+    const char *sh = o->shapes ? o->shapes : "";
+    const struct conv_shape *cv = op_conv(o);
+    const struct op_table_sizes *sz = op_sizes(o);
+    uint64_t small = (uint64_t)o->kind | (uint64_t)o->phase << 8 | (uint64_t)o->dtype << 16 |
+                     (uint64_t)(unsigned char)o->a_t << 24 | (uint64_t)(unsigned char)o->b_t << 32 |
+                     (uint64_t)(uint32_t)o->kflag << 40;
+    uint64_t h = hash_bytes(o->name, strlen(o->name));
+    h = hash_u64(h ^ hash_bytes(sh, strlen(sh)));
+    h = hash_u64(h ^ small);
+    h = hash_u64(h ^ hash_bytes(cv, sizeof *cv));
+    h = hash_u64(h ^ hash_bytes(sz->kdim, sizeof sz->kdim));
+    h = hash_u64(h ^ hash_bytes(sz->kop, strlen(sz->kop)));
+    return hash_u64(h ^ hash_bytes(sz->kmode, strlen(sz->kmode)));
+}
+
+/* ops_sort's order, ties by identity: the order the ops had when they
+ * were sorted by identity, merged, and sorted (stably) by time. */
+static int cmp_time_identity(const void *pa, const void *pb)
+{
+    int c = ops_cmp_time_desc(pa, pb);
+    return c ? c : cmp_identity(pa, pb);
+}
+
+/* Index of the op of p's first i ops that has o's identity, or i.  The
+ * slots hold op index + 1 (0 empty), h the ops' hashes. */
+static size_t identity_find(const struct profile *p, const uint64_t *h, uint32_t *slot,
+                            size_t nslot, size_t i)
+{
+    size_t j = (size_t)h[i] & (nslot - 1);
+    for (; slot[j]; j = (j + 1) & (nslot - 1)) {
+        size_t x = slot[j] - 1;
+        if (h[x] == h[i] && cmp_identity(&p->ops[x], &p->ops[i]) == 0)
+            return x;
+    }
+    slot[j] = (uint32_t)i + 1;
+    return i;
+}
+
 /* Ops that differ only in what the table does not show (strides that give
- * the same orientation, scalar arguments) become one entry. */
+ * the same orientation, scalar arguments) become one entry, the first in
+ * the file's order taking the others' counts in that order.  Found by
+ * hashing, and the ops left sorted for ops_sort in one pass: a million
+ * distinct ops cost two sorts comparing their texts otherwise. */
 static void merge_same(struct profile *p)
 {
     if (p->n_ops < 2)
@@ -1758,11 +1802,18 @@ static void merge_same(struct profile *p)
         for (size_t i = 0; i < n_to; i++)
             to[i] = i;
     }
-    qsort(p->ops, p->n_ops, sizeof *p->ops, cmp_identity);
+    size_t nslot = 16;
+    while (nslot < 2 * p->n_ops)
+        nslot *= 2;
+    uint32_t *slot = xcalloc(nslot, sizeof *slot);
+    uint64_t *h = xmalloc(p->n_ops * sizeof *h);
+    for (size_t i = 0; i < p->n_ops; i++)
+        h[i] = identity_hash(&p->ops[i]);
     size_t w = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
-        if (w > 0 && cmp_identity(&p->ops[w - 1], &p->ops[i]) == 0) {
-            struct op *d = &p->ops[w - 1], *s = &p->ops[i];
+        size_t x = identity_find(p, h, slot, nslot, i);
+        if (x != i) {
+            struct op *d = &p->ops[x], *s = &p->ops[i];
             if (to)
                 to[s->id] = d->id;
             d->count += s->count;
@@ -1774,11 +1825,21 @@ static void merge_same(struct profile *p)
             d->flops += s->flops;
             d->bytes += s->bytes;
             op_release(s);
+            s->name = NULL;     /* merged: left out below */
             continue;
         }
-        p->ops[w++] = p->ops[i];
+        w++;
     }
-    p->n_ops = w;
+    free(slot);
+    free(h);
+    if (w < p->n_ops) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_ops; i++)
+            if (p->ops[i].name)
+                p->ops[n++] = p->ops[i];
+        p->n_ops = n;
+    }
+    qsort(p->ops, p->n_ops, sizeof *p->ops, cmp_time_identity);
     for (size_t i = 0; to && i < p->n_calls; i++)
         if (p->calls[i].op_id < n_to)
             p->calls[i].op_id = to[p->calls[i].op_id];

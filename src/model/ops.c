@@ -729,7 +729,7 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
 
 /* ------------------------------------------------------- sort, top, dtype */
 
-static int cmp_time_desc(const void *pa, const void *pb)
+int ops_cmp_time_desc(const void *pa, const void *pb)
 {
     const struct op *a = pa, *b = pb;
     if (a->time_s != b->time_s)
@@ -745,8 +745,13 @@ static int cmp_time_desc(const void *pa, const void *pb)
 
 void ops_sort(struct profile *p)
 {
-    if (p->n_ops > 1)
-        qsort(p->ops, p->n_ops, sizeof *p->ops, cmp_time_desc);
+    /* a reader may have sorted them (Kineto: merge_same); qsort would
+     * still compare n log n pairs and the order it leaves is the same */
+    size_t in_order = 1;
+    while (in_order < p->n_ops && ops_cmp_time_desc(&p->ops[in_order - 1], &p->ops[in_order]) <= 0)
+        in_order++;
+    if (in_order < p->n_ops)
+        qsort(p->ops, p->n_ops, sizeof *p->ops, ops_cmp_time_desc);
     double t = 0;
     for (size_t i = 0; i < p->n_ops; i++)
         t += p->ops[i].time_s;

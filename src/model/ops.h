@@ -35,8 +35,10 @@ struct op_args {
 void ops_fill(struct op *o, const struct op_args *a, double *flops1, double *bytes1);
 
 /* Sort ops by time_s descending (ties by name) and recompute
- * p->total_time_s. */
+ * p->total_time_s.  Ops already in that order stay as they are. */
 void ops_sort(struct profile *p);
+/* The order of ops_sort, as a qsort comparison of two struct op. */
+int ops_cmp_time_desc(const void *pa, const void *pb);
 
 /* Keep the fewest leading ops (after ops_sort) whose time covers at least
  * `top` of the total; record what was dropped in p->dropped_* and
