@@ -187,11 +187,19 @@ struct u64map {
     size_t nslot, n;
 };
 
-static void u64map_init(struct u64map *m)
+/* A map with room for n entries before it grows (256 slots at least). */
+static void u64map_init_for(struct u64map *m, size_t n)
 {
     m->nslot = 256;
+    while (n * 10 > m->nslot * 7)
+        m->nslot *= 2;
     m->n = 0;
     m->slot = xcalloc(m->nslot, sizeof *m->slot);
+}
+
+static void u64map_init(struct u64map *m)
+{
+    u64map_init_for(m, 0);
 }
 
 static void u64map_release(struct u64map *m)
@@ -2138,7 +2146,9 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     c.k = k;
     c.lead_hist = xcalloc(REC_BINS, sizeof *c.lead_hist);
     c.trail_hist = xcalloc(REC_BINS, sizeof *c.trail_hist);
-    u64map_init(&c.accmap);
+    /* about one group per key: sized once rather than grown and rehashed
+     * a dozen times for a million distinct ops */
+    u64map_init_for(&c.accmap, k->n_keys);
     u64map_init(&c.fold_seq);
     int64_t step_ns = kt_steps(&c);
     kt_drop_partial_step(&c, &step_ns);
