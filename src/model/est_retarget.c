@@ -113,7 +113,8 @@ enum precision est_cudnn_prec(const struct machine *m, enum op_kind kind, enum p
 
 int est_is_foreach_on_gpu(const struct est *c, const struct op *op)
 {
-    return !c->src_gpu && c->tgt_gpu && op->phase == PHASE_OPTIMIZER && op->kind == OP_ELEMENTWISE;
+    return !c->src_gpu && c->tgt_gpu && op->phase == PHASE_OPTIMIZER && op->kind == OP_ELEMENTWISE
+           && c->p->framework && strncmp(c->p->framework, "PyTorch", 7) == 0;
 }
 
 double est_foreach_launches(double calls)
