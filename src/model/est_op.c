@@ -380,6 +380,15 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
         goto out;
     }
     oe->distance = nearest_candidate(c, op, &s0, &s, changed, &lt, have_t, &r, oe);
+    /* a layer's call launches a kernel or more per time step; timed one
+     * call at a time, the host launched them as the device ran them, so
+     * such a row holds every launch's gap, which less_dispatch_gap (one
+     * gap per call) does not take out */
+    if (op->kind == OP_RNN && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP)
+        && c->tt->software && strstr(c->tt->software, KERNEL_TIMED_PER_CALL))
+        est_warn(c, "recurrent rows of '%s' were timed one call at a time: they hold the host's "
+                    "launch of each time step's kernels, so its recurrent layers are upper bounds",
+                 c->tt->hw ? c->tt->hw : "?");
 out:
     if (oe->method != EST_MEASURED) {
         est_limit_ratio(c, op, &s0, changed, src_dev, oe);

@@ -108,4 +108,15 @@ PY
 then ok "H200 -> H100: off-roofline norms move by their bandwidth share; convolutions of differently chosen algorithms by the peaks"
 else not_ok "H200 -> H100: norm ratios or convolution method"; fi
 
+# Rows timed one call at a time (the H200 folder's env.json has no
+# "timing") hold a recurrent layer's launches: its recurrent times are
+# said to be upper bounds; the H100's queued rows are not.
+GRU=profiles/devset/hostcpu/gru_hostcpu_fp32_b16.json.gz
+fom_run 0 estimate --profile "$GRU" --machine machines/h200-sxm-141gb.xml --kernels estimators/h200 \
+    --precision bf16 --batch 128 --profile-batch 16
+expect_err_contains "recurrent rows of 'NVIDIA H200' were timed one call at a time"
+fom_run 0 estimate --profile "$GRU" --machine "$H100" --kernels estimators/h100 \
+    --precision bf16 --batch 128 --profile-batch 16
+if grep -q "recurrent rows" "$ERR"; then not_ok "H100 queued rows called upper bounds"; else ok "H100 queued rows: no upper-bound note"; fi
+
 done_testing
