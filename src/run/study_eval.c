@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/diag.h"
@@ -105,6 +106,7 @@ struct cell_out {
     size_t n_draws;
     struct scaling_point *scaling;
     size_t n_scaling;
+    char *device;               /* owned: the device the profile ran on, or NULL */
 };
 
 static int estimate_cell(const struct study *st, size_t p, size_t s, struct cell_out *c,
@@ -148,6 +150,8 @@ static int estimate_cell(const struct study *st, size_t p, size_t s, struct cell
     study_comm_inputs_release(&ci);
     if (rc)
         goto out;
+    if (in.profile.device_name)
+        c->device = xstrdup(in.profile.device_name);
     c->runs = lay.runs_per_node;
     c->exposed_s = lay.exposed_comm_s;
     c->hours = study_cell_hours(&prob->workload, &lay, e.pass_time_s);
@@ -178,19 +182,42 @@ out:
  * a measurement against an estimate: a tiny host-bound model replayed 10%
  * fast would otherwise make a slower device look faster than the measured
  * one.  The first measured system on the profiled device anchors. */
+/* Whether machine file path describes device dev (the profile's); the
+ * last file read is remembered, so that a study of many systems sharing a
+ * file reads it once. */
+static int machine_is(const char *path, const char *dev, const char **last, int *last_is)
+{
+    if (*last && strcmp(*last, path) == 0)
+        return *last_is;
+    struct machine m;
+    struct diag quiet;
+    memset(&m, 0, sizeof m);
+    diag_init(&quiet, NULL);
+    int is = machine_load(path, &m, &quiet) == 0
+             && ((m.device_name && strcasecmp(m.device_name, dev) == 0)
+                 || (m.name && strcasecmp(m.name, dev) == 0));
+    machine_release(&m);
+    *last = path;
+    *last_is = is;
+    return is;
+}
+
 static void anchor_problem(const struct study *st, size_t p, struct study_eval *ev,
-                           struct strbuf *seen)
+                           const char *dev, struct strbuf *seen)
 {
     size_t ns = st->n_systems, any = 0;
+    const char *last = NULL;
+    int last_is = 0;
     for (size_t s = 0; s < ns; s++)
         any += ev->estimated[p * ns + s] && isfinite(ev->hours[p * ns + s]);
-    if (!any)
+    if (!any || !dev || !*dev)
         return;
     for (size_t j = 0; j < ns; j++) {
         size_t ij = p * ns + j;
-        if (ev->estimated[ij] || !(ev->hours[ij] > 0) || !st->systems[j].machine)
+        if (ev->estimated[ij] || !(ev->hours[ij] > 0) || !st->systems[j].machine
+            || !machine_is(st->systems[j].machine, dev, &last, &last_is))
             continue;
-        struct cell_out c = { NAN, 1, NAN, NULL, 0, NULL, 0 };
+        struct cell_out c = { NAN, 1, NAN, NULL, 0, NULL, 0, NULL };
         struct estimate_basis b;
         memset(&b, 0, sizeof b);
         /* an estimate the measured system's layout does not allow (no
@@ -199,6 +226,7 @@ static void anchor_problem(const struct study *st, size_t p, struct study_eval *
         diag_init(&quiet, NULL);
         int rc = estimate_cell(st, p, j, &c, &b, seen, &quiet);
         free(c.draws);
+        free(c.device);
         free(c.scaling);
         if (rc || !b.on_profiled_device || !(c.hours > 0))
             continue;
@@ -514,6 +542,7 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
         ev->fom_lo[s] = ev->fom_hi[s] = NAN;
     }
     for (size_t p = 0; p < np; p++) {
+        char *dev = NULL;   /* the device the problem's profile ran on */
         ev->weights[p] = st->problems[p].weight;
         double *flat;
         size_t *off;
@@ -530,7 +559,7 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
             } else {
                 stats_median_ci(h, 0, ev->ci_level, &ev->hours_ci[i]);
                 ev->estimated[i] = 1;
-                struct cell_out c = { NAN, 1, NAN, NULL, 0, NULL, 0 };
+                struct cell_out c = { NAN, 1, NAN, NULL, 0, NULL, 0, NULL };
                 int e = estimate_cell(st, p, s, &c, &ev->basis[i], &seen, d);
                 if (e)
                     rc = e;
@@ -541,6 +570,10 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
                 ev->n_hours_draws[i] = c.n_draws;
                 ev->scaling[i] = c.scaling;
                 ev->n_scaling[i] = c.n_scaling;
+                if (!dev)
+                    dev = c.device;
+                else
+                    free(c.device);
                 if (ev->n_hours_draws[i])
                     ev->has_spread = 1;
             }
@@ -548,7 +581,8 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
         free(flat);
         free(off);
         if (!rc)
-            anchor_problem(st, p, ev, &seen);
+            anchor_problem(st, p, ev, dev, &seen);
+        free(dev);
     }
     if (rc)
         goto out;
