@@ -501,18 +501,10 @@ static int study_files_exist(const struct study *st, struct diag *d)
     return rc;
 }
 
-int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d)
+/* The result's arrays for ns systems and np problems, each cell at its
+ * unmeasured, unestimated value. */
+static void eval_alloc(struct study_eval *ev, size_t ns, size_t np)
 {
-    size_t ns = st->n_systems, np = st->n_problems;
-    int rc = FOM_OK;
-    struct strbuf seen = STRBUF_INIT;   /* estimator messages already printed */
-    memset(ev, 0, sizeof *ev);
-    if ((rc = study_files_exist(st, d)) != FOM_OK)
-        return rc;
-    ev->n_systems = ns;
-    ev->n_problems = np;
-    ev->ci_level = STUDY_CI_LEVEL;
-    ev->seed = BOOTSTRAP_SEED;
     ev->nodes = xcalloc(ns + 1, sizeof *ev->nodes);
     ev->weights = xcalloc(np + 1, sizeof *ev->weights);
     ev->hours = xcalloc(np * ns + 1, sizeof *ev->hours);
@@ -537,6 +529,21 @@ int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d
     ev->fom_unformed = xcalloc(ns + 1, sizeof *ev->fom_unformed);
     ev->estimate_draws = EST_MC_DRAWS;
     ev->estimate_seed = EST_MC_SEED;
+}
+
+int study_eval_run(const struct study *st, struct study_eval *ev, struct diag *d)
+{
+    size_t ns = st->n_systems, np = st->n_problems;
+    int rc = FOM_OK;
+    struct strbuf seen = STRBUF_INIT;   /* estimator messages already printed */
+    memset(ev, 0, sizeof *ev);
+    if ((rc = study_files_exist(st, d)) != FOM_OK)
+        return rc;
+    ev->n_systems = ns;
+    ev->n_problems = np;
+    ev->ci_level = STUDY_CI_LEVEL;
+    ev->seed = BOOTSTRAP_SEED;
+    eval_alloc(ev, ns, np);
     for (size_t s = 0; s < ns; s++) {
         ev->nodes[s] = (double)st->systems[s].nodes;
         ev->fom_lo[s] = ev->fom_hi[s] = NAN;
