@@ -7,7 +7,8 @@
  *
  * Learning: every GEMM row gives flops / (time x peak) of its machine at
  * its precision, every convolution row the same per pass, every
- * bandwidth row bytes / (time x memory bandwidth).  Rows are binned by
+ * bandwidth row bytes / (time x memory bandwidth), and every norm row its
+ * least traffic / (time x memory bandwidth), kept apart by norm op and pass.  Rows are binned by
  * octave of work per call (flops or bytes) and, for GEMM and convolution,
  * by octave of arithmetic intensity (flops per byte); each bin keeps the
  * median fraction over the rows and machines in it.  Reading: the bin of
