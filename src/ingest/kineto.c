@@ -261,6 +261,17 @@ static struct op_class key_class(const struct kt_key *e)
     return c;
 }
 
+/* Fills e's class bytes from its name (key_class reads them back). */
+static void key_set_class(struct kt_key *e, const char *name)
+{
+    struct op_class cls;
+    ops_classify(name, &cls);
+    e->kind = (uint8_t)cls.kind;
+    e->transparent = cls.transparent != 0;
+    e->major = cls.major != 0;
+    e->backward = cls.backward != 0;
+}
+
 struct kt_op {
     int64_t ts, end, ext;   /* ns, ns, External id (-1 none) */
     uint32_t key;
@@ -916,12 +927,7 @@ static uint32_t key_get(struct kt *k)
     e->types = ids[2];
     e->strides = ids[3];
     e->conc = ids[4];
-    struct op_class cls;
-    ops_classify(intern_str(&k->strs, e->name), &cls);
-    e->kind = (uint8_t)cls.kind;
-    e->transparent = cls.transparent != 0;
-    e->major = cls.major != 0;
-    e->backward = cls.backward != 0;
+    key_set_class(e, intern_str(&k->strs, e->name));
     k->key_next[k->n_keys] = i;
     u64map_put(&k->keymap, h, (uint32_t)k->n_keys);
     return (uint32_t)k->n_keys++;
@@ -1650,12 +1656,7 @@ static void fold_add(struct counter *c, uint32_t t, const struct kt_op *o)
     *e = fk;
     e->name = intern_append(&k->strs, nm.buf, nm.len);
     strbuf_release(&nm);
-    struct op_class cls;
-    ops_classify(intern_str(&k->strs, e->name), &cls);
-    e->kind = (uint8_t)cls.kind;
-    e->transparent = cls.transparent != 0;
-    e->major = cls.major != 0;
-    e->backward = cls.backward != 0;
+    key_set_class(e, intern_str(&k->strs, e->name));
     uint32_t bkey = (uint32_t)k->n_keys++;
     ALLOC_GROW(c->folds, c->n_folds + 1, c->alloc_folds);
     c->folds[c->n_folds] = (struct kt_fold){ bkey, -1 };

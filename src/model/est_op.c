@@ -259,7 +259,7 @@ static int scaled_measurement(struct est *c, const struct op *op, const struct s
     }
     if (!(a > 0) || !(b > 0))
         return -1;
-    double t = src_dev * (is_matrix_kind(op->kind) ? a / b : off_roof_ratio(c, op, s0, s->prec, src_dev, a / b));
+    double t = src_dev * off_roof_ratio(c, op, s0, s->prec, src_dev, a / b);
     double w0 = work_of(op, s0), w1 = work_of(op, s);
     if (changed && w0 > 0 && w1 > 0)
         t = linear_above_fixed(c, t, s->kernels, w1 / w0);
