@@ -734,7 +734,8 @@ int ops_cmp_time_desc(const void *pa, const void *pb)
     const struct op *a = pa, *b = pb;
     if (a->time_s != b->time_s)
         return a->time_s < b->time_s ? 1 : -1;
-    int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+    /* readers share one copy of a name among its ops */
+    int c = a->name == b->name ? 0 : strcmp(a->name ? a->name : "", b->name ? b->name : "");
     if (c)
         return c;
     c = strcmp(a->shapes ? a->shapes : "", b->shapes ? b->shapes : "");
