@@ -1,4 +1,5 @@
 #include "model/est_internal.h"
+#include "model/ops.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -72,6 +73,47 @@ static double param_elems(const struct op *op, int *tensors)
     return 0;
 }
 
+/* Activations around an op autocast runs in fp32 (ops_autocast_fp32),
+ * at the target batch.  Each boundary between the low-precision and the
+ * fp32 parts of the graph is one cast forward and its gradient's cast
+ * backward.  Where the boundaries lie follows from autocast's rules:
+ *  - a norm over features (layer_norm) reads the residual stream, which
+ *    is fp32 (the stream starts at an fp32 embedding and each residual add
+ *    of fp32 and bf16 promotes to fp32), and feeds a low-precision GEMM:
+ *    its output is cast, its input not;
+ *  - log_softmax and the losses read a low-precision layer's output and
+ *    end in an fp32 scalar: their input is cast, their output not; the
+ *    nll_loss after a log_softmax reads fp32 and casts nothing;
+ *  - group_norm and softmax sit between low-precision convolutions or
+ *    GEMMs: both their input and their output are cast.
+ * Each cast moves the op's first input's elements. */
+static double fp32_op_elems(const struct est *c, const struct op *op, int *tensors)
+{
+    static const char *const no_cast[] = { "nll_loss", "nll_loss_nd", "nll_loss2d", NULL };
+    static const char *const both[] = { "group_norm", "native_group_norm", "softmax", "_softmax",
+                                        NULL };
+    *tensors = 0;
+    if (op->phase != PHASE_FORWARD || !ops_autocast_fp32(op, 0))
+        return 0;
+    const char *base = op->name ? strstr(op->name, "::") : NULL;
+    base = base ? base + 2 : op->name;
+    int boundaries = 1;
+    for (int i = 0; no_cast[i]; i++)
+        if (strcmp(base, no_cast[i]) == 0)
+            boundaries = 0;
+    for (int i = 0; both[i]; i++)
+        if (strcmp(base, both[i]) == 0)
+            boundaries = 2;
+    struct group_count gc;
+    memset(&gc, 0, sizeof gc);
+    est_shape_groups(op->shapes, count_group, &gc);
+    if (!boundaries || gc.n < 1 || !(gc.numel[0] > 1))
+        return 0;
+    double f = c->b_new > 0 && c->b_old > 0 ? (double)c->b_new / (double)c->b_old : 1;
+    *tensors = boundaries;
+    return boundaries * (double)gc.numel[0] * f;
+}
+
 /* Retargeting an fp32 profile to bf16/fp16 means running it under
  * autocast, which adds work an fp32 trace does not show: each forward
  * GEMM/convolution call casts its fp32 parameters to the low precision,
@@ -94,6 +136,8 @@ void est_autocast_casts(struct est *c)
         if (est_op_prec(p, op) != PREC_FP32 && est_op_prec(p, op) != PREC_TF32)
             continue;
         double e = param_elems(op, &tensors);
+        if (!(e > 0))
+            e = fp32_op_elems(c, op, &tensors);
         if (!(e > 0))
             continue;
         if (!c->cast_n) {
@@ -134,6 +178,7 @@ void est_autocast_casts(struct est *c)
     oe->method = c->tt ? EST_TABLE_INTERP : EST_ROOFLINE;
     oe->bound = c->tgt_gpu && oe->host_s > oe->device_s ? BOUND_HOST : BOUND_MEMORY;
     oe->ratio = 1;
-    est_warn(c, "autocast to %s: %.0f casts of parameters and their gradients added per pass",
+    est_warn(c, "autocast to %s: %.0f casts added per pass (parameters, the activations of "
+             "ops it runs in fp32, and their gradients)",
              precision_name(c->want), n_all);
 }

@@ -70,13 +70,21 @@ static int lk_conv(const struct kernel_table *t, const struct op *op, const stru
      * table lookup (the efficiency model or the roofline takes them) */
     if (s->conv.groups > 1)
         return -1;
+    /* extrapolated only above the rows' sizes in every pass: a larger
+     * convolution runs at least at its nearest rows' rate (lk_call) */
+    int above = 1;
     for (int i = 0; i < np; i++) {
         struct kernel_estimate e;
-        if (kernel_table_conv(t, s->prec, &s->conv, passes[i], &e) == 0 && e.time_s > 0)
+        if (kernel_table_conv(t, s->prec, &s->conv, passes[i], &e) == 0 && e.time_s > 0) {
             lk_add(acc, &e, s->calls, KERNEL_CONV);
-        else if (lk_conv_as_gemm(t, s->prec, &s->conv, passes[i], s->calls, acc) != 0)
+            above &= e.method != LOOKUP_EXTRAP || e.above;
+        } else if (lk_conv_as_gemm(t, s->prec, &s->conv, passes[i], s->calls, acc) != 0) {
             return -1;
+        } else {
+            above &= acc->method != LOOKUP_EXTRAP;
+        }
     }
+    acc->above = acc->method == LOOKUP_EXTRAP && above;
     return 0;
 }
 

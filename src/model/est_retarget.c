@@ -1,4 +1,5 @@
 #include "model/est_internal.h"
+#include "model/ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,11 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
     }
     /* The optimizer works on the fp32 master weights whatever the compute
      * precision (autocast keeps parameters in fp32), so it is left alone. */
+    /* Autocast runs its fp32 list (norms over features, softmax, losses)
+     * on fp32 copies of their inputs: such ops keep fp32 in a low-precision run. */
+    if ((want == PREC_BF16 || want == PREC_FP16) && (from == PREC_FP32 || from == PREC_TF32) &&
+        ops_autocast_fp32(op, 1))
+        want = from;
     if (want != PREC_UNKNOWN && is_float(from) && want != from && op->kind != OP_OPTIMIZER) {
         s->prec = want;
         changed = 1;

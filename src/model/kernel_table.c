@@ -826,6 +826,17 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
             y = fmin(fmax(yf, y_lo - log(PLANE_SPAN)), y_hi + log(PLANE_SPAN));
     }
 
+    int inside = 1, above = 1;
+    for (int a = 0; a < 3; a++) {
+        inside &= q[a] >= g->box_lo[a] - 1e-9 && q[a] <= g->box_hi[a] + 1e-9;
+        above &= q[a] >= g->box_lo[a] - 1e-9;
+    }
+    out->above = !inside && above;
+    /* Outside the rows nothing measured a higher rate than the
+     * neighbours': a larger call keeps their best, the plane's tilt is
+     * not carried past them */
+    if (!inside && y > y_hi)
+        y = y_hi;
     double rate = exp(y);
     if (rate > g->max_rate)
         rate = g->max_rate;
@@ -846,9 +857,6 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
             whi += w[i];
         }
     }
-    int inside = 1;
-    for (int a = 0; a < 3; a++)
-        inside &= q[a] >= g->box_lo[a] - 1e-9 && q[a] <= g->box_hi[a] + 1e-9;
     out->time_s = time_s;
     out->time_lo_s = wlo > 0 ? time_s * exp(lo / wlo) : 0;
     out->time_hi_s = whi > 0 ? time_s * exp(hi / whi) : 0;
@@ -912,6 +920,16 @@ int kernel_table_gemm(const struct kernel_table *t, enum precision p,
     return group_estimate(gemm_group(t, p), (double)m, (double)n, (double)k, out);
 }
 
+/* Whether (m, n, k) lies nowhere below g's rows' range. */
+static int group_above(const struct kgroup *g, double m, double n, double k)
+{
+    double q[3] = { log(m), log(n), log(k) };
+    for (int a = 0; a < 3; a++)
+        if (q[a] < g->box_lo[a] - 1e-9)
+            return 0;
+    return 1;
+}
+
 int kernel_table_conv(const struct kernel_table *t, enum precision p,
                       const struct conv_shape *cs, enum conv_pass pass,
                       struct kernel_estimate *out)
@@ -962,6 +980,10 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
      * extrapolation. */
     if (cs->n < g->n_lo || cs->n > g->n_hi)
         out->method = LOOKUP_EXTRAP;
+    if (cs->n < g->n_lo)
+        out->above = 0;
+    else if (cs->n > g->n_hi && out->method == LOOKUP_EXTRAP && !out->above)
+        out->above = group_above(g, gm, gn, gk);
     return 0;
 }
 

@@ -89,6 +89,7 @@ struct kernel_estimate {
     double time_lo_s, time_hi_s;    /* spread from the rows' p05/p95, 0 if unknown */
     enum lookup_method method;
     int neighbours;                 /* rows the estimate used */
+    int above;                      /* extrapolated above the rows' sizes only */
 };
 
 /* ------------------------------------------------------------------ */

@@ -1,4 +1,5 @@
 #include "model/memory.h"
+#include "model/ops.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -181,21 +182,6 @@ static double dtype_bytes(enum precision p)
     }
 }
 
-/* Ops that autocast runs in fp32 whatever their inputs (PyTorch's
- * "CUDA ops that can autocast to float32" list, torch.amp documentation):
- * the profiler records the op with its bf16/fp16 input, but the tensor the
- * op keeps for the backward pass is autocast's fp32 copy of it. */
-static int autocast_fp32(const struct op *op)
-{
-    static const char *const fp32[] = { "layer_norm", "native_layer_norm", "group_norm",
-                                        "native_group_norm", "softmax", "_softmax",
-                                        "log_softmax", "_log_softmax", "nll_loss", "nll_loss_nd",
-                                        "nll_loss2d", "cross_entropy_loss", "mse_loss",
-                                        "l1_loss", "smooth_l1_loss", "huber_loss",
-                                        "binary_cross_entropy_with_logits", "kl_div", NULL };
-    return is_one_of(base_name(op->name ? op->name : ""), fp32);
-}
-
 /* Ops whose derivative is written with their result, not their input
  * (PyTorch's tools/autograd/derivatives.yaml: relu, sigmoid, tanh, exp,
  * softmax): what they keep is their output, which the next op keeps as its
@@ -236,7 +222,7 @@ static double group_elems(const char *shapes, int idx)
  * and what it returns are alive together, each of that size). */
 static double call_saved_b(const struct op *op, int autocast, double *grad_b)
 {
-    double bytes = autocast && autocast_fp32(op) ? 4 : dtype_bytes(op->dtype);
+    double bytes = autocast && ops_autocast_fp32(op, 0) ? 4 : dtype_bytes(op->dtype);
     double elems = first_activation_elems(op->shapes);
     *grad_b = elems * bytes;
     if (keeps_result(op))

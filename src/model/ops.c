@@ -814,3 +814,32 @@ enum precision ops_dominant_dtype(const struct profile *p)
             }
     return (enum precision)best;
 }
+
+/* PyTorch's "CUDA ops that can autocast to float32" (torch.amp
+ * documentation), as the profiler names them and their backward ops.
+ * The profiler records such an op with its bf16/fp16 input, but the op
+ * runs on autocast's fp32 copy of it. */
+int ops_autocast_fp32(const struct op *op, int backward_too)
+{
+    static const char *const fp32[] = { "layer_norm", "native_layer_norm", "group_norm",
+                                        "native_group_norm", "softmax", "_softmax",
+                                        "log_softmax", "_log_softmax", "nll_loss", "nll_loss_nd",
+                                        "nll_loss2d", "cross_entropy_loss", "mse_loss",
+                                        "l1_loss", "smooth_l1_loss", "huber_loss",
+                                        "binary_cross_entropy_with_logits", "kl_div", NULL };
+    const char *s = op->name ? strstr(op->name, "::") : NULL;
+    s = s ? s + 2 : op->name ? op->name : "";
+    size_t n = strlen(s);
+    static const char *const bwd[] = { "_backward", "_backward_data", NULL };
+    for (int i = 0; backward_too && bwd[i]; i++) {
+        size_t b = strlen(bwd[i]);
+        if (n > b && strcmp(s + n - b, bwd[i]) == 0) {
+            n -= b;
+            break;
+        }
+    }
+    for (int i = 0; fp32[i]; i++)
+        if (strlen(fp32[i]) == n && strncmp(s, fp32[i], n) == 0)
+            return 1;
+    return 0;
+}

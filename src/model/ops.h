@@ -45,6 +45,11 @@ int ops_cmp_time_desc(const void *pa, const void *pb);
  * p->coverage.  top >= 1 keeps everything. */
 void ops_select_top(struct profile *p, double top);
 
+/* Whether autocast runs op in fp32 whatever its inputs' precision
+ * (PyTorch's "CUDA ops that can autocast to float32" list); with
+ * backward_too their backward ops ("native_layer_norm_backward") too. */
+int ops_autocast_fp32(const struct op *op, int backward_too);
+
 /* Dominant precision of the gemm/conv/attention/rnn ops, by time (ties and
  * no compute ops: by all ops). */
 enum precision ops_dominant_dtype(const struct profile *p);

@@ -119,4 +119,76 @@ fom_run 0 estimate --profile "$GRU" --machine "$H100" --kernels estimators/h100 
     --precision bf16 --batch 128 --profile-batch 16
 if grep -q "recurrent rows" "$ERR"; then not_ok "H100 queued rows called upper bounds"; else ok "H100 queued rows: no upper-bound note"; fi
 
+# Retargeted to bf16, a run is under autocast: the ops it keeps in fp32
+# (group norm, log_softmax and their backward ops) stay fp32, and the
+# casts it adds are the parameters' (each forward convolution's weight and
+# bias, cast down and their gradients back) and the activations' at the
+# fp32 part's boundaries (both sides of a group norm, the input of a
+# log_softmax, none for the nll_loss after it), at the target batch.
+fom_run 0 ingest "$CPU" --format-out json
+cp "$OUT" "$T_TMP/seg.json"
+fom_run 0 estimate --profile "$CPU" --machine "$H100" --kernels estimators/h100 --precision bf16 \
+    --batch 16 --profile-batch 1 --format json
+if python3 - "$T_TMP/seg.json" "$OUT" <<'PY'
+import json, math, sys
+p = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+def numel(shapes, i):
+    groups = [g for g in shapes.split("]") if g.strip(", ")]
+    dims = [int(x) for x in groups[i].strip(", [").split(",") if x.strip()]
+    return math.prod(dims) if dims else 0
+def base(n):
+    return n.split("::")[-1]
+assert not any(o["kind"] == "gemm" for o in p["ops"])
+bytes_, casts = 0.0, 0
+for o in p["ops"]:
+    if o["phase"] != "forward":
+        continue
+    if o["kind"] == "conv":
+        w = numel(o["shapes"], 1)
+        k = int(o["shapes"].split("[")[2].split(",")[0])
+        t = 2 if numel(o["shapes"], 2) == k else 1
+        bytes_ += o["count"] * 2 * (w + (k if t == 2 else 0)) * 6
+        casts += o["count"] * 2 * t
+    elif base(o["name"]) in ("group_norm", "log_softmax"):
+        b = 2 if base(o["name"]) == "group_norm" else 1
+        bytes_ += o["count"] * 2 * b * numel(o["shapes"], 0) * 16 * 6
+        casts += o["count"] * 2 * b
+c = [o for o in e["ops"] if o["name"] == "(autocast casts)"]
+assert len(c) == 1 and c[0]["count"] == casts, (c, casts)
+assert abs(c[0]["bytes"] - bytes_) <= 1e-9 * bytes_, (c[0]["bytes"], bytes_)
+fp32 = [o for o in e["ops"] if "group_norm" in o["name"] or "log_softmax" in o["name"]]
+assert len(fp32) >= 3 and all(o["precision"] == "fp32" for o in fp32), [(o["name"], o["precision"]) for o in fp32]
+assert all(o["precision"] == "bf16" for o in e["ops"] if o["kind"] == "conv")
+PY
+then ok "autocast: its fp32 ops stay fp32, casts of parameters and boundary activations added"
+else not_ok "autocast: fp32-list ops or casts"; fi
+
+# A convolution larger than every row of its kind (a batch of 16 at
+# 256 x 256, past the rows' largest N*P*Q) keeps at most the best rate of
+# the rows near it (as implicit GEMMs: output channels and c*r*s within a
+# factor 2 of its 64 and 576); the plane fit's tilt would carry it to
+# 244 TFLOP/s.  It is a scaled measurement, not the efficiency model.
+if python3 - "$OUT" estimators/h100/h100_conv.csv <<'PY'
+import csv, json, sys
+e = json.load(open(sys.argv[1]))
+def near(r):
+    crs = int(r["c"]) * int(r["f_h"]) * int(r["f_w"])
+    return 32 <= int(r["k"]) <= 128 and 288 <= crs <= 1152
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["precision"] == "bf16" and r["pass"] == "fwd"
+        and r["dims"] == "2" and r["groups"] == "1" and r["stride_h"] == "1" and near(r)]
+def rate(r):
+    p = int(r["h"]) + 2 * int(r["pad_h"]) - int(r["f_h"]) + 1
+    q = int(r["w"]) + 2 * int(r["pad_w"]) - int(r["f_w"]) + 1
+    return 2 * int(r["n"]) * int(r["k"]) * int(r["c"]) * int(r["f_h"]) * int(r["f_w"]) * p * q / (float(r["time_us"]) * 1e-6)
+best = max(rate(r) for r in rows)
+big = [o for o in e["ops"] if o["kind"] == "conv" and o["phase"] == "forward" and o["flops"] > 7e10]
+assert big
+for o in big:
+    assert o["method"] == "table-interp" and o["lookup"] == "extrap", (o["method"], o["lookup"])
+    assert o["flops"] / o["device_time_s"] <= best * 1.0001, (o["flops"] / o["device_time_s"], best)
+PY
+then ok "a convolution past the rows keeps their best rate, as a scaled measurement"
+else not_ok "a convolution past the rows: method or rate"; fi
+
 done_testing
