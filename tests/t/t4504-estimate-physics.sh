@@ -166,15 +166,16 @@ else not_ok "autocast: fp32-list ops or casts"; fi
 
 # A convolution larger than every row of its kind (a batch of 16 at
 # 256 x 256, past the rows' largest N*P*Q) keeps at most the best rate of
-# the rows near it (as implicit GEMMs: output channels and c*r*s within a
-# factor 2 of its 64 and 576); the plane fit's tilt would carry it to
-# 244 TFLOP/s.  It is a scaled measurement, not the efficiency model.
+# the rows near it (as implicit GEMMs: output channels 32 to 128 and
+# c*r*s 288 to 576 around its 64 and 576, at most 207 TFLOP/s); the plane
+# fit's tilt would carry it to 244.  It is a scaled measurement, not the
+# efficiency model.
 if python3 - "$OUT" estimators/h100/h100_conv.csv <<'PY'
 import csv, json, sys
 e = json.load(open(sys.argv[1]))
 def near(r):
     crs = int(r["c"]) * int(r["f_h"]) * int(r["f_w"])
-    return 32 <= int(r["k"]) <= 128 and 288 <= crs <= 1152
+    return 32 <= int(r["k"]) <= 128 and 288 <= crs <= 576
 rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["precision"] == "bf16" and r["pass"] == "fwd"
         and r["dims"] == "2" and r["groups"] == "1" and r["stride_h"] == "1" and near(r)]
 def rate(r):
