@@ -56,10 +56,7 @@ TITLES = {
 # Regression guards: each group's max |error| as measured when the guard was
 # set (make validate), rounded up to the next 5%.  A change that makes a
 # group's worst case worse fails make test.  They are not targets.
-# cpu-to-gpu's worst case is a GRU moved to an H200 at batch 128, whose
-# recurrent rows (timed one call at a time) hold each time step's launch
-# gap: 4x the device time its H200 trace shows.
-GUARDS = {"replay": 0.30, "gpu-both": 0.75, "gpu-target": 0.75, "cpu-to-gpu": 1.00,
+GUARDS = {"replay": 0.30, "gpu-both": 0.75, "gpu-target": 0.75, "cpu-to-gpu": 0.70,
           "fp32-to-bf16": 0.65, "machine-file": 0.85}
 
 

@@ -146,8 +146,7 @@ static int cmp_sample(const void *pa, const void *pb)
     return ia < ib ? -1 : ia > ib;
 }
 
-static const struct machine *machine_of(const struct kernel_table *t, const struct machine *ms,
-                                        size_t n)
+const struct machine *est_machine_of(const struct kernel_table *t, const struct machine *ms, size_t n)
 {
     for (size_t i = 0; t->hw && i < n; i++)
         if (same_name(ms[i].device_name, t->hw) || same_name(ms[i].name, t->hw))
@@ -164,7 +163,7 @@ struct est_eff *est_eff_build(const struct kernel_set *ref, const struct machine
         return NULL;
     for (size_t i = 0; i < ref->n; i++) {
         const struct kernel_table *t = &ref->tables[i];
-        const struct machine *m = machine_of(t, ref_m, n_ref_m);
+        const struct machine *m = est_machine_of(t, ref_m, n_ref_m);
         if (!m || m->kind != target->kind || same_name(t->hw, target->device_name)
             || same_name(t->hw, target->name))
             continue;

@@ -65,6 +65,10 @@ struct est {
     double cast_one_s;              /* host time of one cast */
     size_t cast_op;                 /* out->ops entry of the casts, or SIZE_MAX */
     struct est_eff *eff;            /* efficiency model, or NULL */
+    /* other machines' tables and files (est_limit_peers), or NULL */
+    const struct kernel_set *ref;
+    const struct machine *ref_m;
+    size_t n_ref_m;
     /* the target table's smallest row time per kind and precision: the
      * measuring harness's dispatch gap (est_op.c, less_dispatch_gap) */
     double floor_s[KERNEL_KIND_COUNT][PREC_COUNT];
@@ -162,18 +166,23 @@ void est_limit_roofline(struct est *c, const struct op *op, const struct shape *
                         struct op_estimate *oe);
 void est_limit_ratio(struct est *c, const struct op *op, const struct shape *s0, int changed,
                      double src_dev, struct op_estimate *oe);
+void est_limit_peers(struct est *c, const struct op *op, const struct shape *s,
+                     struct op_estimate *oe);
 
 /* est_eff.c: the efficiency model (NULL when no reference machine fits) */
 struct est_eff;
 struct est_eff *est_eff_build(const struct kernel_set *ref, const struct machine *ref_m, size_t n_ref_m,
                               const struct machine *target);
 void est_eff_release(struct est_eff *e);
+/* The machine of ms that table t was measured on, or NULL. */
+const struct machine *est_machine_of(const struct kernel_table *t, const struct machine *ms, size_t n);
 int est_eff_time(const struct est_eff *e, const struct machine *target, const struct op *op,
                  const struct shape *s, double *time_s);
 size_t est_eff_machines(const struct est_eff *e);
 
 /* est_host.c */
 double est_host_of(struct est *c, const struct op *op);
+double est_rnn_launches(const struct est *c, const struct op *op);
 void est_autocast_casts(struct est *c);
 
 /* est_replay.c */

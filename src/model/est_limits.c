@@ -5,6 +5,7 @@
 #include "model/est_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The best rate the target has for a precision, over the precisions the
  * framework may run it at: fp32 work may run as tf32 (cuDNN convolutions
@@ -147,4 +148,44 @@ void est_limit_ratio(struct est *c, const struct op *op, const struct shape *s0,
     oe->time_lo_s *= f;
     oe->time_hi_s *= f;
     oe->ratio = want;
+}
+
+/* A recurrent layer timed by a harness that timed one call at a time
+ * holds the host's launch of each time step's kernels (est_op.c warns):
+ * hundreds of launch gaps, not the layer's kernels.  Against the rows
+ * other GPUs measured at the same shape and precision, the target is
+ * never slower than such a measurement times the largest of the two
+ * machines' spec ratios (spec_envelope): no datasheet figure of the
+ * target would account for more.  Only measurements inside another
+ * table's rows (exact or interpolated), or past its largest rows at their
+ * best rate (which a larger call can only beat), bound.  The host's
+ * launches are the host's time (est_host_of), not the device's. */
+void est_limit_peers(struct est *c, const struct op *op, const struct shape *s,
+                     struct op_estimate *oe)
+{
+    if (!c->tgt_gpu || !c->ref || !c->tt || !(oe->device_s > 0) || op->kind != OP_RNN
+        || (oe->method != EST_TABLE_EXACT && oe->method != EST_TABLE_INTERP)
+        || !c->tt->software || !strstr(c->tt->software, KERNEL_TIMED_PER_CALL))
+        return;
+    double bound = INFINITY;
+    for (size_t i = 0; i < c->ref->n; i++) {
+        const struct kernel_table *t = &c->ref->tables[i];
+        const struct machine *m = est_machine_of(t, c->ref_m, c->n_ref_m);
+        struct lookup lk;
+        double lo, hi;
+        if (t == c->tt || !m || m->kind != c->m->kind || est_machine_of(c->tt, m, 1)
+            || same_name(m->device_name, c->m->device_name)
+            || est_lookup_op(t, op, s, machine_mem_bw(m), &lk) != 0 || !(lk.time_s > 0)
+            || (lk.method > LOOKUP_INTERP && !lk.above) || !spec_envelope(m, c->m, s->prec, &lo, &hi))
+            continue;
+        if (lk.time_s * hi < bound)
+            bound = lk.time_s * hi;
+    }
+    if (!(oe->device_s > bound * (1 + 1e-9)))
+        return;
+    double f = bound / oe->device_s;
+    oe->device_s = bound;
+    oe->time_lo_s *= f;
+    oe->time_hi_s *= f;
+    oe->limits |= 1u << LIMIT_PEER;
 }

@@ -387,11 +387,13 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     if (op->kind == OP_RNN && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP)
         && c->tt->software && strstr(c->tt->software, KERNEL_TIMED_PER_CALL))
         est_warn(c, "recurrent rows of '%s' were timed one call at a time: they hold the host's "
-                    "launch of each time step's kernels, so its recurrent layers are upper bounds",
+                    "launch of each time step's kernels: its recurrent layers are held to other "
+                    "GPUs' rows where those measure them (limit peer-table), else upper bounds",
                  c->tt->hw ? c->tt->hw : "?");
 out:
     if (oe->method != EST_MEASURED) {
         est_limit_ratio(c, op, &s0, changed, src_dev, oe);
+        est_limit_peers(c, op, &s, oe);
         est_limit_roofline(c, op, &s, oe);
     }
     oe->bound = bound_of(&r);

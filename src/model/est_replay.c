@@ -70,6 +70,12 @@ static void plan_call(const struct est *c, const struct replay_index *ri, const 
     if (est_is_foreach_on_gpu(c, op) && op->count > 0)
         rc->dispatch_s *= est_foreach_launches(op->count) / op->count;
     rc->kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
+    double rnn = est_rnn_launches(c, op);
+    if (rnn > 0) {
+        /* a recurrent layer's launches, one by one (est_host_of) */
+        rc->dispatch_s += rnn * c->m->launch_latency_s;
+        rc->kn = rnn;
+    }
     if (rc->kn < 1)
         rc->kn = 1;
     /* kernel durations from a trace leave out the gap the

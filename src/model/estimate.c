@@ -13,7 +13,8 @@
 static const char *const method_names[EST_METHOD_COUNT] = {
     "table-exact", "table-interp", "roofline", "scaled", "scaled-table", "measured", "efficiency",
 };
-static const char *const limit_names[LIMIT_COUNT] = { "roofline", "ratio-low", "ratio-high", "above-peak" };
+static const char *const limit_names[LIMIT_COUNT] = { "roofline", "ratio-low", "ratio-high", "above-peak",
+                                                      "peer-table" };
 
 const char *est_limit_name(enum est_limit l)
 {
@@ -273,6 +274,9 @@ int estimate_profile(const struct profile *p, const struct machine *target,
     /* built whenever other machines' tables are at hand: with a target
      * table it takes the ops the table can only extrapolate */
     c.eff = est_eff_build(o->reference, o->ref_machines, o->n_ref_machines, target);
+    c.ref = o->reference;
+    c.ref_m = o->ref_machines;
+    c.n_ref_m = o->n_ref_machines;
     if (c.eff && !c.tt)
         est_warn(&c, "no table for '%s': ops without a measurement to scale run at the fraction of "
                  "its peaks that %zu other machine(s) achieve in their tables (efficiency model)",

@@ -58,7 +58,8 @@ enum est_bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_LATENCY, BOUND_HOST, BOUND_C
  *               the peak allows for its direct-algorithm flops (Winograd
  *               and FFT algorithms do fewer multiplications than that
  *               count, so their rate on it can pass the peak) */
-enum est_limit { LIMIT_ROOFLINE, LIMIT_RATIO_LOW, LIMIT_RATIO_HIGH, LIMIT_ABOVE_PEAK, LIMIT_COUNT };
+enum est_limit { LIMIT_ROOFLINE, LIMIT_RATIO_LOW, LIMIT_RATIO_HIGH, LIMIT_ABOVE_PEAK, LIMIT_PEER,
+                 LIMIT_COUNT };
 const char *est_limit_name(enum est_limit l);     /* "roofline", ... */
 
 const char *est_method_name(enum est_method m);   /* "table-exact", ... */

@@ -192,4 +192,56 @@ PY
 then ok "a convolution past the rows keeps their best rate, as a scaled measurement"
 else not_ok "a convolution past the rows: method or rate"; fi
 
+# A recurrent layer of rows timed one call at a time (each time step's
+# launch gap in them) is held to what another GPU's rows measure at the
+# same shape, times the largest of the two machines' spec ratios (peaks
+# of the precision, bandwidth, launch latency): the H200 and H100 share
+# one die, so an H200 layer is no slower than the H100's row.  With no
+# other table at hand (a machine file alone in its folder) nothing holds
+# it.  On a GPU each call of a CPU trace's layer pays the host's launch of
+# its kernels: layers x directions x (2 x steps + 1), each at the
+# machine's launch latency, beside the call's dispatch.
+fom_run 0 ingest "$GRU" --format-out json
+cp "$OUT" "$T_TMP/gru.json"
+fom_run 0 estimate --profile "$GRU" --machine machines/h200-sxm-141gb.xml --kernels estimators/h200 \
+    --precision bf16 --batch 128 --profile-batch 16 --format json
+cp "$OUT" "$T_TMP/e200.json"
+fom_run 0 estimate --profile "$GRU" --machine "$H100" --kernels estimators/h100 \
+    --precision bf16 --batch 128 --profile-batch 16 --format json
+cp "$OUT" "$T_TMP/e100.json"
+mkdir -p "$T_TMP/alone"
+cp machines/h200-sxm-141gb.xml "$T_TMP/alone/"
+fom_run 0 estimate --profile "$GRU" --machine "$T_TMP/alone/h200-sxm-141gb.xml" --kernels estimators/h200 \
+    --precision bf16 --batch 128 --profile-batch 16 --format json
+cp "$OUT" "$T_TMP/ealone.json"
+fom_run 0 machine show machines/h200-sxm-141gb.xml --format json
+cp "$OUT" "$T_TMP/m200.json"
+if python3 - "$T_TMP/gru.json" "$T_TMP/e200.json" "$T_TMP/e100.json" "$T_TMP/ealone.json" "$T_TMP/h100.json" \
+    "$T_TMP/m200.json" <<'PY'
+import json, sys
+prof, e200, e100, alone, m100, m200 = (json.load(open(a)) for a in sys.argv[1:])
+def rnn(e):
+    return {o["phase"]: o for o in e["ops"] if o["kind"] == "rnn"}
+def peak(m):
+    return max(p["flops"] for p in m["peaks"] if p["precision"] in ("bf16", "fp16"))
+hi = max(peak(m100) / peak(m200), m100["main_memory_bw_bs"] / m200["main_memory_bw_bs"],
+         m200["launch_latency_s"] / m100["launch_latency_s"])
+a, b, c = rnn(e200), rnn(e100), rnn(alone)
+assert set(a) == {"forward", "backward"} == set(b) == set(c)
+for ph in a:
+    assert "peer-table" in a[ph]["limits"], a[ph]["limits"]
+    assert a[ph]["device_time_s"] <= b[ph]["device_time_s"] * hi * (1 + 1e-9), (ph, a[ph]["device_time_s"], b[ph]["device_time_s"])
+    assert "peer-table" not in c[ph]["limits"] and c[ph]["device_time_s"] > a[ph]["device_time_s"] * 1.5
+assert e200["limits_fired"]["peer-table"] == 2 and alone["limits_fired"]["peer-table"] == 0
+for o in prof["ops"]:
+    if o["kind"] != "rnn":
+        continue
+    launches = o["kdim_2"] * (2 if o["kflag"] > 0 else 1) * (2 * o["kdim_3"] + 1)
+    want = o["count"] * (m100["dispatch_s"] + launches * m100["launch_latency_s"])
+    got = b[o["phase"]]["host_time_s"]
+    assert abs(got - want) <= 1e-9 * want, (o["phase"], got, want)
+PY
+then ok "recurrent layers: per-call rows held to another GPU's, each kernel launch paid on the host"
+else not_ok "recurrent layers: peer limit or launch host time"; fi
+
 done_testing
