@@ -238,6 +238,33 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
     return 0;
 }
 
+/* The table whose rows give a recurrent layer's change of precision or
+ * batch on its own device when the device's table timed one call at a
+ * time: there the rows hold each time step's launch gap, which stays the
+ * same when the kernels get faster (an H200 LSTM row's bf16/fp32 ratio is
+ * 0.7 where its traces show 0.1).  Another GPU's table of calls queued
+ * back to back times the kernels; its rows' ratio is the layer's.  NULL
+ * when no such table measures the op. */
+static const struct kernel_table *rnn_ratio_table(const struct est *c, const struct op *op,
+                                                  const struct shape *s)
+{
+    if (op->kind != OP_RNN || !c->same_device || !c->tt || !c->ref || !c->tt->software
+        || !strstr(c->tt->software, KERNEL_TIMED_PER_CALL))
+        return NULL;
+    for (size_t i = 0; i < c->ref->n; i++) {
+        const struct kernel_table *t = &c->ref->tables[i];
+        const struct machine *m = est_machine_of(t, c->ref_m, c->n_ref_m);
+        struct lookup lk;
+        if (t == c->tt || !m || m->kind != c->m->kind || same_name(m->device_name, c->m->device_name)
+            || (t->software && strstr(t->software, KERNEL_TIMED_PER_CALL))
+            || est_lookup_op(t, op, s, machine_mem_bw(m), &lk) != 0 || !(lk.time_s > 0)
+            || (lk.method > LOOKUP_INTERP && !lk.above))
+            continue;
+        return t;
+    }
+    return NULL;
+}
+
 /* scaled: the op's own measurement on the profiled GPU moved to the
  * target by the ratio of the two machines' specs for what limits it (the
  * peak of its precision for matrix ops, memory bandwidth for the others),
@@ -373,6 +400,20 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
             est_warn(c, "tables of '%s' have no %s rows for %s ops; falling back to the %s",
                      c->tt->hw ? c->tt->hw : "?", precision_name(s.prec), op_kind_name(op->kind),
                      c->eff ? "efficiency model" : "roofline");
+    }
+    const struct kernel_table *rt = have_t && src_dev > 0 && changed ? rnn_ratio_table(c, op, &s) : NULL;
+    if (rt) {
+        struct est peer = *c;
+        struct lookup lr;
+        peer.tt = peer.st = rt;
+        if (est_lookup_op(rt, op, &s, machine_mem_bw(c->m), &lr) == 0
+            && scaled_table(&peer, op, &s0, &s, &lr, src_dev, oe) == 0) {
+            est_warn(c, "recurrent layers of '%s' change precision or batch by the ratio of '%s' rows: "
+                        "its own rows were timed one call at a time", c->tt->hw ? c->tt->hw : "?",
+                     rt->hw ? rt->hw : "?");
+            oe->distance = lr.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED_TABLE;
+            goto out;
+        }
     }
     if (have_t && c->st && src_dev > 0 && !(op->kind == OP_CONV && c->conv_choice_differs)
         && scaled_table(c, op, &s0, &s, &lt, src_dev, oe) == 0) {

@@ -244,4 +244,41 @@ PY
 then ok "recurrent layers: per-call rows held to another GPU's, each kernel launch paid on the host"
 else not_ok "recurrent layers: peer limit or launch host time"; fi
 
+# The same per-call rows change a recurrent layer's precision on its own
+# device by a ratio that keeps each step's launch gap (an H200 LSTM row's
+# bf16/fp32 ratio is 0.3 to 1.2): the layer changes by the ratio of another
+# GPU's queued rows instead, said in a warning.  Its ratio lies among the
+# H100 rows' bf16/fp32 ratios around its shape (hidden and input 256 to
+# 1024, 32 to 128 steps, 2 layers, batch 64); with no other table at hand
+# it is the H200 rows' own.
+LSTM=tests/data/validate/runs/h200/lstm_h200_fp32_b64.json.gz
+fom_run 0 estimate --profile "$LSTM" --machine machines/h200-sxm-141gb.xml --kernels estimators/h200 \
+    --precision bf16 --format json
+expect_err_contains "recurrent layers of 'NVIDIA H200' change precision or batch by the ratio of 'NVIDIA H100 80GB HBM3' rows"
+cp "$OUT" "$T_TMP/l200.json"
+fom_run 0 estimate --profile "$LSTM" --machine "$T_TMP/alone/h200-sxm-141gb.xml" --kernels estimators/h200 \
+    --precision bf16 --format json
+cp "$OUT" "$T_TMP/lalone.json"
+if grep -q "change precision or batch by the ratio" "$ERR"; then not_ok "per-call rows alone: a peer ratio claimed"
+else ok "per-call rows alone: no peer ratio"; fi
+if python3 - "$T_TMP/l200.json" "$T_TMP/lalone.json" estimators/h100/h100_rnn.csv <<'PY'
+import csv, json, sys
+peer = {o["phase"]: o for o in json.load(open(sys.argv[1]))["ops"] if o["kind"] == "rnn"}
+alone = {o["phase"]: o for o in json.load(open(sys.argv[2]))["ops"] if o["kind"] == "rnn"}
+rows = {}
+for r in csv.DictReader(open(sys.argv[3])):
+    if r["cell"] == "lstm" and r["layers"] == "2" and r["bidirectional"] == "0" and r["batch"] == "64":
+        rows[(r["input"], r["hidden"], r["seq"], r["pass"], r["precision"])] = float(r["time_us"])
+ratios = [t / rows[k[:4] + ("fp32",)] for k, t in rows.items()
+          if k[4] == "bf16" and k[:4] + ("fp32",) in rows and k[1] in ("256", "1024") and k[2] in ("32", "128")]
+assert len(ratios) >= 8
+assert set(peer) == {"forward", "backward"} == set(alone)
+for ph in peer:
+    assert peer[ph]["method"] == "scaled-table"
+    assert min(ratios) <= peer[ph]["ratio"] <= max(ratios), (ph, peer[ph]["ratio"], min(ratios), max(ratios))
+    assert abs(alone[ph]["ratio"] - peer[ph]["ratio"]) > 0.05, (ph, alone[ph]["ratio"], peer[ph]["ratio"])
+PY
+then ok "per-call recurrent rows: precision changes by another GPU's rows' ratio"
+else not_ok "per-call recurrent rows: ratio of the precision change"; fi
+
 done_testing
