@@ -297,6 +297,59 @@ static int scaled_measurement(struct est *c, const struct op *op, const struct s
     return 0;
 }
 
+/* A target known only from its file: the op at the target's shape in
+ * another GPU's table, moved by the two machines' specs (peaks of its
+ * precision for matrix ops; for the others the share of the row's time
+ * at that GPU's bandwidth by the bandwidth ratio, the rest by the fp32
+ * vector peaks', as off_roof_ratio reads a measurement).  The nearest
+ * measured data there is: a row of the op's own shape, where the
+ * efficiency model pools the rows of every shape of its size.  Only tables
+ * timed with the calls queued (kernel times): rows timed one call at a
+ * time hold the harness's dispatch gap in short kernels and each time
+ * step's launch in recurrent layers; and no convolution from rows of
+ * autotuned cuDNN algorithms, which PyTorch does not choose by default.
+ * Returns the distance, or INFINITY when no table measures the op. */
+static double peer_scaled(struct est *c, const struct op *op, const struct shape *s,
+                          struct op_estimate *oe)
+{
+    if (c->tt || !c->tgt_gpu || !c->ref || op->kind == OP_COMM)
+        return INFINITY;
+    for (size_t i = 0; i < c->ref->n; i++) {
+        const struct kernel_table *t = &c->ref->tables[i];
+        const struct machine *m = est_machine_of(t, c->ref_m, c->n_ref_m);
+        struct lookup lk;
+        if (!m || m->kind != c->m->kind || same_name(m->device_name, c->m->device_name)
+            || (t->software && strstr(t->software, KERNEL_TIMED_PER_CALL))
+            || (op->kind == OP_CONV && t->software && strstr(t->software, KERNEL_CUDNN_AUTOTUNED))
+            || est_lookup_op(t, op, s, machine_mem_bw(m), &lk) != 0 || !(lk.time_s > 0)
+            || (lk.method > LOOKUP_INTERP && !lk.above))
+            continue;
+        double r;
+        if (is_matrix_kind(op->kind)) {
+            double a = est_peak_of(c, m, s->prec, 1), b = est_peak_of(c, c->m, s->prec, 1);
+            if (!(a > 0) || !(b > 0))
+                continue;
+            r = a / b;
+        } else {
+            double bw = machine_mem_bw(m), bt = machine_mem_bw(c->m);
+            double a = est_peak_of(c, m, PREC_FP32, 0), b = est_peak_of(c, c->m, PREC_FP32, 0);
+            if (!(bw > 0) || !(bt > 0) || !(a > 0) || !(b > 0))
+                continue;
+            double f = s->bytes > 0 ? s->bytes / bw / lk.time_s : 1;
+            if (f > 1)
+                f = 1;
+            r = f * bw / bt + (1 - f) * a / b;
+        }
+        oe->method = EST_SCALED_TABLE;
+        oe->ratio = r;
+        set_from_lookup(oe, &lk, r);
+        est_warn(c, "no table for '%s': ops that '%s' rows measure at their shape are moved from them "
+                    "by the two machines' specs", c->m->id ? c->m->id : "?", t->hw ? t->hw : "?");
+        return lk.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED;
+    }
+    return INFINITY;
+}
+
 /* The candidates left once no scaled-table estimate applies, each with
  * its distance from measured data; the nearest wins (see the DIST_
  * constants).  Returns the winner's distance. */
@@ -324,6 +377,12 @@ static double nearest_candidate(struct est *c, const struct op *op, const struct
     if (scaled_measurement(c, op, s0, &s, changed, &alt) == 0 && DIST_SCALED < best) {
         *oe = alt;
         best = DIST_SCALED;
+    }
+    double d;
+    alt = *oe;
+    if (best > DIST_SCALED && (d = peer_scaled(c, op, &s, &alt)) < best) {
+        *oe = alt;
+        best = d;
     }
     double eff_s;
     if (best > DIST_EFFICIENCY && c->eff && op->kind != OP_COMM

@@ -281,4 +281,40 @@ PY
 then ok "per-call recurrent rows: precision changes by another GPU's rows' ratio"
 else not_ok "per-call recurrent rows: ratio of the precision change"; fi
 
+# A GPU known only from its file (no table of its own): an op that another
+# GPU's queued rows measure at its shape moves from that row by the two
+# machines' specs (matrix ops by the peaks of their precision, the others
+# between the bandwidth ratio and the fp32 vector peaks' ratio), a scaled
+# measurement said in a warning.  The H200 per-call rows teach an H100
+# nothing this way.
+MOB=profiles/devset/hostcpu/mobilenetv2_hostcpu_fp32_b8.json.gz
+fom_run 0 estimate --profile "$MOB" --machine machines/h200-sxm-141gb.xml --precision bf16 --batch 64 \
+    --profile-batch 8 --format json
+expect_err_contains "no table for 'h200-sxm-141gb': ops that 'NVIDIA H100 80GB HBM3' rows measure at their shape"
+cp "$OUT" "$T_TMP/mf200.json"
+fom_run 0 estimate --profile "$MOB" --machine "$H100" --precision bf16 --batch 64 --profile-batch 8 \
+    --format json
+cp "$OUT" "$T_TMP/mf100.json"
+if python3 - "$T_TMP/mf200.json" "$T_TMP/mf100.json" "$T_TMP/h100.json" "$T_TMP/m200.json" <<'PY'
+import json, sys
+e200, e100, m100, m200 = (json.load(open(a)) for a in sys.argv[1:])
+def peak(m, prec, units):
+    return max(p["flops"] for p in m["peaks"] if p["precision"] == prec and p["unit"] in units)
+bw = m100["main_memory_bw_bs"] / m200["main_memory_bw_bs"]
+core = peak(m100, "fp32", ("vector",)) / peak(m200, "fp32", ("vector",))
+lo, hi = min(bw, core), max(bw, core)
+moved = [o for o in e200["ops"] if o["method"] == "scaled-table"]
+assert len(moved) >= 10 and any(o["kind"] == "conv" for o in moved) and any(o["kind"] == "norm" for o in moved)
+for o in moved:
+    if o["kind"] in ("gemm", "conv", "attention", "rnn"):
+        want = peak(m100, o["precision"], ("vector", "matrix")) / peak(m200, o["precision"], ("vector", "matrix"))
+        assert abs(o["ratio"] - want) <= 1e-9, (o["name"], o["ratio"], want)
+    else:
+        assert lo * (1 - 1e-9) <= o["ratio"] <= hi * (1 + 1e-9), (o["name"], o["ratio"], lo, hi)
+assert not any(o["method"] == "scaled-table" for o in e100["ops"])
+assert not any("rows measure at their shape" in w for w in e100["warnings"])
+PY
+then ok "machine file alone: ops another GPU's queued rows measure move from them by the specs"
+else not_ok "machine file alone: ops moved from another GPU's rows"; fi
+
 done_testing
