@@ -738,10 +738,12 @@ static void test_limits(void **state)
 /* A machine file alone: the efficiency model takes the fraction of its peak
  * another machine's table achieves at the op's size and intensity (here
  * 25%: a 1024^3 GEMM in 4 x its peak time) and applies it to the target's
- * peak, never the target's own table; the output says so. */
-static void test_efficiency_model(void **state)
+ * peak, never the target's own table; the output says so.  With
+ * per_call 0 the other table's rows were timed queued and the row of the
+ * op's own shape is nearer measured data: the op is that row moved by the
+ * two peaks (scaled-table), said in a warning. */
+static void efficiency_or_peer(int per_call)
 {
-    (void)state;
     struct machine tgt, ref;
     gpu(&tgt, "Target GPU");
     gpu(&ref, "Ref GPU");
@@ -753,6 +755,8 @@ static void test_efficiency_model(void **state)
     kernel_set_init(&refs);
     kernel_set_get(&refs, "Ref GPU");
     gemm_row(&refs.tables[0], PREC_FP32, 1024, 1024, 1024, 4 * f1 / 10e12);
+    if (per_call)
+        refs.tables[0].software = xstrdup(KERNEL_TIMED_PER_CALL);
     kernel_set_get(&refs, "Target GPU");     /* the target's own: never learned from */
     gemm_row(&refs.tables[1], PREC_FP32, 1024, 1024, 1024, 1e-3);
     struct profile p;
@@ -776,15 +780,37 @@ static void test_efficiency_model(void **state)
     FILE *fp;
     struct diag d = quiet(&fp);
     assert_int_equal(estimate_profile(&p, &tgt, NULL, &eo, &e, &d), 0);
-    assert_int_equal(e.ops[0].method, EST_EFFICIENCY);
-    /* 25% of 20 TFLOP/s, plus one launch (the limit of a model method) */
-    assert_close(e.ops[0].device_s, f1 / (0.25 * 20e12), 1e-9);
-    assert_true(e.efficiency_model);
-    assert_true(warned(&e, "efficiency model"));
+    if (per_call) {
+        assert_int_equal(e.ops[0].method, EST_EFFICIENCY);
+        /* 25% of 20 TFLOP/s, plus one launch (the limit of a model method) */
+        assert_close(e.ops[0].device_s, f1 / (0.25 * 20e12), 1e-9);
+        assert_false(warned(&e, "rows measure at their shape"));
+        assert_true(e.efficiency_model);
+        assert_true(warned(&e, "efficiency model"));
+    } else {
+        assert_int_equal(e.ops[0].method, EST_SCALED_TABLE);
+        /* the row's time by the peaks' ratio, ref's over the target's */
+        double rp = ref.peak_flops[PREC_FP32][EXEC_VECTOR] / tgt.peak_flops[PREC_FP32][EXEC_VECTOR];
+        assert_close(e.ops[0].device_s, 4 * f1 / 10e12 * rp, 1e-9);
+        assert_true(warned(&e, "'Ref GPU' rows measure at their shape"));
+        assert_false(e.efficiency_model);
+    }
     estimate_release(&e);
     profile_release(&p);
     kernel_set_release(&refs);
     fclose(fp);
+}
+
+static void test_efficiency_model(void **state)
+{
+    (void)state;
+    efficiency_or_peer(1);
+}
+
+static void test_peer_rows(void **state)
+{
+    (void)state;
+    efficiency_or_peer(0);
 }
 
 int main(void)
@@ -805,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_replay),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_efficiency_model),
+        cmocka_unit_test(test_peer_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
