@@ -1824,13 +1824,24 @@ static void sort_time_identity(struct profile *p)
         key[i].op = o;
     }
     qsort(key, p->n_ops, sizeof *key, cmp_time_key);
-    struct op *sorted = xmalloc(p->n_ops * sizeof *sorted);
-    for (size_t i = 0; i < p->n_ops; i++)
-        sorted[i] = *key[i].op;
+    /* the ops move in place, cycle by cycle (a second array of them would
+     * be the largest allocation of a trace of distinct ops): position i
+     * takes op key[i].op; a placed position's key is cleared */
+    for (size_t i = 0; i < p->n_ops; i++) {
+        if (!key[i].op || key[i].op == &p->ops[i])
+            continue;
+        struct op first = p->ops[i];
+        size_t j = i;
+        while (key[j].op != &p->ops[i]) {
+            size_t from = (size_t)(key[j].op - p->ops);
+            p->ops[j] = *key[j].op;
+            key[j].op = NULL;
+            j = from;
+        }
+        p->ops[j] = first;
+        key[j].op = NULL;
+    }
     free(key);
-    free(p->ops);
-    p->ops = sorted;
-    p->alloc_ops = p->n_ops;
 }
 
 /* Index of the op of p's first i ops that has o's identity, or i.  The

@@ -176,6 +176,13 @@ struct est_eff *est_eff_build(const struct kernel_set *ref, const struct machine
 void est_eff_release(struct est_eff *e);
 /* The machine of ms that table t was measured on, or NULL. */
 const struct machine *est_machine_of(const struct kernel_table *t, const struct machine *ms, size_t n);
+/* Table i of c->ref as another machine's measurement of op at s: a table
+ * of a machine of the target's kind, not the target's device (nor its
+ * table's), with queued set not one timed one call at a time, whose
+ * lookup lies inside its rows or past its largest at their best rate.
+ * Returns that machine and the lookup in *lk, or NULL. */
+const struct machine *est_peer_lookup(const struct est *c, size_t i, int queued, const struct op *op,
+                                      const struct shape *s, struct lookup *lk);
 int est_eff_time(const struct est_eff *e, const struct machine *target, const struct op *op,
                  const struct shape *s, double *time_s);
 size_t est_eff_machines(const struct est_eff *e);

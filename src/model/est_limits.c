@@ -169,14 +169,10 @@ void est_limit_peers(struct est *c, const struct op *op, const struct shape *s,
         return;
     double bound = INFINITY;
     for (size_t i = 0; i < c->ref->n; i++) {
-        const struct kernel_table *t = &c->ref->tables[i];
-        const struct machine *m = est_machine_of(t, c->ref_m, c->n_ref_m);
         struct lookup lk;
         double lo, hi;
-        if (t == c->tt || !m || m->kind != c->m->kind || est_machine_of(c->tt, m, 1)
-            || same_name(m->device_name, c->m->device_name)
-            || est_lookup_op(t, op, s, machine_mem_bw(m), &lk) != 0 || !(lk.time_s > 0)
-            || (lk.method > LOOKUP_INTERP && !lk.above) || !spec_envelope(m, c->m, s->prec, &lo, &hi))
+        const struct machine *m = est_peer_lookup(c, i, 0, op, s, &lk);
+        if (!m || !spec_envelope(m, c->m, s->prec, &lo, &hi))
             continue;
         if (lk.time_s * hi < bound)
             bound = lk.time_s * hi;

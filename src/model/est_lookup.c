@@ -252,3 +252,17 @@ enum kernel_kind est_table_kind(enum op_kind k)
         return KERNEL_GEMM;
     return KERNEL_ELTWISE;
 }
+
+const struct machine *est_peer_lookup(const struct est *c, size_t i, int queued, const struct op *op,
+                                      const struct shape *s, struct lookup *lk)
+{
+    const struct kernel_table *t = &c->ref->tables[i];
+    const struct machine *m = est_machine_of(t, c->ref_m, c->n_ref_m);
+    if (t == c->tt || !m || m->kind != c->m->kind || same_name(m->device_name, c->m->device_name)
+        || (c->tt && est_machine_of(c->tt, m, 1))
+        || (queued && t->software && strstr(t->software, KERNEL_TIMED_PER_CALL))
+        || est_lookup_op(t, op, s, machine_mem_bw(m), lk) != 0 || !(lk->time_s > 0)
+        || (lk->method > LOOKUP_INTERP && !lk->above))
+        return NULL;
+    return m;
+}

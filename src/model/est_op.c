@@ -252,15 +252,9 @@ static const struct kernel_table *rnn_ratio_table(const struct est *c, const str
         || !strstr(c->tt->software, KERNEL_TIMED_PER_CALL))
         return NULL;
     for (size_t i = 0; i < c->ref->n; i++) {
-        const struct kernel_table *t = &c->ref->tables[i];
-        const struct machine *m = est_machine_of(t, c->ref_m, c->n_ref_m);
         struct lookup lk;
-        if (t == c->tt || !m || m->kind != c->m->kind || same_name(m->device_name, c->m->device_name)
-            || (t->software && strstr(t->software, KERNEL_TIMED_PER_CALL))
-            || est_lookup_op(t, op, s, machine_mem_bw(m), &lk) != 0 || !(lk.time_s > 0)
-            || (lk.method > LOOKUP_INTERP && !lk.above))
-            continue;
-        return t;
+        if (est_peer_lookup(c, i, 1, op, s, &lk))
+            return &c->ref->tables[i];
     }
     return NULL;
 }
@@ -316,13 +310,10 @@ static double peer_scaled(struct est *c, const struct op *op, const struct shape
         return INFINITY;
     for (size_t i = 0; i < c->ref->n; i++) {
         const struct kernel_table *t = &c->ref->tables[i];
-        const struct machine *m = est_machine_of(t, c->ref_m, c->n_ref_m);
         struct lookup lk;
-        if (!m || m->kind != c->m->kind || same_name(m->device_name, c->m->device_name)
-            || (t->software && strstr(t->software, KERNEL_TIMED_PER_CALL))
-            || (op->kind == OP_CONV && t->software && strstr(t->software, KERNEL_CUDNN_AUTOTUNED))
-            || est_lookup_op(t, op, s, machine_mem_bw(m), &lk) != 0 || !(lk.time_s > 0)
-            || (lk.method > LOOKUP_INTERP && !lk.above))
+        const struct machine *m;
+        if ((op->kind == OP_CONV && t->software && strstr(t->software, KERNEL_CUDNN_AUTOTUNED))
+            || !(m = est_peer_lookup(c, i, 1, op, s, &lk)))
             continue;
         double r;
         if (is_matrix_kind(op->kind)) {
