@@ -1792,10 +1792,12 @@ struct time_key {
 static uint64_t prefix8(const char *s)
 {
     uint64_t v = 0;
-    int i = 0;
-    for (; i < 8 && s[i]; i++)
-        v = v << 8 | (unsigned char)s[i];
-    return v << (8 * (8 - i));
+    for (int i = 0; i < 8; i++) {
+        v <<= 8;
+        if (*s)
+            v |= (unsigned char)*s++;
+    }
+    return v;
 }
 
 static int cmp_time_key(const void *pa, const void *pb)
