@@ -41,6 +41,16 @@ static double level_bw(const struct machine *m, double bytes)
     return machine_mem_bw(m);
 }
 
+/* The op's device time set to t_s by limit l, its spread moving with it. */
+static void hold_to(struct op_estimate *oe, double t_s, enum est_limit l)
+{
+    double f = t_s / oe->device_s;
+    oe->device_s = t_s;
+    oe->time_lo_s *= f;
+    oe->time_hi_s *= f;
+    oe->limits |= 1u << l;
+}
+
 /* No faster than max(flops / peak, bytes / bandwidth) on the target (the
  * bytes where they are a lower bound, see below); the
  * methods that are not measurements (efficiency model, roofline) add the
@@ -82,11 +92,7 @@ void est_limit_roofline(struct est *c, const struct op *op, const struct shape *
         floor_s += kernels * c->m->launch_latency_s;
     if (!(floor_s > 0) || oe->device_s >= floor_s * (1 - 1e-9))
         return;
-    double f = floor_s / oe->device_s;
-    oe->device_s = floor_s;
-    oe->time_lo_s *= f;
-    oe->time_hi_s *= f;
-    oe->limits |= 1u << LIMIT_ROOFLINE;
+    hold_to(oe, floor_s, LIMIT_ROOFLINE);
 }
 
 /* The envelope of spec ratios (target time over source time) between the
@@ -179,9 +185,5 @@ void est_limit_peers(struct est *c, const struct op *op, const struct shape *s,
     }
     if (!(oe->device_s > bound * (1 + 1e-9)))
         return;
-    double f = bound / oe->device_s;
-    oe->device_s = bound;
-    oe->time_lo_s *= f;
-    oe->time_hi_s *= f;
-    oe->limits |= 1u << LIMIT_PEER;
+    hold_to(oe, bound, LIMIT_PEER);
 }

@@ -246,16 +246,14 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
  * back to back times the kernels; its rows' ratio is the layer's.  NULL
  * when no such table measures the op. */
 static const struct kernel_table *rnn_ratio_table(const struct est *c, const struct op *op,
-                                                  const struct shape *s)
+                                                  const struct shape *s, struct lookup *lk)
 {
     if (op->kind != OP_RNN || !c->same_device || !c->tt || !c->ref || !c->tt->software
         || !strstr(c->tt->software, KERNEL_TIMED_PER_CALL))
         return NULL;
-    for (size_t i = 0; i < c->ref->n; i++) {
-        struct lookup lk;
-        if (est_peer_lookup(c, i, 1, op, s, &lk))
+    for (size_t i = 0; i < c->ref->n; i++)
+        if (est_peer_lookup(c, i, 1, op, s, lk))
             return &c->ref->tables[i];
-    }
     return NULL;
 }
 
@@ -451,13 +449,13 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
                      c->tt->hw ? c->tt->hw : "?", precision_name(s.prec), op_kind_name(op->kind),
                      c->eff ? "efficiency model" : "roofline");
     }
-    const struct kernel_table *rt = have_t && src_dev > 0 && changed ? rnn_ratio_table(c, op, &s) : NULL;
+    struct lookup lr;
+    const struct kernel_table *rt = have_t && src_dev > 0 && changed ? rnn_ratio_table(c, op, &s, &lr)
+                                                                      : NULL;
     if (rt) {
         struct est peer = *c;
-        struct lookup lr;
         peer.tt = peer.st = rt;
-        if (est_lookup_op(rt, op, &s, machine_mem_bw(c->m), &lr) == 0
-            && scaled_table(&peer, op, &s0, &s, &lr, src_dev, oe) == 0) {
+        if (scaled_table(&peer, op, &s0, &s, &lr, src_dev, oe) == 0) {
             est_warn(c, "recurrent layers of '%s' change precision or batch by the ratio of '%s' rows: "
                         "its own rows were timed one call at a time", c->tt->hw ? c->tt->hw : "?",
                      rt->hw ? rt->hw : "?");
