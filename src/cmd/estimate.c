@@ -7,8 +7,8 @@
 
 static const char *const estimate_usage =
     "usage: fom estimate --profile TRACE_OR_PROFILE --machine MACHINE.xml [--kernels PATH]...\n"
-    "                    [--precision fp32|tf32|bf16|fp16] [--batch N] [--profile-batch N]\n"
-    "                    [--source-machine M.xml]\n"
+    "                    [--precision fp32|tf32|bf16|fp16] [--cudnn-tf32] [--batch N]\n"
+    "                    [--profile-batch N] [--source-machine M.xml]\n"
     "                    [--format text|json|csv] [-o FILE]\n"
     "\n"
     "Estimate the time of one training pass of a profile on a machine, op by\n"
@@ -60,7 +60,13 @@ int cmd_estimate(int argc, char **argv, struct ctx *ctx)
                   "to use scaled-table)" },
         { .name = "--precision", .arg = "P", .kind = OPT_CALLBACK, .dst = &o.precision,
           .parse = parse_precision, .expected = "fp32, tf32, bf16 or fp16",
-          .help = "estimate at this precision (fp32, tf32, bf16, fp16)" },
+          .help = "estimate at this precision (fp32, tf32, bf16, fp16);\n"
+                  "fp32 is IEEE fp32 (TF32 off), as the tables' fp32 rows" },
+        { .name = "--cudnn-tf32", .kind = OPT_FLAG, .dst = &o.cudnn_tf32,
+          .help = "the target run keeps PyTorch's default of TF32 for fp32\n"
+                  "convolutions and recurrent layers (cuDNN); matrix\n"
+                  "products stay IEEE fp32 (a GPU trace's kernel names say\n"
+                  "what the profiled run used; a CPU trace cannot)" },
         { .name = "--batch", .arg = "N", .kind = OPT_POS_INT, .dst = &o.batch,
           .help = "estimate at this minibatch size: ops whose leading\n"
                   "dimension is the profiled batch scale with it: gemm m,\n"

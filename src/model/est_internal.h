@@ -52,6 +52,8 @@ struct est {
     int src_gpu;                    /* profile holds device times */
     int tgt_gpu;                    /* target has a device apart from the host */
     enum precision want;
+    int cudnn_tf32;                 /* estimate_opts cudnn_tf32, unless a GPU
+                                     * trace's kernels show the setting on */
     int64_t b_old, b_new;
     /* Rows of flattened [batch, seq, ...] inputs (batch x seq), so that the
      * backward GEMMs of a transformer, whose inputs are already 2-D, are
@@ -142,7 +144,8 @@ void est_warn(struct est *c, const char *fmt, ...) __attribute__((format(printf,
 /* est_retarget.c */
 void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void *arg), void *arg);
 void est_collect_flat(const int64_t *dims, int n, void *arg);
-enum precision est_cudnn_prec(const struct machine *m, enum op_kind kind, enum precision p);
+enum precision est_cudnn_prec(const struct est *c, enum op_kind kind, enum precision p);
+int est_has_tf32(const struct est *c);
 enum precision est_op_prec(const struct profile *p, const struct op *op);
 void est_shape_of(const struct est *c, const struct op *op, struct shape *s);
 int est_is_foreach_on_gpu(const struct est *c, const struct op *op);

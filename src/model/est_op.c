@@ -412,10 +412,12 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     oe->kind = op->kind;
     oe->phase = op->phase;
     oe->prec = s.prec;
-    if (s.prec == PREC_TF32 && est_op_prec(c->p, op) == PREC_FP32)
-        est_warn(c, "fp32 convolutions and recurrent layers are taken as TF32 on the GPU: PyTorch's "
-                    "default (torch.backends.cudnn.conv and .rnn fp32_precision \"tf32\"), which a "
-                    "trace does not record");
+    if (!c->src_gpu && c->tgt_gpu && !c->cudnn_tf32 && s.prec == PREC_FP32
+        && (op->kind == OP_CONV || op->kind == OP_RNN) && est_has_tf32(c))
+        est_warn(c, "fp32 convolutions and recurrent layers are taken as IEEE fp32 (TF32 off), as "
+                    "the tables' fp32 rows: a CPU trace does not say what the GPU run will use, and "
+                    "PyTorch's default is TF32 (torch.backends.cudnn fp32_precision \"tf32\"): "
+                    "--cudnn-tf32 estimates that");
     oe->count = op->count;
     oe->flops = s.flops;
     oe->bytes = s.bytes;

@@ -87,19 +87,25 @@ enum precision est_op_prec(const struct profile *p, const struct op *op)
  * (torch.backends.cudnn.conv.fp32_precision and .rnn.fp32_precision
  * default to "tf32"; matrix products default to "ieee").  Read on PyTorch
  * 2.11 on an H100: a 3x3 convolution of 256 channels at batch 32 took
- * 0.53 ms by default and as TF32, 2.91 ms as IEEE fp32.  A trace does not
- * record the setting (a Kineto trace's kernel names do: the reader marks
- * such ops tf32), so for a trace of another device, where the setting
- * is unknown, the default is taken: the precision such an op runs at on
- * machine m (one with TF32 units), else p. */
-enum precision est_cudnn_prec(const struct machine *m, enum op_kind kind, enum precision p)
+ * 0.53 ms by default and as TF32, 2.91 ms as IEEE fp32.  Many training
+ * scripts turn it off for reproducible fp32 (the reference traces in
+ * tests/data/validate ran IEEE kernels throughout), and a CPU trace does
+ * not say which the GPU run will use (a Kineto GPU trace's kernel names
+ * do: the reader marks such ops tf32).  So fp32 means IEEE fp32, as in the
+ * tables' fp32 rows, unless --cudnn-tf32 says the target run keeps
+ * PyTorch's default: then such an op runs as TF32 on a machine with TF32
+ * units.  Returns the precision op kind runs at for wanted precision p. */
+enum precision est_cudnn_prec(const struct est *c, enum op_kind kind, enum precision p)
 {
-    if (p != PREC_FP32 || (kind != OP_CONV && kind != OP_RNN) || !m || m->kind == MACHINE_CPU)
+    if (!c->cudnn_tf32 || p != PREC_FP32 || (kind != OP_CONV && kind != OP_RNN) || !est_has_tf32(c))
         return p;
-    for (int u = 0; u < EXEC_COUNT; u++)
-        if (m->peak_flops[PREC_TF32][u] > 0)
-            return PREC_TF32;
-    return p;
+    return PREC_TF32;
+}
+
+/* The target is a GPU with TF32 units. */
+int est_has_tf32(const struct est *c)
+{
+    return c->m->kind != MACHINE_CPU && machine_has_prec(c->m, PREC_TF32);
 }
 
 /* PyTorch's optimizers loop over the parameters one tensor at a time on
@@ -181,14 +187,13 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
     int changed = 0;
     enum precision from = s->prec;
     enum precision want = c->want;
-    if (c->src_gpu && want == PREC_FP32 && (from == PREC_FP32 || from == PREC_TF32)) {
+    if (c->cudnn_tf32 && (want == PREC_FP32 || (want == PREC_UNKNOWN && from == PREC_FP32))
+        && (op->kind == OP_CONV || op->kind == OP_RNN)) {
+        /* the target run's cuDNN fp32 is TF32, whatever the profiled run's */
+        want = est_cudnn_prec(c, op->kind, PREC_FP32);
+    } else if (c->src_gpu && want == PREC_FP32 && (from == PREC_FP32 || from == PREC_TF32)) {
         /* fp32 as the profiled run had it: its kernels said IEEE or TF32 */
         want = from;
-    } else if (!c->src_gpu && c->tgt_gpu) {
-        /* an fp32 op of a CPU trace runs as the framework's default on a GPU */
-        want = est_cudnn_prec(c->m, op->kind, want);
-        if (want == PREC_UNKNOWN)
-            s->prec = est_cudnn_prec(c->m, op->kind, s->prec);
     }
     /* The optimizer works on the fp32 master weights whatever the compute
      * precision (autocast keeps parameters in fp32), so it is left alone. */

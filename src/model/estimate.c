@@ -142,6 +142,21 @@ static int autotuned(const struct kernel_table *t)
     return t->software && strstr(t->software, KERNEL_CUDNN_AUTOTUNED) != NULL;
 }
 
+/* Some fp32 convolution or recurrent layer of a GPU trace ran as TF32 (its
+ * kernels say so): the profiled run had cuDNN's TF32 on, and each op's
+ * kernels say what cuDNN chose under it (depthwise convolutions, for one,
+ * have no TF32 kernels), so --cudnn-tf32 describes that run and changes
+ * none of its ops. */
+static int ran_cudnn_tf32(const struct profile *p)
+{
+    if (!p->has_device)
+        return 0;
+    for (size_t i = 0; i < p->n_ops; i++)
+        if ((p->ops[i].kind == OP_CONV || p->ops[i].kind == OP_RNN) && est_op_prec(p, &p->ops[i]) == PREC_TF32)
+            return 1;
+    return 0;
+}
+
 static void setup(struct est *c, const struct profile *p, const struct machine *target,
                   const struct kernel_set *tables, const struct estimate_opts *o,
                   struct estimate *out)
@@ -151,6 +166,7 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
     c->src_m = o->source;
     c->out = out;
     c->want = (unsigned)o->precision < PREC_COUNT ? o->precision : PREC_UNKNOWN;
+    c->cudnn_tf32 = o->cudnn_tf32 && !ran_cudnn_tf32(p);
     c->b_old = p->batch;
     c->b_new = o->batch;
     c->src_gpu = p->has_device != 0;
@@ -180,6 +196,7 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
         est_warn(c, "machine file of the profiled device '%s' found by the trace's device name: %s",
                  p->device_name, out->source_machine_path);
     out->precision = c->want;
+    out->cudnn_tf32 = o->cudnn_tf32;
     out->batch = o->batch;
     out->src_batch = p->batch;
     out->src_pass_time_s = p->step_time_s;

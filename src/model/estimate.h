@@ -67,6 +67,9 @@ const char *est_bound_name(enum est_bound b);     /* "compute", ... */
 
 struct estimate_opts {
     enum precision precision;       /* PREC_UNKNOWN: as profiled */
+    /* The target run's fp32 convolutions and recurrent layers use the TF32
+     * units (PyTorch's cuDNN default); 0: IEEE fp32, as the tables' fp32. */
+    int cudnn_tf32;
     int64_t batch;                  /* 0: as profiled */
     /* The machine the profile was measured on, if known: enables the
      * `scaled` last resort (peak ratios).  May be NULL. */
@@ -134,6 +137,7 @@ struct estimate {
     const char *source_table_path;  /* borrowed: found by the trace's device name, or NULL */
     const char *source_machine_path;/* borrowed: found by the trace's device name, or NULL */
     enum precision precision;       /* requested, PREC_UNKNOWN if as profiled */
+    int cudnn_tf32;                 /* estimate_opts cudnn_tf32 */
     int64_t batch, src_batch;       /* requested (0 = as profiled), profiled */
     double batch_scale;             /* batch / src_batch, 1 if unchanged */
     struct op_estimate *ops;

@@ -10,6 +10,14 @@ double machine_peak(const struct machine *m, enum precision p, enum exec_unit u)
     return m->peak_flops[p][u];
 }
 
+int machine_has_prec(const struct machine *m, enum precision p)
+{
+    for (int u = 0; u < EXEC_COUNT; u++)
+        if (m->peak_flops[p][u] > 0)
+            return 1;
+    return 0;
+}
+
 double machine_mem_bw(const struct machine *m)
 {
     return m->n_mem ? m->mem[m->n_mem - 1].bw_bs : 0;

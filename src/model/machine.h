@@ -79,6 +79,8 @@ struct machine {
 /* Best peak for a precision: the matrix unit if given, else vector.  When
  * the precision is absent, 0 is returned (callers fall back and warn). */
 double machine_peak(const struct machine *m, enum precision p, enum exec_unit u);
+/* A peak at precision p on some unit. */
+int machine_has_prec(const struct machine *m, enum precision p);
 /* Main-memory bandwidth: the last (largest) level. 0 if none. */
 double machine_mem_bw(const struct machine *m);
 /* Ridge point (FLOP per byte) of a precision against main memory. */

@@ -43,7 +43,8 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
     if (e->source_hw)
         fprintf(fp, "source table:   %s (scaled-table: measured time x target/source entry)\n",
                 e->source_hw);
-    fprintf(fp, "precision:      %s\n", prec_or(e->precision, "as profiled"));
+    fprintf(fp, "precision:      %s%s\n", prec_or(e->precision, "as profiled"),
+            e->cudnn_tf32 ? " (fp32 convolutions and recurrent layers as TF32: --cudnn-tf32)" : "");
     if (e->batch > 0 && e->src_batch > 0)
         fprintf(fp, "batch:          %lld (profiled %lld, from %s; x%.4g)\n", (long long)e->batch,
                 (long long)e->src_batch, in && in->batch_from ? in->batch_from : "the profile",
@@ -196,6 +197,8 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
         json_str(&j, in->kernels[i]);
     json_arr_end(&j);
     json_kstr(&j, "precision", (unsigned)e->precision < PREC_COUNT ? precision_name(e->precision) : NULL);
+    json_key(&j, "cudnn_tf32");
+    json_bool(&j, e->cudnn_tf32);
     json_kint(&j, "batch", e->batch > 0 ? e->batch : e->src_batch);
     json_kint(&j, "profiled_batch", e->src_batch);
     json_kstr(&j, "profiled_batch_from", in ? in->batch_from : NULL);

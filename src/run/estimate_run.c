@@ -302,8 +302,12 @@ int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_input
     int rc = estimate_inputs_load(o, in, d);
     if (rc)
         return rc;
+    if (o->cudnn_tf32 && (in->machine.kind == MACHINE_CPU || !machine_has_prec(&in->machine, PREC_TF32)))
+        return diag_usage(d, "--cudnn-tf32: '%s' is not a GPU with TF32 units (no tf32 peak), "
+                          "expected a target whose cuDNN can run fp32 as TF32", o->machine);
     estimate_opts_init(&eo);
     eo.precision = o->precision;
+    eo.cudnn_tf32 = o->cudnn_tf32;
     eo.batch = o->batch;
     estimate_opts_from_inputs(in, &eo);
     rc = estimate_profile(&in->profile, &in->machine, &in->tables, &eo, out, d);

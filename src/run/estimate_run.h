@@ -22,6 +22,8 @@ struct estimate_run_opts {
     size_t n_kernels;
     const char *source_machine;     /* machine the profile ran on, or NULL */
     enum precision precision;       /* PREC_UNKNOWN: as profiled */
+    int cudnn_tf32;                 /* the target run's fp32 convolutions and
+                                       recurrent layers use TF32 (--cudnn-tf32) */
     int64_t batch;                  /* 0: as profiled */
     int no_shipped;                 /* do not look for the profiled device's shipped
                                        tables and machine file (tests) */

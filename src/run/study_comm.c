@@ -172,6 +172,7 @@ int study_scaling(const struct study *st, size_t p, size_t s, struct estimate_in
         struct run_layout l;
         estimate_opts_init(&eo);
         eo.precision = o->precision;
+        eo.cudnn_tf32 = o->cudnn_tf32;
         eo.batch = w->batch / ws[i];
         eo.mc_draws = 0;
         /* the same estimator inputs as the cell's own estimate

@@ -1,8 +1,8 @@
 #!/bin/sh
 # What an estimate rests on beyond the tables' rows: the precision an fp32
-# op ran at (its kernels' names), the framework's defaults where a trace
-# cannot say (TF32 convolutions, foreach optimizers on a GPU), the share of
-# a measured time that the bandwidth ratio moves, and which candidate wins
+# op ran at (its kernels' names) or is said to run at (--cudnn-tf32), the
+# framework's defaults where a trace cannot say (foreach optimizers on a
+# GPU), the share of a measured time that the bandwidth ratio moves, and which candidate wins
 # past a table's measured sizes.  Each check is computed here from the
 # trace, the machine files or the tables, not from fom's own figures.
 . "${TESTS_DIR:-$(dirname "$0")/..}/t/lib.sh"
@@ -33,29 +33,69 @@ PY
     else not_ok "$t: tf32 ops do not follow the kernels' names"; fi
 done
 
-# A CPU trace on a GPU: its fp32 convolutions run as TF32 (PyTorch's
-# default), said once; its per-parameter optimizer ops are the foreach
-# form, one dispatch per 48 tensors (not one per parameter tensor).
+# A CPU trace on a GPU: its fp32 convolutions run as IEEE fp32, as the
+# tables' fp32 rows, said once with the way to PyTorch's default;
+# --cudnn-tf32 runs them (and nothing else) as TF32.  Its per-parameter
+# optimizer ops are the foreach form, one dispatch per 48 tensors (not one
+# per parameter tensor).
 fom_run 0 estimate --profile "$CPU" --machine "$H100" --kernels estimators/h100 --format json
 cp "$OUT" "$T_TMP/cpu.json"
+fom_run 0 estimate --profile "$CPU" --machine "$H100" --kernels estimators/h100 --format json --cudnn-tf32
+cp "$OUT" "$T_TMP/cpu-tf32.json"
 fom_run 0 machine show "$H100" --format json
 cp "$OUT" "$T_TMP/h100.json"
-if python3 - "$T_TMP/cpu.json" "$T_TMP/h100.json" <<'PY'
+if python3 - "$T_TMP/cpu.json" "$T_TMP/cpu-tf32.json" "$T_TMP/h100.json" <<'PY'
 import json, math, sys
 e = json.load(open(sys.argv[1]))
-m = json.load(open(sys.argv[2]))
+t = json.load(open(sys.argv[2]))
+m = json.load(open(sys.argv[3]))
+assert e["cudnn_tf32"] is False and t["cudnn_tf32"] is True
 conv = [o for o in e["ops"] if o["kind"] == "conv"]
-assert conv and all(o["precision"] == "tf32" for o in conv), [o["precision"] for o in conv]
-assert all(o["precision"] != "tf32" for o in e["ops"] if o["kind"] != "conv")
-assert sum("taken as TF32" in w for w in e["warnings"]) == 1, e["warnings"]
+assert conv and all(o["precision"] == "fp32" for o in e["ops"] if o["precision"]), \
+    sorted({o["precision"] for o in e["ops"]})
+assert sum("taken as IEEE fp32" in w and "--cudnn-tf32" in w for w in e["warnings"]) == 1, e["warnings"]
+assert all(o["precision"] == "tf32" for o in t["ops"] if o["kind"] == "conv")
+assert all(o["precision"] != "tf32" for o in t["ops"] if o["kind"] != "conv")
+assert not any("taken as IEEE fp32" in w for w in t["warnings"]), t["warnings"]
+# TF32 runs on faster units than IEEE fp32: the convolutions take less time
+ct = lambda d: sum(o["device_time_s"] * o["count"] for o in d["ops"] if o["kind"] == "conv")
+assert ct(t) < ct(e), (ct(t), ct(e))
 opt = [o for o in e["ops"] if o["phase"] == "optimizer" and o["kind"] == "elementwise" and o["count"] > 1]
 assert opt
 for o in opt:
     want = math.ceil(o["count"] / 48) * m["dispatch_s"]
     assert abs(o["host_time_s"] - want) <= 1e-9 * want, (o["name"], o["count"], o["host_time_s"], want)
 PY
-then ok "CPU trace on a GPU: convolutions as TF32, optimizer ops as foreach launches"
+then ok "CPU trace on a GPU: convolutions IEEE fp32, TF32 with --cudnn-tf32; optimizer ops as foreach launches"
 else not_ok "CPU trace on a GPU: precision or optimizer dispatch"; fi
+
+# A GPU trace whose kernels show cuDNN's TF32 on: --cudnn-tf32 describes
+# that run and changes no op; one that ran IEEE throughout moves its
+# convolutions to TF32 with it.  A target without TF32 units is refused.
+for t in "$TF32" "$IEEE"; do
+    fom_run 0 estimate --profile "$t" --machine "$H100" --kernels estimators/h100 --format json
+    cp "$OUT" "$T_TMP/plain.json"
+    fom_run 0 estimate --profile "$t" --machine "$H100" --kernels estimators/h100 --format json --cudnn-tf32
+    if python3 - "$T_TMP/plain.json" "$OUT" "$t" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+ran_tf32 = any(o["precision"] == "tf32" for o in a["ops"] if o["kind"] == "conv")
+assert ran_tf32 == ("unet3d" in sys.argv[3]), ran_tf32
+changed = [(x["name"], x["precision"], y["precision"]) for x, y in zip(a["ops"], b["ops"])
+           if x["precision"] != y["precision"]]
+if ran_tf32:
+    assert not changed and a["pass_time_s"] == b["pass_time_s"], changed[:3]
+else:
+    assert changed and all(k == "conv" for k in {o["kind"] for x, o in zip(a["ops"], b["ops"])
+                                                   if x["precision"] != o["precision"]})
+    assert all(y == "tf32" for _, _, y in changed)
+PY
+    then ok "$t: --cudnn-tf32 changes exactly the convolutions that ran IEEE in a run with TF32 off"
+    else not_ok "$t: --cudnn-tf32 on a GPU trace"; fi
+done
+fom_run 2 estimate --profile "$CPU" --machine machines/xeon-host-16c.xml --cudnn-tf32
+expect_err_contains "error: --cudnn-tf32: 'machines/xeon-host-16c.xml' is not a GPU with TF32 units"
 
 # Past the norm rows' largest batch (64) a bf16 batch norm keeps its rows'
 # rate, a scaled measurement (distance 2.5), rather than the efficiency
