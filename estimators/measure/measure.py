@@ -620,6 +620,17 @@ def norm_cases(grid):
                 if n * c * s <= cap:
                     add("batch_norm", n, c, s)
                     add("group_norm", n, c, s, 32)
+    # Few channels over large maps and 3-D volumes (2^11 to 2^20 points, a
+    # 13³ to a 101³ volume): cuDNN's NCHW batch norm reduces a channel in few
+    # blocks, so its rate falls with the channel count, which the grid above
+    # (64 channels and more) does not show.  The batches bracket the usual
+    # ones from either side.
+    for n in (2, 32):
+        for c in (8, 32):
+            for s in pow2(11, 20, 3):
+                if n * c * s <= cap:
+                    add("batch_norm", n, c, s)
+                    add("group_norm", n, c, s, 8)
     for n in (1, 8, 64) if full else (1, 8):
         for s in (128, 1024):
             for c in (256, 1024, 4096):
