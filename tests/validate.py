@@ -57,8 +57,8 @@ TITLES = {
 # Regression guards: each group's max |error| as measured when the guard was
 # set (make validate), rounded up to the next 5%.  A change that makes a
 # group's worst case worse fails make test.  They are not targets.
-GUARDS = {"replay": 0.30, "gpu-both": 0.75, "gpu-target": 0.75, "cpu-to-gpu": 0.70,
-          "fp32-to-bf16": 0.40, "machine-file": 0.75}
+GUARDS = {"replay": 0.30, "gpu-both": 0.75, "gpu-target": 0.75, "cpu-to-gpu": 0.65,
+          "fp32-to-bf16": 0.40, "machine-file": 0.50}
 
 
 # The tables validated with: the shipped ones (estimators/<device>/), which
