@@ -151,9 +151,11 @@ static int ran_cudnn_tf32(const struct profile *p)
 {
     if (!p->has_device)
         return 0;
-    for (size_t i = 0; i < p->n_ops; i++)
-        if ((p->ops[i].kind == OP_CONV || p->ops[i].kind == OP_RNN) && est_op_prec(p, &p->ops[i]) == PREC_TF32)
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *op = &p->ops[i];
+        if ((op->kind == OP_CONV || op->kind == OP_RNN) && est_op_prec(p, op) == PREC_TF32)
             return 1;
+    }
     return 0;
 }
 
