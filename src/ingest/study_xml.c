@@ -89,7 +89,10 @@ static const char study_xsd[] =
     "      A problem to estimate from a profile of one training pass: the pass\n"
     "      time is rolled up to an epoch (x ceil(samples-per-epoch / batch)\n"
     "      minibatches) and to a run (x epochs).  precision: fp32, tf32, bf16,\n"
-    "      fp16 (optional).  devices-per-run: devices one run trains on,\n"
+    "      fp16 (optional).  cudnn-tf32: true when the runs keep PyTorch's\n"
+    "      default of TF32 for fp32 convolutions and recurrent layers, as\n"
+    "      `fom estimate --cudnn-tf32` (false when absent: IEEE fp32).\n"
+    "      devices-per-run: devices one run trains on,\n"
     "      data-parallel (1 when absent): at most a node's devices (a node runs\n"
     "      floor(devices per node / devices-per-run) runs side by side) or a\n"
     "      multiple of them (whole nodes per run).  A run wider than one\n"
@@ -109,6 +112,7 @@ static const char study_xsd[] =
     "    <xs:attribute name=\"samples-per-epoch\" type=\"xs:positiveInteger\" use=\"required\"/>\n"
     "    <xs:attribute name=\"epochs\" type=\"xs:double\" use=\"required\"/>\n"
     "    <xs:attribute name=\"precision\" type=\"xs:string\"/>\n"
+    "    <xs:attribute name=\"cudnn-tf32\" type=\"xs:boolean\"/>\n"
     "    <xs:attribute name=\"devices-per-run\" type=\"xs:positiveInteger\"/>\n"
     "    <xs:attribute name=\"parameters\" type=\"xs:positiveInteger\"/>\n"
     "  </xs:complexType>\n"
@@ -521,6 +525,7 @@ static void load_workload(xmlNodePtr n, struct study *s, struct study_problem *p
     char *prec = attr(n, "precision");
     char *dpr = attr(n, "devices-per-run"), *params = attr(n, "parameters");
     char *pbatch = attr(n, "profile-batch");
+    char *tf32 = attr(n, "cudnn-tf32");
     w->present = 1;
     w->line = line;
     w->profile = resolve_path(s->path, profile);
@@ -539,6 +544,9 @@ static void load_workload(xmlNodePtr n, struct study *s, struct study_problem *p
         if (w->precision == PREC_UNKNOWN)
             sem_error(st, line, "found precision='%s', expected fp32, tf32, bf16 or fp16", prec);
     }
+    /* xs:boolean's four spellings (the schema has checked it is one) */
+    w->cudnn_tf32 = tf32 && (strcmp(tf32, "true") == 0 || strcmp(tf32, "1") == 0);
+    free(tf32);
     free(profile);
     free(spe);
     w->devices_per_run = 1;

@@ -33,6 +33,7 @@ struct study_workload {
     int64_t samples_per_epoch;
     double epochs;          /* epochs per unit of work */
     enum precision precision;   /* PREC_UNKNOWN when not given */
+    int cudnn_tf32;             /* cudnn-tf32="true": as `fom estimate --cudnn-tf32` */
     int64_t devices_per_run;    /* data-parallel width of one run, 1 when not given */
     int64_t parameters;         /* trained parameters, 0 when not given (the
                                    profile's are used then, model/comm.h) */

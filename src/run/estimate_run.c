@@ -302,12 +302,21 @@ int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_input
     int rc = estimate_inputs_load(o, in, d);
     if (rc)
         return rc;
-    if (o->cudnn_tf32 && (in->machine.kind == MACHINE_CPU || !machine_has_prec(&in->machine, PREC_TF32)))
-        return diag_usage(d, "--cudnn-tf32: '%s' is not a GPU with TF32 units (no tf32 peak), "
-                          "expected a target whose cuDNN can run fp32 as TF32", o->machine);
+    int tf32 = o->cudnn_tf32;
+    if (tf32 && (in->machine.kind == MACHINE_CPU || !machine_has_prec(&in->machine, PREC_TF32))) {
+        /* a study's workload runs on each of its systems: the setting
+         * belongs to those with TF32 units, and is said not to apply to
+         * the others; asked for on the command line, it is refused */
+        if (!o->batch_file)
+            return diag_usage(d, "--cudnn-tf32: '%s' is not a GPU with TF32 units (no tf32 peak), "
+                              "expected a target whose cuDNN can run fp32 as TF32", o->machine);
+        diag_warn_at(d, o->batch_file, o->batch_line, 0, "cudnn-tf32=\"true\" does not apply to "
+                     "'%s', which has no TF32 units: its estimate is IEEE fp32", o->machine);
+        tf32 = 0;
+    }
     estimate_opts_init(&eo);
     eo.precision = o->precision;
-    eo.cudnn_tf32 = o->cudnn_tf32;
+    eo.cudnn_tf32 = tf32;
     eo.batch = o->batch;
     estimate_opts_from_inputs(in, &eo);
     rc = estimate_profile(&in->profile, &in->machine, &in->tables, &eo, out, d);

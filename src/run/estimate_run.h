@@ -29,7 +29,7 @@ struct estimate_run_opts {
                                        tables and machine file (tests) */
     int64_t profile_batch;          /* batch of the profiled run when the
                                        trace does not say it; 0: unknown */
-    const char *batch_file;         /* a study's <workload> that set batch and
+    const char *batch_file;         /* a study's <workload> that set batch, cudnn-tf32 and
                                        profile-batch (for messages); NULL: the
                                        command line's --batch / --profile-batch */
     long batch_line;

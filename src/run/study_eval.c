@@ -45,6 +45,7 @@ void study_estimate_opts(const struct study *st, size_t p, size_t s,
     o->kernels = kern;
     o->n_kernels = n;
     o->precision = w->precision;
+    o->cudnn_tf32 = w->cudnn_tf32;
     /* The workload's batch is the one the unit of work runs at; a
      * data-parallel run gives each device its share of it.  The pass is
      * rescaled to it from the batch the profile was taken at (profile-batch,
