@@ -144,8 +144,6 @@ void est_warn(struct est *c, const char *fmt, ...) __attribute__((format(printf,
 /* est_retarget.c */
 void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void *arg), void *arg);
 void est_collect_flat(const int64_t *dims, int n, void *arg);
-enum precision est_cudnn_prec(const struct est *c, enum op_kind kind, enum precision p);
-int est_has_tf32(const struct est *c);
 enum precision est_op_prec(const struct profile *p, const struct op *op);
 void est_shape_of(const struct est *c, const struct op *op, struct shape *s);
 int est_is_foreach_on_gpu(const struct est *c, const struct op *op);

@@ -413,7 +413,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     oe->phase = op->phase;
     oe->prec = s.prec;
     if (!c->src_gpu && c->tgt_gpu && !c->cudnn_tf32 && s.prec == PREC_FP32
-        && (op->kind == OP_CONV || op->kind == OP_RNN) && est_has_tf32(c))
+        && (op->kind == OP_CONV || op->kind == OP_RNN) && machine_has_tf32(c->m))
         est_warn(c, "fp32 convolutions and recurrent layers are taken as IEEE fp32 (TF32 off), as "
                     "the tables' fp32 rows: a CPU trace does not say what the GPU run will use, and "
                     "PyTorch's default is TF32 (torch.backends.cudnn fp32_precision \"tf32\"): "

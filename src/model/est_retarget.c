@@ -94,18 +94,11 @@ enum precision est_op_prec(const struct profile *p, const struct op *op)
  * do: the reader marks such ops tf32).  So fp32 means IEEE fp32, as in the
  * tables' fp32 rows, unless --cudnn-tf32 says the target run keeps
  * PyTorch's default: then such an op runs as TF32 on a machine with TF32
- * units.  Returns the precision op kind runs at for wanted precision p. */
-enum precision est_cudnn_prec(const struct est *c, enum op_kind kind, enum precision p)
+ * units, whatever the profiled run used.  The precision of such an op
+ * under --cudnn-tf32. */
+static enum precision cudnn_fp32(const struct est *c)
 {
-    if (!c->cudnn_tf32 || p != PREC_FP32 || (kind != OP_CONV && kind != OP_RNN) || !est_has_tf32(c))
-        return p;
-    return PREC_TF32;
-}
-
-/* The target is a GPU with TF32 units. */
-int est_has_tf32(const struct est *c)
-{
-    return c->m->kind != MACHINE_CPU && machine_has_prec(c->m, PREC_TF32);
+    return machine_has_tf32(c->m) ? PREC_TF32 : PREC_FP32;
 }
 
 /* PyTorch's optimizers loop over the parameters one tensor at a time on
@@ -189,8 +182,7 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
     enum precision want = c->want;
     if (c->cudnn_tf32 && (want == PREC_FP32 || (want == PREC_UNKNOWN && from == PREC_FP32))
         && (op->kind == OP_CONV || op->kind == OP_RNN)) {
-        /* the target run's cuDNN fp32 is TF32, whatever the profiled run's */
-        want = est_cudnn_prec(c, op->kind, PREC_FP32);
+        want = cudnn_fp32(c);
     } else if (c->src_gpu && want == PREC_FP32 && (from == PREC_FP32 || from == PREC_TF32)) {
         /* fp32 as the profiled run had it: its kernels said IEEE or TF32 */
         want = from;

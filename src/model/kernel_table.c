@@ -83,7 +83,7 @@ struct kgroup {
      * query takes neighbours of its own class when there are enough. */
     struct kpt *cls[2];
     size_t n_cls[2];
-    double max_rate_cls[2];  /* the best rate each class measured */
+    double max_rate_misaligned;  /* the best rate of the misaligned class */
     int align;          /* elements per 16 bytes for this precision */
     double min_time_s;
     double max_rate;
@@ -680,12 +680,12 @@ static void group_finish(struct kgroup *g)
         g->cls[c] = xmalloc((g->n ? g->n : 1) * sizeof *g->cls[c]);
         g->n_cls[c] = 0;
     }
-    g->max_rate_cls[0] = g->max_rate_cls[1] = 0;
+    g->max_rate_misaligned = 0;
     for (size_t i = 0; i < g->n; i++) {
         int c = g->pts[i].aligned;
         g->cls[c][g->n_cls[c]++] = g->pts[i];
-        if (exp(g->pts[i].y) > g->max_rate_cls[c])
-            g->max_rate_cls[c] = exp(g->pts[i].y);
+        if (!c && exp(g->pts[i].y) > g->max_rate_misaligned)
+            g->max_rate_misaligned = exp(g->pts[i].y);
     }
     for (int c = 0; c < 2; c++)
         kd_build(g->cls[c], 0, g->n_cls[c], 0);
@@ -849,8 +849,8 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
      * misaligned row measured (a GEMM over a 30,522-word vocabulary in
      * bf16 ran at 240 TFLOP/s on an H200, its aligned neighbours at 600
      * and more). */
-    if (!c && g->n_cls[0] >= 4 && rate > g->max_rate_cls[0])
-        rate = g->max_rate_cls[0];
+    if (!c && g->n_cls[0] >= 4 && rate > g->max_rate_misaligned)
+        rate = g->max_rate_misaligned;
     double flops = gemm_flops(m, n, k);
     double time_s = flops / rate;
     if (time_s < g->min_time_s)

@@ -10,10 +10,12 @@ double machine_peak(const struct machine *m, enum precision p, enum exec_unit u)
     return m->peak_flops[p][u];
 }
 
-int machine_has_prec(const struct machine *m, enum precision p)
+int machine_has_tf32(const struct machine *m)
 {
+    if (m->kind == MACHINE_CPU)
+        return 0;
     for (int u = 0; u < EXEC_COUNT; u++)
-        if (m->peak_flops[p][u] > 0)
+        if (m->peak_flops[PREC_TF32][u] > 0)
             return 1;
     return 0;
 }

@@ -79,8 +79,9 @@ struct machine {
 /* Best peak for a precision: the matrix unit if given, else vector.  When
  * the precision is absent, 0 is returned (callers fall back and warn). */
 double machine_peak(const struct machine *m, enum precision p, enum exec_unit u);
-/* A peak at precision p on some unit. */
-int machine_has_prec(const struct machine *m, enum precision p);
+/* A GPU (not a host CPU) with a TF32 peak on some unit: one whose cuDNN can
+ * run fp32 convolutions and recurrent layers as TF32. */
+int machine_has_tf32(const struct machine *m);
 /* Main-memory bandwidth: the last (largest) level. 0 if none. */
 double machine_mem_bw(const struct machine *m);
 /* Ridge point (FLOP per byte) of a precision against main memory. */

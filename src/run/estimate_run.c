@@ -303,7 +303,7 @@ int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_input
     if (rc)
         return rc;
     int tf32 = o->cudnn_tf32;
-    if (tf32 && (in->machine.kind == MACHINE_CPU || !machine_has_prec(&in->machine, PREC_TF32))) {
+    if (tf32 && !machine_has_tf32(&in->machine)) {
         /* a study's workload runs on each of its systems: the setting
          * belongs to those with TF32 units, and is said not to apply to
          * the others; asked for on the command line, it is refused */
