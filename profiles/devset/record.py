@@ -36,6 +36,7 @@ BATCH = {
     "mobilenetv2": (64, 8), "efficientnet": (64, 8), "vit": (64, 8),
     "segnet": (8, 1), "unet3d": (4, 1), "gptmini": (8, 1), "bert": (32, 4),
     "gru": (64, 16), "bilstm": (128, 32), "dlrm": (2048, 256),
+    "convnext": (32, 4), "convae": (32, 4), "tcn": (64, 8), "lstmlm": (32, 8), "seq2seq": (32, 4),
 }
 
 
