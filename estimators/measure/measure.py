@@ -503,8 +503,7 @@ def conv_cases(grid):
     # 2-D: the image pyramid (spatial 224/2^i) × channels 32…1024, capped
     # at 2^20 activation elements per sample; per point the layer types of
     # CNNs: 3×3 (same and strided, widening), 1×1 (same, 4× expand,
-    # 4× reduce), depthwise 3×3 (and, full grid, 5×5 and 7×7; 3×3 and
-    # 5×5 strided).
+    # 4× reduce), depthwise 3×3 (stride 1 and 2).
     for n in (32,) if full else (8,):
         for sp in (7, 14, 28, 56, 112):
             for c in pow2(5, 10):
@@ -516,14 +515,6 @@ def conv_cases(grid):
                 if full:
                     rows.append(conv_shape(2, n, c, sp, 4 * c, 1))
                 rows.append(conv_shape(2, n, c, sp, c, 3, groups=c))
-                if full:
-                    # the larger depthwise filters of recent CNNs: 5×5
-                    # (EfficientNet, MobileNetV3), 7×7 (ConvNeXt), and
-                    # the strided ones that downsample
-                    for f in (5, 7):
-                        rows.append(conv_shape(2, n, c, sp, c, f, groups=c))
-                    for f in (3, 5):
-                        rows.append(conv_shape(2, n, c, sp, c, f, stride=2, groups=c))
         # stems on 224² RGB input, and dilated 3×3 (segmentation)
         rows.append(conv_shape(2, n, 3, 224, 64, 7, stride=2))
         rows.append(conv_shape(2, n, 3, 224, 32, 3, stride=2))
