@@ -12,6 +12,7 @@ void json_init(struct json *j, FILE *fp, int pretty)
     j->pretty = pretty;
     j->count[0] = 0;
     j->after_key = 0;
+    j->line_from = 0;
     j->last_num = 0;    /* 0 is never remembered: json_num prints it apart */
     j->last_text[0] = '\0';
     j->out_n = 0;
@@ -75,7 +76,10 @@ static size_t sep_text(struct json *j, char *buf)
     if (j->depth > 0) {
         if (j->count[j->depth] > 0)
             buf[n++] = ',';
-        if (j->pretty) {
+        if (j->pretty && j->line_from && j->depth >= j->line_from) {
+            if (j->count[j->depth] > 0)
+                buf[n++] = ' ';
+        } else if (j->pretty) {
             memcpy(buf + n, indent_text, 1 + 2 * (size_t)j->depth);
             n += 1 + 2 * (size_t)j->depth;
         }
@@ -105,14 +109,24 @@ static void open(struct json *j, int c)
 static void close_(struct json *j, int c)
 {
     int had = j->count[j->depth] > 0;
+    int on_line = j->line_from && j->depth >= j->line_from;
+    if (j->line_from && j->depth == j->line_from)
+        j->line_from = 0;
     if (j->depth > 0)
         j->depth--;
-    if (had)
+    if (had && !on_line)
         indent(j);
     put_ch(j, (char)c);
 }
 
 void json_obj_begin(struct json *j) { open(j, '{'); }
+
+void json_obj_begin_line(struct json *j)
+{
+    open(j, '{');
+    if (!j->line_from)
+        j->line_from = j->depth;
+}
 void json_obj_end(struct json *j) { close_(j, '}'); }
 void json_arr_begin(struct json *j) { open(j, '['); }
 void json_arr_end(struct json *j) { close_(j, ']'); }

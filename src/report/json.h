@@ -18,6 +18,7 @@ struct json {
     int pretty;
     int count[JSON_MAX_DEPTH]; /* items written at each depth */
     int after_key;
+    int line_from;             /* depth from which pretty output stays on one line, or 0 */
     /* The last fraction json_num printed and its text: records repeat
      * values (an op's time, device time and its bounds are often one
      * number), and printf's floating-point conversion is the writer's
@@ -33,6 +34,10 @@ struct json {
 
 void json_init(struct json *j, FILE *fp, int pretty);
 void json_obj_begin(struct json *j);
+/* An object written on one line, with what it holds, in pretty output: a
+ * record among a million (a saved profile's ops) reads as one line and
+ * takes a third fewer bytes than one key per line. */
+void json_obj_begin_line(struct json *j);
 void json_obj_end(struct json *j);
 void json_arr_begin(struct json *j);
 void json_arr_end(struct json *j);

@@ -203,7 +203,7 @@ void profile_render_json(FILE *fp, const struct profile *p)
     json_arr_begin(&j);
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *o = &p->ops[i];
-        json_obj_begin(&j);
+        json_obj_begin_line(&j);
         json_kstr(&j, "name", o->name);
         json_kstr(&j, "kind", op_kind_name(o->kind));
         json_kstr(&j, "phase", op_phase_name(o->phase));

@@ -153,6 +153,45 @@ static void test_json_writer(void **state)
     free(buf);
 }
 
+/* A one-line object in pretty output: its members and what they hold on
+ * its line, ", " and ": " between them, the lines around it indented as
+ * before; its empty objects stay "{}". */
+static void test_json_obj_on_one_line(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct json j;
+    json_init(&j, fp, 1);
+    json_obj_begin(&j);
+    json_key(&j, "ops");
+    json_arr_begin(&j);
+    for (int i = 0; i < 2; i++) {
+        json_obj_begin_line(&j);
+        json_kint(&j, "id", i);
+        json_key(&j, "conv");
+        json_obj_begin(&j);
+        json_kint(&j, "n", 2);
+        json_key(&j, "e");
+        json_obj_begin(&j);
+        json_obj_end(&j);
+        json_obj_end(&j);
+        json_kstr(&j, "s", "x");
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_kint(&j, "after", 1);
+    json_obj_end(&j);
+    json_flush(&j);
+    fclose(fp);
+    assert_string_equal(buf, "{\n  \"ops\": [\n"
+                             "    {\"id\": 0, \"conv\": {\"n\": 2, \"e\": {}}, \"s\": \"x\"},\n"
+                             "    {\"id\": 1, \"conv\": {\"n\": 2, \"e\": {}}, \"s\": \"x\"}\n"
+                             "  ],\n  \"after\": 1\n}");
+    free(buf);
+}
+
 /* Whole numbers take a path of their own in the writer: it must print
  * what printf prints, at the edges of that path too. */
 static void test_json_numbers_as_printf(void **state)
@@ -403,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_precision),
         cmocka_unit_test(test_json_writer),
+        cmocka_unit_test(test_json_obj_on_one_line),
         cmocka_unit_test(test_json_numbers_as_printf),
         cmocka_unit_test(test_json_keys_short_and_long),
         cmocka_unit_test(test_json_past_its_buffer),
