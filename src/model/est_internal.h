@@ -60,6 +60,7 @@ struct est {
      * still recognised as proportional to the batch. */
     int64_t flat[MAX_FLAT];
     size_t n_flat;
+    size_t n_channels_last;         /* channels-last convolutions timed from table rows */
     struct estimate *out;
     /* autocast: casts issued before each forward call of op i, and
      * their device time per call (see est_autocast_casts()) */

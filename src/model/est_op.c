@@ -482,6 +482,11 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
                     "GPUs' rows where those measure them (limit peer-table), else upper bounds",
                  c->tt->hw ? c->tt->hw : "?");
 out:
+    /* the tables' convolution rows are of contiguous tensors */
+    if (op->kind == OP_CONV && op_has_flag(op, "channels-last")
+        && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP
+            || oe->method == EST_SCALED_TABLE))
+        c->n_channels_last++;
     if (oe->method != EST_MEASURED) {
         est_limit_ratio(c, op, &s0, changed, src_dev, oe);
         est_limit_peers(c, op, &s, oe);

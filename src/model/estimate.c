@@ -81,6 +81,19 @@ void est_warn(struct est *c, const char *fmt, ...)
 
 /* ----------------------------------------------------------- the pass */
 
+/* What the op adds to the estimate's shares by method and bound, and to
+ * its counts of limits. */
+static void tally(struct estimate *out, const struct op_estimate *oe)
+{
+    out->method_time_s[oe->method] += oe->device_s;
+    out->bound_time_s[oe->bound] += oe->time_s;
+    for (int l = 0; l < LIMIT_COUNT; l++)
+        if (oe->limits & (1u << l))
+            out->limit_ops[l]++;
+    if (oe->method == EST_EFFICIENCY)
+        out->efficiency_model = 1;
+}
+
 static const struct kernel_table *pick_target(const struct kernel_set *ks, const struct machine *m)
 {
     if (!ks || ks->n == 0)
@@ -314,14 +327,12 @@ int estimate_profile(const struct profile *p, const struct machine *target,
         lo += oe->time_lo_s;
         hi += oe->time_hi_s;
         src_dev += c.src_gpu ? p->ops[i].device_time_s : p->ops[i].time_s;
-        out->method_time_s[oe->method] += oe->device_s;
-        out->bound_time_s[oe->bound] += oe->time_s;
-        for (int l = 0; l < LIMIT_COUNT; l++)
-            if (oe->limits & (1u << l))
-                out->limit_ops[l]++;
-        if (oe->method == EST_EFFICIENCY)
-            out->efficiency_model = 1;
+        tally(out, oe);
     }
+    if (c.n_channels_last)
+        est_warn(&c, "%zu convolution(s) ran on channels-last tensors (their recorded strides) and are "
+                     "timed from rows of contiguous tensors, for which cuDNN runs other kernels",
+                 c.n_channels_last);
     /* Ops dropped by --top still run: carry them at the kept ops' ratio. */
     if (p->dropped_time_s > 0 && src_dev > 0) {
         struct op_estimate *oe = &out->ops[out->n_ops++];

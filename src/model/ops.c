@@ -640,6 +640,22 @@ static void fill_attention(struct op *o, const struct targ *a, int na, double *f
     *flops1 = f;
 }
 
+/* The first tensor of a 2-D or 3-D convolution laid out channels-last
+ * (NHWC, NDHWC: PyTorch's torch.channels_last formats), by its recorded
+ * strides: channels adjacent (stride 1) while the spatial extent is more
+ * than one element, where the strides tell nothing.  cuDNN runs other
+ * kernels for that layout than for contiguous tensors. */
+static int channels_last(const struct targ *a, int na, const struct targ *st, int nst)
+{
+    if (na < 1 || nst < 1 || !a[0].present || (a[0].ndim != 4 && a[0].ndim != 5)
+        || st[0].ndim != a[0].ndim || a[0].d[1] < 2)
+        return 0;
+    int64_t spatial = 1;
+    for (int i = 2; i < a[0].ndim; i++)
+        spatial *= a[0].d[i];
+    return spatial > 1 && st[0].d[1] == 1;
+}
+
 void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)
 {
     struct targ a[MAX_ARGS], st[MAX_ARGS];
@@ -696,6 +712,8 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
         break;
     case OP_CONV:
         fill_conv(o, a, na, conc, nc, flops1, bytes1, esz);
+        if (channels_last(a, na, st, nst))
+            op_add_flag(o, "channels-last");
         if (*flops1 == 0)
             *bytes1 = esz * (all + largest);
         break;

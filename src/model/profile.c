@@ -153,18 +153,25 @@ void profile_release(struct profile *p)
     memset(p, 0, sizeof *p);
 }
 
-void op_add_flag(struct op *op, const char *flag)
+int op_has_flag(const struct op *op, const char *flag)
 {
     size_t n = strlen(flag);
     const char *f = op->flags;
     while (f && *f) {
         size_t len = strcspn(f, ",");
         if (len == n && strncmp(f, flag, n) == 0)
-            return;
+            return 1;
         f += len;
         if (*f == ',')
             f++;
     }
+    return 0;
+}
+
+void op_add_flag(struct op *op, const char *flag)
+{
+    if (op_has_flag(op, flag))
+        return;
     struct strbuf sb = STRBUF_INIT;
     if (op->flags)
         strbuf_addf(&sb, "%s,", op->flags);

@@ -179,6 +179,8 @@ struct op *profile_add_op(struct profile *p);
 /* Append flag to op->flags (comma-separated), unless it is already one of
  * them. */
 void op_add_flag(struct op *op, const char *flag);
+/* 1 when flag is one of op->flags' comma-separated entries. */
+int op_has_flag(const struct op *op, const char *flag);
 void profile_release(struct profile *p);  /* frees members, not p itself (README: ownership) */
 
 #endif

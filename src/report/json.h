@@ -36,7 +36,7 @@ void json_init(struct json *j, FILE *fp, int pretty);
 void json_obj_begin(struct json *j);
 /* An object written on one line, with what it holds, in pretty output: a
  * record among a million (a saved profile's ops) reads as one line and
- * takes a third fewer bytes than one key per line. */
+ * takes a quarter fewer bytes than one key per line. */
 void json_obj_begin_line(struct json *j);
 void json_obj_end(struct json *j);
 void json_arr_begin(struct json *j);

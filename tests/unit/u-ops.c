@@ -170,6 +170,35 @@ static void test_rnn(void **state)
     clear(&o);
 }
 
+/* A convolution whose first tensor's strides put the channels adjacent
+ * (ConvNeXt's depthwise 7x7 under channels-last) is flagged; the same
+ * shape contiguous, a 1x1 spatial tensor (whose strides say nothing) and
+ * a convolution without strides are not. */
+static void test_conv_channels_last(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    const char *dims = "[[32, 96, 56, 56], [96, 1, 7, 7], [], [], [], [], [], [], []]";
+    const char *conc = "[\"\", \"\", \"[3, 3]\", \"[1, 1]\", \"[1, 1]\", \"96\", \"False\", \"False\", \"True\"]";
+    fill(&o, "aten::cudnn_convolution", OP_CONV, dims, NULL,
+         "[[301056, 1, 5376, 96], [49, 49, 7, 1], [], [], [], [], [], [], []]", conc, &f, &b);
+    assert_true(op_has_flag(&o, "channels-last"));
+    assert_int_equal(op_conv(&o)->groups, 96);
+    clear(&o);
+    fill(&o, "aten::cudnn_convolution", OP_CONV, dims, NULL,
+         "[[301056, 3136, 56, 1], [49, 49, 7, 1], [], [], [], [], [], [], []]", conc, &f, &b);
+    assert_false(op_has_flag(&o, "channels-last"));
+    clear(&o);
+    fill(&o, "aten::cudnn_convolution", OP_CONV, "[[32, 96, 1, 1], [96, 1, 1, 1], [], [], [], [], [], [], []]",
+         NULL, "[[96, 1, 96, 96], [1, 1, 1, 1], [], [], [], [], [], [], []]", conc, &f, &b);
+    assert_false(op_has_flag(&o, "channels-last"));
+    clear(&o);
+    fill(&o, "aten::cudnn_convolution", OP_CONV, dims, NULL, NULL, conc, &f, &b);
+    assert_false(op_has_flag(&o, "channels-last"));
+    clear(&o);
+}
+
 static void test_conv(void **state)
 {
     (void)state;
@@ -407,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_classify),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_conv_channels_last),
         cmocka_unit_test(test_table_params),
         cmocka_unit_test(test_rnn),
         cmocka_unit_test(test_elementwise_and_lists),
