@@ -158,13 +158,16 @@ def _lm_loss(out, y):
     return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
 
 
-def gptmini(batch, device):
-    m, seq = GPTMini(), 512
-
+def _tokens(batch, seq, vocab, device):
+    """make() of a language model: random token ids and next-token targets."""
     def make():
-        return (torch.randint(0, 32000, (batch, seq), device=device),
-                torch.randint(0, 32000, (batch, seq), device=device))
-    return m, make, _lm_loss, "adamw"
+        return (torch.randint(0, vocab, (batch, seq), device=device),
+                torch.randint(0, vocab, (batch, seq), device=device))
+    return make
+
+
+def gptmini(batch, device):
+    return GPTMini(), _tokens(batch, 512, 32000, device), _lm_loss, "adamw"
 
 
 class Encoder(nn.Module):
@@ -185,21 +188,19 @@ class Encoder(nn.Module):
 
 
 def bert(batch, device):
-    m, seq = Encoder(), 128
-
-    def make():
-        return (torch.randint(0, 30522, (batch, seq), device=device),
-                torch.randint(0, 30522, (batch, seq), device=device))
-    return m, make, _lm_loss, "adamw"
+    return Encoder(), _tokens(batch, 128, 30522, device), _lm_loss, "adamw"
 
 
 # -- recurrent --------------------------------------------------------------
 
-class GRULM(nn.Module):
-    def __init__(self, vocab=10000, emb=256, hidden=512, layers=2):
+class RNNLM(nn.Module):
+    """A recurrent language model: embedding, a stack of `cell` (nn.GRU or
+    nn.LSTM) layers, a vocabulary head."""
+
+    def __init__(self, cell, vocab, emb, hidden, layers, dropout=0.0):
         super().__init__()
         self.emb = nn.Embedding(vocab, emb)
-        self.rnn = nn.GRU(emb, hidden, layers, batch_first=True)
+        self.rnn = cell(emb, hidden, layers, batch_first=True, dropout=dropout)
         self.head = nn.Linear(hidden, vocab)
 
     def forward(self, idx):
@@ -208,12 +209,8 @@ class GRULM(nn.Module):
 
 
 def gru(batch, device):
-    m, seq = GRULM(), 128
-
-    def make():
-        return (torch.randint(0, 10000, (batch, seq), device=device),
-                torch.randint(0, 10000, (batch, seq), device=device))
-    return m, make, _lm_loss, "sgd_momentum"
+    m = RNNLM(nn.GRU, vocab=10000, emb=256, hidden=512, layers=2)
+    return m, _tokens(batch, 128, 10000, device), _lm_loss, "sgd_momentum"
 
 
 class BiLSTMTagger(nn.Module):
@@ -348,25 +345,9 @@ def tcn(batch, device):
     return m, make, _cls_loss, "sgd_momentum"
 
 
-class LSTMLM(nn.Module):
-    def __init__(self, vocab=16000, emb=512, hidden=1024, layers=2):
-        super().__init__()
-        self.emb = nn.Embedding(vocab, emb)
-        self.rnn = nn.LSTM(emb, hidden, layers, batch_first=True, dropout=0.1)
-        self.head = nn.Linear(hidden, vocab)
-
-    def forward(self, idx):
-        h, _ = self.rnn(self.emb(idx))
-        return self.head(h)
-
-
 def lstmlm(batch, device):
-    m, seq = LSTMLM(), 64
-
-    def make():
-        return (torch.randint(0, 16000, (batch, seq), device=device),
-                torch.randint(0, 16000, (batch, seq), device=device))
-    return m, make, _lm_loss, "adamw"
+    m = RNNLM(nn.LSTM, vocab=16000, emb=512, hidden=1024, layers=2, dropout=0.1)
+    return m, _tokens(batch, 64, 16000, device), _lm_loss, "adamw"
 
 
 class Seq2Seq(nn.Module):

@@ -126,29 +126,50 @@ static void test_precision(void **state)
     assert_string_equal(precision_name(PREC_TF32), "tf32");
 }
 
+/* A JSON writer into memory, and what it wrote (the caller frees buf). */
+struct memjson {
+    char *buf;
+    size_t len;
+    FILE *fp;
+    struct json j;
+};
+
+static struct json *memjson_open(struct memjson *m, int pretty)
+{
+    m->buf = NULL;
+    m->len = 0;
+    m->fp = open_memstream(&m->buf, &m->len);
+    assert_non_null(m->fp);
+    json_init(&m->j, m->fp, pretty);
+    return &m->j;
+}
+
+static char *memjson_text(struct memjson *m)
+{
+    json_flush(&m->j);
+    fclose(m->fp);
+    return m->buf;
+}
+
 static void test_json_writer(void **state)
 {
     (void)state;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    struct json j;
-    json_init(&j, fp, 0);
-    json_obj_begin(&j);
-    json_kstr(&j, "a", "q\"<\n");
-    json_knum(&j, "b", 0.5);
-    json_knum(&j, "nan", NAN);
-    json_key(&j, "c");
-    json_arr_begin(&j);
-    json_int(&j, 1);
-    json_int(&j, 2);
-    json_arr_end(&j);
-    json_key(&j, "e");
-    json_obj_begin(&j);
-    json_obj_end(&j);
-    json_obj_end(&j);
-    json_flush(&j);
-    fclose(fp);
+    struct memjson m;
+    struct json *j = memjson_open(&m, 0);
+    json_obj_begin(j);
+    json_kstr(j, "a", "q\"<\n");
+    json_knum(j, "b", 0.5);
+    json_knum(j, "nan", NAN);
+    json_key(j, "c");
+    json_arr_begin(j);
+    json_int(j, 1);
+    json_int(j, 2);
+    json_arr_end(j);
+    json_key(j, "e");
+    json_obj_begin(j);
+    json_obj_end(j);
+    json_obj_end(j);
+    char *buf = memjson_text(&m);
     assert_string_equal(buf, "{\"a\":\"q\\\"<\\n\",\"b\":0.5,\"nan\":null,\"c\":[1,2],\"e\":{}}");
     free(buf);
 }
@@ -159,32 +180,28 @@ static void test_json_writer(void **state)
 static void test_json_obj_on_one_line(void **state)
 {
     (void)state;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    struct json j;
-    json_init(&j, fp, 1);
-    json_obj_begin(&j);
-    json_key(&j, "ops");
-    json_arr_begin(&j);
+    struct memjson m;
+    struct json *j = memjson_open(&m, 1);
+    json_obj_begin(j);
+    json_key(j, "ops");
+    json_arr_begin(j);
     for (int i = 0; i < 2; i++) {
-        json_obj_begin_line(&j);
-        json_kint(&j, "id", i);
-        json_key(&j, "conv");
-        json_obj_begin(&j);
-        json_kint(&j, "n", 2);
-        json_key(&j, "e");
-        json_obj_begin(&j);
-        json_obj_end(&j);
-        json_obj_end(&j);
-        json_kstr(&j, "s", "x");
-        json_obj_end(&j);
+        json_obj_begin_line(j);
+        json_kint(j, "id", i);
+        json_key(j, "conv");
+        json_obj_begin(j);
+        json_kint(j, "n", 2);
+        json_key(j, "e");
+        json_obj_begin(j);
+        json_obj_end(j);
+        json_obj_end(j);
+        json_kstr(j, "s", "x");
+        json_obj_end(j);
     }
-    json_arr_end(&j);
-    json_kint(&j, "after", 1);
-    json_obj_end(&j);
-    json_flush(&j);
-    fclose(fp);
+    json_arr_end(j);
+    json_kint(j, "after", 1);
+    json_obj_end(j);
+    char *buf = memjson_text(&m);
     assert_string_equal(buf, "{\n  \"ops\": [\n"
                              "    {\"id\": 0, \"conv\": {\"n\": 2, \"e\": {}}, \"s\": \"x\"},\n"
                              "    {\"id\": 1, \"conv\": {\"n\": 2, \"e\": {}}, \"s\": \"x\"}\n"
