@@ -117,10 +117,11 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
 
 /* ------------------------------------------------------------------ json */
 
-/* One element of "ops": an op's estimate, its method, bound and limits. */
+/* One element of "ops", on one line: an op's estimate, its method, bound
+ * and limits. */
 static void write_op(struct json *j, const struct op_estimate *o)
 {
-    json_obj_begin(j);
+    json_obj_begin_line(j);
     json_kstr(j, "name", o->name);
     json_kstr(j, "kind", op_kind_name(o->kind));
     json_knum(j, "time_s", o->time_s);
