@@ -19,24 +19,24 @@ def _cls_loss(out, y):
 
 # -- vision -----------------------------------------------------------------
 
-def mobilenetv2(batch, device):
-    import torchvision
-    m = torchvision.models.mobilenet_v2(num_classes=1000)
-
+def _images(batch, device):
+    """make() of an ImageNet classifier: random 224x224 RGB images and labels."""
     def make():
         return (torch.randn(batch, 3, 224, 224, device=device),
                 torch.randint(0, 1000, (batch,), device=device))
-    return m, make, _cls_loss, "sgd_momentum"
+    return make
+
+
+def mobilenetv2(batch, device):
+    import torchvision
+    m = torchvision.models.mobilenet_v2(num_classes=1000)
+    return m, _images(batch, device), _cls_loss, "sgd_momentum"
 
 
 def efficientnet(batch, device):
     import torchvision
     m = torchvision.models.efficientnet_b0(num_classes=1000)
-
-    def make():
-        return (torch.randn(batch, 3, 224, 224, device=device),
-                torch.randint(0, 1000, (batch,), device=device))
-    return m, make, _cls_loss, "sgd_momentum"
+    return m, _images(batch, device), _cls_loss, "sgd_momentum"
 
 
 def vit(batch, device):
@@ -45,11 +45,7 @@ def vit(batch, device):
     m = VisionTransformer(image_size=224, patch_size=16, num_layers=6,
                           num_heads=6, hidden_dim=384, mlp_dim=1536,
                           num_classes=1000)
-
-    def make():
-        return (torch.randn(batch, 3, 224, 224, device=device),
-                torch.randint(0, 1000, (batch,), device=device))
-    return m, make, _cls_loss, "adamw"
+    return m, _images(batch, device), _cls_loss, "adamw"
 
 
 class SegNet(nn.Module):
@@ -280,11 +276,7 @@ def convnext(batch, device):
     import torchvision
     # ConvNeXt-T: depthwise 7x7, LayerNorm over channels, GELU MLPs
     m = torchvision.models.convnext_tiny(num_classes=1000)
-
-    def make():
-        return (torch.randn(batch, 3, 224, 224, device=device),
-                torch.randint(0, 1000, (batch,), device=device))
-    return m, make, _cls_loss, "adamw"
+    return m, _images(batch, device), _cls_loss, "adamw"
 
 
 class ConvAE(nn.Module):
