@@ -36,7 +36,7 @@ its guard below, for make test), --markdown (the table in Markdown),
 --update-readme (write that table into README.md between its markers).
 Every case runs the same command shape with the same machine files; nothing
 here is tuned per case; the one flag that differs, --cudnn-tf32, is each
-run set's own setting (CUDNN_TF32).
+run set's own setting (RUN_DIRS).
 """
 import glob
 import json
@@ -79,32 +79,29 @@ TABLES = os.path.join(ROOT, "estimators")
 if "--tables" in sys.argv:
     TABLES = os.path.abspath(sys.argv[sys.argv.index("--tables") + 1])
 
-RUN_DIRS = [os.path.join(DATA, "runs"), os.path.join(ROOT, "profiles", "devset"),
-            os.path.join(ROOT, "profiles", "heldout")]
-SET_OF = {os.path.join(DATA, "runs"): "development", os.path.join(ROOT, "profiles", "devset"): "development",
-          os.path.join(ROOT, "profiles", "heldout"): "held-out"}
-# How each set's fp32 runs were configured, as a user states it with
+# The run folders: (folder, set, cudnn_tf32).  cudnn_tf32 is how the
+# folder's fp32 runs were configured, as a user states it with
 # --cudnn-tf32: the reference runs turned TF32 off (their kernels are IEEE
-# throughout), profiles/devset/record.py keeps PyTorch's defaults (cuDNN
-# convolutions and recurrent layers in TF32, matrix products IEEE).
-CUDNN_TF32 = {os.path.join(DATA, "runs"): False, os.path.join(ROOT, "profiles", "devset"): True,
-              os.path.join(ROOT, "profiles", "heldout"): True}
+# throughout), profiles/devset/record.py (which also recorded the held-out
+# set) keeps PyTorch's defaults (cuDNN convolutions and recurrent layers in
+# TF32, matrix products IEEE).
+RUN_DIRS = [
+    (os.path.join(DATA, "runs"), "development", False),
+    (os.path.join(ROOT, "profiles", "devset"), "development", True),
+    (os.path.join(ROOT, "profiles", "heldout"), "held-out", True),
+]
 
 
 def runs():
     out = {}
-    metas = []
-    for d in RUN_DIRS:
+    for d, st, tf32 in RUN_DIRS:
         for dev in ("h100", "h200", "hostcpu"):
-            metas += sorted(glob.glob(os.path.join(d, dev, "*.meta.json")))
-    for meta in metas:
-        dev = os.path.basename(os.path.dirname(meta))
-        m = json.load(open(meta))
-        trace = meta[: -len(".meta.json")] + ".json.gz"
-        if os.path.exists(trace):
-            d = os.path.dirname(os.path.dirname(meta))
-            out[(dev, m["model"], m["precision"], int(m["batch"]))] = (
-                trace, m["step_time_s"]["median"], CUDNN_TF32[d], SET_OF[d])
+            for meta in sorted(glob.glob(os.path.join(d, dev, "*.meta.json"))):
+                m = json.load(open(meta))
+                trace = meta[: -len(".meta.json")] + ".json.gz"
+                if os.path.exists(trace):
+                    out[(dev, m["model"], m["precision"], int(m["batch"]))] = (
+                        trace, m["step_time_s"]["median"], tf32, st)
     return out
 
 
@@ -184,7 +181,7 @@ def measure(verbose):
             if group == "replay":
                 src_t = d.get("profiled_step_time_s") or src_t
             base = (src_t - truth) / truth
-            res[rs[src][3]][group].append((err, base))
+            res[st][group].append((err, base))
             if verbose:
                 mt = d.get("method_time_s", {})
                 tot = sum(mt.values()) or 1

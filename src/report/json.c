@@ -76,7 +76,7 @@ static size_t sep_text(struct json *j, char *buf)
     if (j->depth > 0) {
         if (j->count[j->depth] > 0)
             buf[n++] = ',';
-        if (j->pretty && j->line_from && j->depth >= j->line_from) {
+        if (j->pretty && j->line_from) {
             if (j->count[j->depth] > 0)
                 buf[n++] = ' ';
         } else if (j->pretty) {
@@ -109,8 +109,8 @@ static void open(struct json *j, int c)
 static void close_(struct json *j, int c)
 {
     int had = j->count[j->depth] > 0;
-    int on_line = j->line_from && j->depth >= j->line_from;
-    if (j->line_from && j->depth == j->line_from)
+    int on_line = j->line_from != 0;
+    if (j->depth == j->line_from)
         j->line_from = 0;
     if (j->depth > 0)
         j->depth--;
@@ -127,6 +127,7 @@ void json_obj_begin_line(struct json *j)
     if (!j->line_from)
         j->line_from = j->depth;
 }
+
 void json_obj_end(struct json *j) { close_(j, '}'); }
 void json_arr_begin(struct json *j) { open(j, '['); }
 void json_arr_end(struct json *j) { close_(j, ']'); }

@@ -18,7 +18,8 @@ struct json {
     int pretty;
     int count[JSON_MAX_DEPTH]; /* items written at each depth */
     int after_key;
-    int line_from;             /* depth from which pretty output stays on one line, or 0 */
+    int line_from;             /* depth of the open one-line object, or 0: inside it, pretty
+                                * output stays on its line */
     /* The last fraction json_num printed and its text: records repeat
      * values (an op's time, device time and its bounds are often one
      * number), and printf's floating-point conversion is the writer's
