@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Measure what a cuDNN recurrent layer costs a GPU's host, per kernel it
+launches, for the machine file (`<overheads loop-launch=...>`) and for the
+launch-count model of fom's estimator (src/model/est_host.c).
+
+cuDNN runs a recurrent layer as a loop on the host: per layer and
+direction, one GEMM over every step's input, then per time step a
+recurrent GEMM and a pointwise kernel; the backward pass runs its own loop.
+A layer of small steps is therefore as fast as the host issues that loop,
+and what the host spends per launched kernel (cuDNN's bookkeeping around
+each launch: events, stream waits, error checks) is a property of the
+host and the library, not of the model.  This script measures it on
+layers of shapes chosen for the purpose (none is a shape of a model that
+fom validates with):
+
+  - per configuration (cell, layers, directions, steps, hidden, batch,
+    precision): the host time of the forward call and of the backward
+    pass without the profiler (median of REPS timed iterations, each
+    ended by a device synchronisation so that the launch queue never
+    fills), and the device time of each (CUDA events);
+  - from one profiled iteration: the kernels the forward call
+    (aten::_cudnn_rnn) and its backward (aten::_cudnn_rnn_backward)
+    launch, counted as the runtime's launch events inside each.
+
+Writes DIR/rnn_host.json (every configuration, torch and host details)
+and prints one line per configuration.
+
+  rnn_host.py --out DIR [--device cuda:0] [--reps N]
+"""
+import argparse
+import itertools
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+
+import torch
+
+CELLS = ("lstm", "gru")
+LAYERS = (1, 2, 3)
+DIRS = (1, 2)
+STEPS = (24, 80)
+HIDDEN = (256, 640)
+BATCH = 8
+PRECISIONS = ("fp32", "bf16")
+LAUNCH_NAMES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx")
+
+
+def launches_in(trace_path):
+    """Kernel launches inside the first aten::_cudnn_rnn and
+    aten::_cudnn_rnn_backward of a Kineto trace (same thread, inside the
+    op's span), and the ops' profiled host times."""
+    with open(trace_path) as f:
+        ev = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    out = {}
+    for name, key in (("aten::_cudnn_rnn", "fwd"), ("aten::_cudnn_rnn_backward", "bwd")):
+        ops = [e for e in ev if e.get("cat") == "cpu_op" and e["name"] == name]
+        if not ops:
+            continue
+        o = ops[0]
+        n = sum(1 for e in ev if e.get("cat") == "cuda_runtime" and e["name"] in LAUNCH_NAMES
+                and e["tid"] == o["tid"] and o["ts"] <= e["ts"] <= o["ts"] + o["dur"])
+        out[key] = {"launches": n, "profiled_host_s": o["dur"] * 1e-6}
+    return out
+
+
+def one(cell, layers, dirs, steps, hidden, prec, dev, reps):
+    cls = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
+    rnn = cls(hidden, hidden, num_layers=layers, bidirectional=dirs == 2).to(dev)
+    x = torch.randn(steps, BATCH, hidden, device=dev, requires_grad=True)
+    ac = torch.autocast("cuda", dtype=torch.bfloat16, enabled=prec == "bf16")
+
+    def it(times=None):
+        e = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+        with ac:
+            e[0].record()
+            t0 = time.perf_counter()
+            y, _ = rnn(x)
+            t1 = time.perf_counter()
+            e[1].record()
+        loss = y.float().sum()
+        torch.cuda.synchronize(dev)
+        t2 = time.perf_counter()
+        loss.backward()
+        t3 = time.perf_counter()
+        e[2].record()
+        torch.cuda.synchronize(dev)
+        if times is not None:
+            times.append((t1 - t0, t3 - t2, e[0].elapsed_time(e[1]) * 1e-3,
+                          e[1].elapsed_time(e[2]) * 1e-3))
+
+    for _ in range(3):
+        it()
+    times = []
+    for _ in range(reps):
+        it(times)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "t.json")
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        with torch.profiler.profile(activities=acts, record_shapes=True) as prof:
+            it()
+        prof.export_chrome_trace(path)
+        counts = launches_in(path)
+    med = [statistics.median(t[i] for t in times) for i in range(4)]
+    return {
+        "cell": cell, "layers": layers, "directions": dirs, "steps": steps, "hidden": hidden,
+        "batch": BATCH, "precision": prec, "reps": reps,
+        "fwd_host_s": med[0], "bwd_host_s": med[1], "fwd_device_s": med[2], "bwd_device_s": med[3],
+        "fwd_host_all_s": [t[0] for t in times], "bwd_host_all_s": [t[1] for t in times],
+        "fwd_launches": counts.get("fwd", {}).get("launches"),
+        "bwd_launches": counts.get("bwd", {}).get("launches"),
+        "fwd_profiled_host_s": counts.get("fwd", {}).get("profiled_host_s"),
+        "bwd_profiled_host_s": counts.get("bwd", {}).get("profiled_host_s"),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--reps", type=int, default=9)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    dev = torch.device(a.device)
+    torch.backends.cudnn.benchmark = False
+    rows = []
+    for cell, layers, dirs, steps, hidden, prec in itertools.product(CELLS, LAYERS, DIRS, STEPS, HIDDEN,
+                                                                     PRECISIONS):
+        r = one(cell, layers, dirs, steps, hidden, prec, dev, a.reps)
+        rows.append(r)
+        print("%s L%d D%d T%-3d H%-4d %s  fwd %4s launches %7.1f us host (%6.1f dev)  "
+              "bwd %4s launches %7.1f us host (%6.1f dev)" % (
+                  cell, layers, dirs, steps, hidden, prec, r["fwd_launches"], r["fwd_host_s"] * 1e6,
+                  r["fwd_device_s"] * 1e6, r["bwd_launches"], r["bwd_host_s"] * 1e6,
+                  r["bwd_device_s"] * 1e6), flush=True)
+    info = {
+        "what": "cuDNN recurrent layers' host cost per launched kernel: see estimators/measure/rnn_host.py",
+        "rows": rows,
+        "torch": torch.__version__, "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version(),
+        "gpu": torch.cuda.get_device_name(dev), "cpu_count": os.cpu_count(),
+        "cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    with open(os.path.join(a.out, "rnn_host.json"), "w") as f:
+        json.dump(info, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
