@@ -18,6 +18,9 @@ fom validates with):
     pass without the profiler (median of REPS timed iterations, each
     ended by a device synchronisation so that the launch queue never
     fills), and the device time of each (CUDA events);
+  - the same with the device kept busy by a sleeping kernel before each
+    pass: the host's issue cost alone (a call that waits for the device
+    shows the sleep in its host time) and the kernels' device time alone;
   - from one profiled iteration: the kernels the forward call
     (aten::_cudnn_rnn) and its backward (aten::_cudnn_rnn_backward)
     launch, counted as the runtime's launch events inside each.
@@ -66,15 +69,33 @@ def launches_in(trace_path):
     return out
 
 
-def one(cell, layers, dirs, steps, hidden, prec, dev, reps):
+def sleep_rate(dev):
+    """GPU clock cycles per second of torch.cuda._sleep, timed."""
+    torch.cuda._sleep(1000000)
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    torch.cuda._sleep(100000000)
+    b.record()
+    torch.cuda.synchronize(dev)
+    return 1e8 / (a.elapsed_time(b) * 1e-3)
+
+
+def one(cell, layers, dirs, steps, hidden, prec, dev, reps, cycles_per_s):
     cls = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
     rnn = cls(hidden, hidden, num_layers=layers, bidirectional=dirs == 2).to(dev)
     x = torch.randn(steps, BATCH, hidden, device=dev, requires_grad=True)
     ac = torch.autocast("cuda", dtype=torch.bfloat16, enabled=prec == "bf16")
 
-    def it(times=None):
-        e = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+    def it(times=None, preload=0):
+        """One training iteration, timed.  With preload (GPU clock cycles)
+        the device is first kept busy by a sleeping kernel, so that the
+        host times are the host's issue cost alone and the device times
+        the kernels' alone (without it, a host-bound call's device time
+        holds the device's waits for the host)."""
+        e = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
         with ac:
+            if preload:
+                torch.cuda._sleep(preload)
             e[0].record()
             t0 = time.perf_counter()
             y, _ = rnn(x)
@@ -82,20 +103,28 @@ def one(cell, layers, dirs, steps, hidden, prec, dev, reps):
             e[1].record()
         loss = y.float().sum()
         torch.cuda.synchronize(dev)
+        if preload:
+            torch.cuda._sleep(preload)
+        e[2].record()
         t2 = time.perf_counter()
         loss.backward()
         t3 = time.perf_counter()
-        e[2].record()
+        e[3].record()
         torch.cuda.synchronize(dev)
         if times is not None:
             times.append((t1 - t0, t3 - t2, e[0].elapsed_time(e[1]) * 1e-3,
-                          e[1].elapsed_time(e[2]) * 1e-3))
+                          e[2].elapsed_time(e[3]) * 1e-3))
 
     for _ in range(3):
         it()
     times = []
     for _ in range(reps):
         it(times)
+    # keep the device busy for three times the slowest unloaded pass
+    busy_s = 3 * max(max(t[0], t[1]) for t in times) + 1e-3
+    loaded = []
+    for _ in range(reps):
+        it(loaded, int(busy_s * cycles_per_s))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "t.json")
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
@@ -104,11 +133,15 @@ def one(cell, layers, dirs, steps, hidden, prec, dev, reps):
         prof.export_chrome_trace(path)
         counts = launches_in(path)
     med = [statistics.median(t[i] for t in times) for i in range(4)]
+    lmed = [statistics.median(t[i] for t in loaded) for i in range(4)]
     return {
         "cell": cell, "layers": layers, "directions": dirs, "steps": steps, "hidden": hidden,
         "batch": BATCH, "precision": prec, "reps": reps,
         "fwd_host_s": med[0], "bwd_host_s": med[1], "fwd_device_s": med[2], "bwd_device_s": med[3],
         "fwd_host_all_s": [t[0] for t in times], "bwd_host_all_s": [t[1] for t in times],
+        "loaded_fwd_host_s": lmed[0], "loaded_bwd_host_s": lmed[1],
+        "loaded_fwd_device_s": lmed[2], "loaded_bwd_device_s": lmed[3],
+        "loaded_fwd_host_all_s": [t[0] for t in loaded], "loaded_bwd_host_all_s": [t[1] for t in loaded],
         "fwd_launches": counts.get("fwd", {}).get("launches"),
         "bwd_launches": counts.get("bwd", {}).get("launches"),
         "fwd_profiled_host_s": counts.get("fwd", {}).get("profiled_host_s"),
@@ -125,21 +158,25 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     dev = torch.device(a.device)
     torch.backends.cudnn.benchmark = False
+    cycles_per_s = sleep_rate(dev)
     rows = []
     for cell, layers, dirs, steps, hidden, prec in itertools.product(CELLS, LAYERS, DIRS, STEPS, HIDDEN,
                                                                      PRECISIONS):
-        r = one(cell, layers, dirs, steps, hidden, prec, dev, a.reps)
+        r = one(cell, layers, dirs, steps, hidden, prec, dev, a.reps, cycles_per_s)
         rows.append(r)
         print("%s L%d D%d T%-3d H%-4d %s  fwd %4s launches %7.1f us host (%6.1f dev)  "
               "bwd %4s launches %7.1f us host (%6.1f dev)" % (
                   cell, layers, dirs, steps, hidden, prec, r["fwd_launches"], r["fwd_host_s"] * 1e6,
                   r["fwd_device_s"] * 1e6, r["bwd_launches"], r["bwd_host_s"] * 1e6,
                   r["bwd_device_s"] * 1e6), flush=True)
+        print("    loaded: fwd %7.1f us host (%6.1f dev)  bwd %7.1f us host (%6.1f dev)" % (
+            r["loaded_fwd_host_s"] * 1e6, r["loaded_fwd_device_s"] * 1e6,
+            r["loaded_bwd_host_s"] * 1e6, r["loaded_bwd_device_s"] * 1e6), flush=True)
     info = {
         "what": "cuDNN recurrent layers' host cost per launched kernel: see estimators/measure/rnn_host.py",
         "rows": rows,
         "torch": torch.__version__, "cuda": torch.version.cuda,
-        "cudnn": torch.backends.cudnn.version(),
+        "cudnn": torch.backends.cudnn.version(), "sleep_cycles_per_s": cycles_per_s,
         "gpu": torch.cuda.get_device_name(dev), "cpu_count": os.cpu_count(),
         "cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
