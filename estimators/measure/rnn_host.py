@@ -28,7 +28,8 @@ fom validates with):
 Writes DIR/rnn_host.json (every configuration, torch and host details)
 and prints one line per configuration.
 
-  rnn_host.py --out DIR [--device cuda:0] [--reps N]
+  rnn_host.py --out DIR [--device cuda:0] [--reps N] [--cells lstm,gru] [--layers 1,2,3]
+              [--dirs 1,2] [--steps 24,80] [--hidden 256,640] [--batch 8] [--precisions fp32,bf16]
 """
 import argparse
 import itertools
@@ -41,13 +42,9 @@ import time
 
 import torch
 
-CELLS = ("lstm", "gru")
-LAYERS = (1, 2, 3)
-DIRS = (1, 2)
-STEPS = (24, 80)
-HIDDEN = (256, 640)
-BATCH = 8
-PRECISIONS = ("fp32", "bf16")
+# the default grid; each axis can be given on the command line
+GRID = {"cells": "lstm,gru", "layers": "1,2,3", "dirs": "1,2", "steps": "24,80", "hidden": "256,640",
+        "batch": "8", "precisions": "fp32,bf16"}
 LAUNCH_NAMES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx")
 
 
@@ -80,10 +77,10 @@ def sleep_rate(dev):
     return 1e8 / (a.elapsed_time(b) * 1e-3)
 
 
-def one(cell, layers, dirs, steps, hidden, prec, dev, reps, cycles_per_s):
+def one(cell, layers, dirs, steps, hidden, batch, prec, dev, reps, cycles_per_s):
     cls = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
     rnn = cls(hidden, hidden, num_layers=layers, bidirectional=dirs == 2).to(dev)
-    x = torch.randn(steps, BATCH, hidden, device=dev, requires_grad=True)
+    x = torch.randn(steps, batch, hidden, device=dev, requires_grad=True)
     ac = torch.autocast("cuda", dtype=torch.bfloat16, enabled=prec == "bf16")
 
     def it(times=None, preload=0):
@@ -136,7 +133,7 @@ def one(cell, layers, dirs, steps, hidden, prec, dev, reps, cycles_per_s):
     lmed = [statistics.median(t[i] for t in loaded) for i in range(4)]
     return {
         "cell": cell, "layers": layers, "directions": dirs, "steps": steps, "hidden": hidden,
-        "batch": BATCH, "precision": prec, "reps": reps,
+        "batch": batch, "precision": prec, "reps": reps,
         "fwd_host_s": med[0], "bwd_host_s": med[1], "fwd_device_s": med[2], "bwd_device_s": med[3],
         "fwd_host_all_s": [t[0] for t in times], "bwd_host_all_s": [t[1] for t in times],
         "loaded_fwd_host_s": lmed[0], "loaded_bwd_host_s": lmed[1],
@@ -154,19 +151,22 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--reps", type=int, default=9)
+    for k, v in GRID.items():
+        ap.add_argument("--" + k, default=v, help="comma-separated (default %s)" % v)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     dev = torch.device(a.device)
     torch.backends.cudnn.benchmark = False
     cycles_per_s = sleep_rate(dev)
     rows = []
-    for cell, layers, dirs, steps, hidden, prec in itertools.product(CELLS, LAYERS, DIRS, STEPS, HIDDEN,
-                                                                     PRECISIONS):
-        r = one(cell, layers, dirs, steps, hidden, prec, dev, a.reps, cycles_per_s)
+    axes = [getattr(a, k).split(",") for k in GRID]
+    for cell, layers, dirs, steps, hidden, batch, prec in itertools.product(*axes):
+        r = one(cell, int(layers), int(dirs), int(steps), int(hidden), int(batch), prec, dev, a.reps,
+                cycles_per_s)
         rows.append(r)
-        print("%s L%d D%d T%-3d H%-4d %s  fwd %4s launches %7.1f us host (%6.1f dev)  "
+        print("%s L%d D%d T%-3d H%-4d B%-4d %s  fwd %4s launches %7.1f us host (%6.1f dev)  "
               "bwd %4s launches %7.1f us host (%6.1f dev)" % (
-                  cell, layers, dirs, steps, hidden, prec, r["fwd_launches"], r["fwd_host_s"] * 1e6,
+                  cell, int(layers), int(dirs), int(steps), int(hidden), int(batch), prec, r["fwd_launches"], r["fwd_host_s"] * 1e6,
                   r["fwd_device_s"] * 1e6, r["bwd_launches"], r["bwd_host_s"] * 1e6,
                   r["bwd_device_s"] * 1e6), flush=True)
         print("    loaded: fwd %7.1f us host (%6.1f dev)  bwd %7.1f us host (%6.1f dev)" % (
