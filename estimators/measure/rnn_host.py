@@ -30,6 +30,7 @@ and prints one line per configuration.
 
   rnn_host.py --out DIR [--device cuda:0] [--reps N] [--cells lstm,gru] [--layers 1,2,3]
               [--dirs 1,2] [--steps 24,80] [--hidden 256,640] [--batch 8] [--precisions fp32,bf16]
+              [--inputs 0 (= hidden)] [--batch-first]
 """
 import argparse
 import itertools
@@ -44,7 +45,7 @@ import torch
 
 # the default grid; each axis can be given on the command line
 GRID = {"cells": "lstm,gru", "layers": "1,2,3", "dirs": "1,2", "steps": "24,80", "hidden": "256,640",
-        "batch": "8", "precisions": "fp32,bf16"}
+        "batch": "8", "precisions": "fp32,bf16", "inputs": "0"}
 LAUNCH_NAMES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx")
 
 
@@ -77,10 +78,12 @@ def sleep_rate(dev):
     return 1e8 / (a.elapsed_time(b) * 1e-3)
 
 
-def one(cell, layers, dirs, steps, hidden, batch, prec, dev, reps, cycles_per_s):
+def one(cell, layers, dirs, steps, hidden, batch, prec, dev, reps, cycles_per_s, inp=0, batch_first=False):
     cls = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
-    rnn = cls(hidden, hidden, num_layers=layers, bidirectional=dirs == 2).to(dev)
-    x = torch.randn(steps, batch, hidden, device=dev, requires_grad=True)
+    inp = inp or hidden
+    rnn = cls(inp, hidden, num_layers=layers, bidirectional=dirs == 2, batch_first=batch_first).to(dev)
+    shape = (batch, steps, inp) if batch_first else (steps, batch, inp)
+    x = torch.randn(*shape, device=dev, requires_grad=True)
     ac = torch.autocast("cuda", dtype=torch.bfloat16, enabled=prec == "bf16")
 
     def it(times=None, preload=0):
@@ -133,7 +136,7 @@ def one(cell, layers, dirs, steps, hidden, batch, prec, dev, reps, cycles_per_s)
     lmed = [statistics.median(t[i] for t in loaded) for i in range(4)]
     return {
         "cell": cell, "layers": layers, "directions": dirs, "steps": steps, "hidden": hidden,
-        "batch": batch, "precision": prec, "reps": reps,
+        "batch": batch, "precision": prec, "reps": reps, "input": inp, "batch_first": batch_first,
         "fwd_host_s": med[0], "bwd_host_s": med[1], "fwd_device_s": med[2], "bwd_device_s": med[3],
         "fwd_host_all_s": [t[0] for t in times], "bwd_host_all_s": [t[1] for t in times],
         "loaded_fwd_host_s": lmed[0], "loaded_bwd_host_s": lmed[1],
@@ -151,6 +154,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--batch-first", action="store_true")
     for k, v in GRID.items():
         ap.add_argument("--" + k, default=v, help="comma-separated (default %s)" % v)
     a = ap.parse_args()
@@ -160,9 +164,9 @@ def main():
     cycles_per_s = sleep_rate(dev)
     rows = []
     axes = [getattr(a, k).split(",") for k in GRID]
-    for cell, layers, dirs, steps, hidden, batch, prec in itertools.product(*axes):
+    for cell, layers, dirs, steps, hidden, batch, prec, inp in itertools.product(*axes):
         r = one(cell, int(layers), int(dirs), int(steps), int(hidden), int(batch), prec, dev, a.reps,
-                cycles_per_s)
+                cycles_per_s, int(inp), a.batch_first)
         rows.append(r)
         print("%s L%d D%d T%-3d H%-4d B%-4d %s  fwd %4s launches %7.1f us host (%6.1f dev)  "
               "bwd %4s launches %7.1f us host (%6.1f dev)" % (
