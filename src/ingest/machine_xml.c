@@ -412,6 +412,10 @@ static int load_overheads(struct loader *L, xmlNodePtr n)
     int rc = attr_qty(L, n, "launch", QTY_TIME, &L->m->launch_latency_s);
     if (!rc)
         rc = attr_qty(L, n, "dispatch", QTY_TIME, &L->m->dispatch_s);
+    if (!rc)
+        rc = attr_qty(L, n, "rnn-forward-step", QTY_TIME, &L->m->rnn_fwd_step_s);
+    if (!rc)
+        rc = attr_qty(L, n, "rnn-backward-step", QTY_TIME, &L->m->rnn_bwd_step_s);
     return rc;
 }
 
@@ -766,6 +770,8 @@ const char machine_xsd[] =
     "  <xs:complexType name=\"overheads\">\n"
     "    <xs:attribute name=\"launch\" type=\"nonEmpty\"/>\n"
     "    <xs:attribute name=\"dispatch\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"rnn-forward-step\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"rnn-backward-step\" type=\"nonEmpty\"/>\n"
     "  </xs:complexType>\n"
     "\n"
     "  <!-- intra-node: bandwidth per device to its peers, per direction;\n"

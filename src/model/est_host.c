@@ -29,12 +29,34 @@ double est_rnn_launches(const struct est *c, const struct op *op)
     return (double)dim[RNN_LAYERS] * dirs * (2 * (double)dim[RNN_SEQ] + 1);
 }
 
+/* What one call of a CPU trace's recurrent layer costs a GPU target's
+ * host besides its dispatch (0 when it is not such a call).  cuDNN issues
+ * the layer as a loop on the host, a time step's kernels while the device
+ * runs the step before, so a layer of short steps is as slow as that loop:
+ * on the H100 machine's host, layers built for the purpose took 26 us per
+ * layer, direction and step in the forward and 33 us in the backward,
+ * while their kernels ran in a fifth of that (estimators/h100/rnn-host).
+ * The machine file's measured figure per step is taken when it has one
+ * for the op's pass (the per-call part, 0.4 to 1.5 ms, is left out: a CPU
+ * trace runs a layer as one call per layer and direction, cuDNN as one
+ * call for them all); else each launch of the count costs the machine's
+ * launch latency, a bare launch, which is below what cuDNN spends. */
+double est_rnn_host_s(const struct est *c, const struct op *op)
+{
+    double launches = est_rnn_launches(c, op);
+    if (launches <= 0)
+        return 0;
+    double step_s = op->phase == PHASE_BACKWARD ? c->m->rnn_bwd_step_s : c->m->rnn_fwd_step_s;
+    if (step_s <= 0)
+        return launches * c->m->launch_latency_s;
+    const int64_t *dim = op_sizes(op)->kdim;
+    double dirs = op->kflag > 0 ? 2 : 1;
+    return (double)dim[RNN_LAYERS] * dirs * (double)dim[RNN_SEQ] * step_s;
+}
+
 /* The host time of op on the target.  A CPU trace's calls pay the
- * target's dispatch each, and a recurrent layer's call the host's cost of
- * each kernel launch as well (the machine's launch latency): the host
- * launches a time step's kernels as the device runs the step before, so a
- * layer of short steps is as slow as its launches (on an H100, a GRU
- * call's 577 launches took 4.1 ms of host time, its kernels 1.6 ms). */
+ * target's dispatch each, and a recurrent layer's call its loop on the
+ * host as well (est_rnn_host_s). */
 double est_host_of(struct est *c, const struct op *op)
 {
     if (c->src_gpu)
@@ -42,7 +64,10 @@ double est_host_of(struct est *c, const struct op *op)
     double calls = op->count > 0 ? op->count : 1;
     if (est_is_foreach_on_gpu(c, op))
         calls = est_foreach_launches(op->count);
-    return calls * (c->m->dispatch_s + est_rnn_launches(c, op) * c->m->launch_latency_s);
+    double step_s = op->phase == PHASE_BACKWARD ? c->m->rnn_bwd_step_s : c->m->rnn_fwd_step_s;
+    if (step_s <= 0 && est_rnn_launches(c, op) > 0)
+        c->n_rnn_launch_host++;
+    return calls * (c->m->dispatch_s + est_rnn_host_s(c, op));
 }
 
 

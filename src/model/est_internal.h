@@ -61,6 +61,7 @@ struct est {
     int64_t flat[MAX_FLAT];
     size_t n_flat;
     size_t n_channels_last;         /* channels-last convolutions timed from table rows */
+    size_t n_rnn_launch_host;       /* recurrent ops whose host loop fell back on launches */
     struct estimate *out;
     /* autocast: casts issued before each forward call of op i, and
      * their device time per call (see est_autocast_casts()) */
@@ -192,6 +193,7 @@ size_t est_eff_machines(const struct est_eff *e);
 /* est_host.c */
 double est_host_of(struct est *c, const struct op *op);
 double est_rnn_launches(const struct est *c, const struct op *op);
+double est_rnn_host_s(const struct est *c, const struct op *op);
 void est_autocast_casts(struct est *c);
 
 /* est_replay.c */

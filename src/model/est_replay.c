@@ -72,8 +72,8 @@ static void plan_call(const struct est *c, const struct replay_index *ri, const 
     rc->kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
     double rnn = est_rnn_launches(c, op);
     if (rnn > 0) {
-        /* a recurrent layer's launches, one by one (est_host_of) */
-        rc->dispatch_s += rnn * c->m->launch_latency_s;
+        /* a recurrent layer's loop on the host (est_rnn_host_s) */
+        rc->dispatch_s += est_rnn_host_s(c, op);
         rc->kn = rnn;
     }
     if (rc->kn < 1)

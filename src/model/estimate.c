@@ -83,6 +83,21 @@ void est_warn(struct est *c, const char *fmt, ...)
 
 /* What the op adds to the estimate's shares by method and bound, and to
  * its counts of limits. */
+/* What the ops' estimates counted that an estimate says once. */
+static void warn_counted(struct est *c, const struct estimate *out)
+{
+    if (c->n_channels_last)
+        est_warn(c, "%zu convolution(s) ran on channels-last tensors (their recorded strides) and are "
+                    "timed from rows of contiguous tensors, for which cuDNN runs other kernels",
+                c->n_channels_last);
+    if (c->n_rnn_launch_host)
+        est_warn(c, "%zu recurrent op(s) of the CPU trace: machine '%s' gives no rnn-forward-step or "
+                    "rnn-backward-step, so cuDNN's host loop is counted as its launches at the "
+                    "machine's launch latency, below what it costs (estimators/measure/rnn_host.py "
+                    "measures it)",
+                c->n_rnn_launch_host, out->machine ? out->machine : "?");
+}
+
 static void tally(struct estimate *out, const struct op_estimate *oe)
 {
     out->method_time_s[oe->method] += oe->device_s;
@@ -329,10 +344,7 @@ int estimate_profile(const struct profile *p, const struct machine *target,
         src_dev += c.src_gpu ? p->ops[i].device_time_s : p->ops[i].time_s;
         tally(out, oe);
     }
-    if (c.n_channels_last)
-        est_warn(&c, "%zu convolution(s) ran on channels-last tensors (their recorded strides) and are "
-                     "timed from rows of contiguous tensors, for which cuDNN runs other kernels",
-                 c.n_channels_last);
+    warn_counted(&c, out);
     /* Ops dropped by --top still run: carry them at the kept ops' ratio. */
     if (p->dropped_time_s > 0 && src_dev > 0) {
         struct op_estimate *oe = &out->ops[out->n_ops++];

@@ -65,6 +65,11 @@ struct machine {
     size_t n_mem;
     double launch_latency_s;    /* per kernel launch on the device */
     double dispatch_s;          /* per-op host framework dispatch cost */
+    /* Host time of a cuDNN recurrent layer per layer, direction and time
+     * step, forward and backward pass (<overheads rnn-forward-step=
+     * rnn-backward-step=>, measured by estimators/measure/rnn_host.py);
+     * 0 = not known, the launch count model stands in (est_host.c). */
+    double rnn_fwd_step_s, rnn_bwd_step_s;
     struct net_link intra;      /* between devices of a node */
     struct net_link inter;      /* between nodes */
     double power_w;             /* per node: <power>, else devices x device_power_w

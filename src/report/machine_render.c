@@ -200,6 +200,12 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
     r = row_add(rs, "dispatch", "host dispatch per op", "us", "s", 1e-6);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].dispatch_s;
+    r = row_add(rs, "rnn_forward_step", "recurrent layer host time per step, forward", "us", "s", 1e-6);
+    for (size_t i = 0; i < nm; i++)
+        r->v[i] = ms[i].rnn_fwd_step_s;
+    r = row_add(rs, "rnn_backward_step", "recurrent layer host time per step, backward", "us", "s", 1e-6);
+    for (size_t i = 0; i < nm; i++)
+        r->v[i] = ms[i].rnn_bwd_step_s;
     r = row_add(rs, "intra_node.bw", "intra-node link per device per direction", "GB/s", "B/s", 1e9);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].intra.bw_bs;
@@ -361,6 +367,8 @@ static void show_json(FILE *fp, const struct machine *m)
     json_knum(&j, "main_memory_bw_bs", opt(machine_mem_bw(m)));
     json_knum(&j, "launch_latency_s", opt(m->launch_latency_s));
     json_knum(&j, "dispatch_s", opt(m->dispatch_s));
+    json_knum(&j, "rnn_forward_step_s", opt(m->rnn_fwd_step_s));
+    json_knum(&j, "rnn_backward_step_s", opt(m->rnn_bwd_step_s));
     json_link(&j, "intra_node", &m->intra);
     json_link(&j, "inter_node", &m->inter);
     json_kint(&j, "inter_node_nics", m->inter.nics);

@@ -43,4 +43,13 @@ bad nobw "10 TFLOP/s" 'capacity="16 GB"'
 fom_run 1 machine validate "$T_TMP/nobw.xml"
 expect_err_contains "$T_TMP/nobw.xml:7: error: found <memory level=\"HBM\"> without bandwidth"
 
+# The recurrent layer's host time per step: a time, above zero.
+L=$(grep -n "rnn-forward-step" machines/h100-sxm5-80gb.xml | tail -1 | cut -d: -f1)
+sed 's/rnn-forward-step="26 us"/rnn-forward-step="26 GB"/' machines/h100-sxm5-80gb.xml >"$T_TMP/rnnunit.xml"
+fom_run 1 machine validate "$T_TMP/rnnunit.xml"
+expect_err_contains "$T_TMP/rnnunit.xml:$L: error: found unit 'GB' in <overheads rnn-forward-step>, expected a number with a time unit"
+sed 's/rnn-backward-step="32 us"/rnn-backward-step="0 us"/' machines/h100-sxm5-80gb.xml >"$T_TMP/rnnzero.xml"
+fom_run 1 machine validate "$T_TMP/rnnzero.xml"
+expect_err_contains "$T_TMP/rnnzero.xml:$L: error: found '0 us' in <overheads rnn-backward-step>, expected a value greater than zero"
+
 done_testing

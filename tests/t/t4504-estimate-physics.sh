@@ -255,9 +255,10 @@ else not_ok "a convolution past the rows: method or rate"; fi
 # of the precision, bandwidth, launch latency): the H200 and H100 share
 # one die, so an H200 layer is no slower than the H100's row.  With no
 # other table at hand (a machine file alone in its folder) nothing holds
-# it.  On a GPU each call of a CPU trace's layer pays the host's launch of
-# its kernels: layers x directions x (2 x steps + 1), each at the
-# machine's launch latency, beside the call's dispatch.
+# it.  On a GPU each call of a CPU trace's layer pays, beside its dispatch,
+# cuDNN's loop on the host: the machine's measured host time per layer,
+# direction and step of the op's pass; a machine file without it pays each
+# of layers x directions x (2 x steps + 1) launches at its launch latency.
 fom_run 0 ingest "$GRU" --format-out json
 cp "$OUT" "$T_TMP/gru.json"
 fom_run 0 estimate --profile "$GRU" --machine machines/h200-sxm-141gb.xml --kernels "$PERCALL" \
@@ -266,6 +267,8 @@ cp "$OUT" "$T_TMP/e200.json"
 fom_run 0 estimate --profile "$GRU" --machine "$H100" --kernels estimators/h100 \
     --precision bf16 --batch 128 --profile-batch 16 --format json
 cp "$OUT" "$T_TMP/e100.json"
+if grep -q "recurrent op(s) of the CPU trace" "$ERR"; then not_ok "launch fallback said where the machine gives the steps"
+else ok "machine with the recurrent steps: no launch fallback said"; fi
 mkdir -p "$T_TMP/alone"
 cp machines/h200-sxm-141gb.xml "$T_TMP/alone/"
 fom_run 0 estimate --profile "$GRU" --machine "$T_TMP/alone/h200-sxm-141gb.xml" --kernels "$PERCALL" \
@@ -273,10 +276,16 @@ fom_run 0 estimate --profile "$GRU" --machine "$T_TMP/alone/h200-sxm-141gb.xml" 
 cp "$OUT" "$T_TMP/ealone.json"
 fom_run 0 machine show machines/h200-sxm-141gb.xml --format json
 cp "$OUT" "$T_TMP/m200.json"
+mkdir -p "$T_TMP/nostep"
+sed 's/ rnn-forward-step="[^"]*"//; s/ rnn-backward-step="[^"]*"//' "$H100" >"$T_TMP/nostep/h100.xml"
+fom_run 0 estimate --profile "$GRU" --machine "$T_TMP/nostep/h100.xml" --kernels estimators/h100 \
+    --precision bf16 --batch 128 --profile-batch 16 --format json
+cp "$OUT" "$T_TMP/enostep.json"
+expect_err_contains "2 recurrent op(s) of the CPU trace: machine 'h100-sxm5-80gb' gives no rnn-forward-step or rnn-backward-step"
 if python3 - "$T_TMP/gru.json" "$T_TMP/e200.json" "$T_TMP/e100.json" "$T_TMP/ealone.json" "$T_TMP/h100.json" \
-    "$T_TMP/m200.json" <<'PY'
+    "$T_TMP/m200.json" "$T_TMP/enostep.json" <<'PY'
 import json, sys
-prof, e200, e100, alone, m100, m200 = (json.load(open(a)) for a in sys.argv[1:])
+prof, e200, e100, alone, m100, m200, nostep = (json.load(open(a)) for a in sys.argv[1:])
 def rnn(e):
     return {o["phase"]: o for o in e["ops"] if o["kind"] == "rnn"}
 def peak(m):
@@ -290,16 +299,26 @@ for ph in a:
     assert a[ph]["device_time_s"] <= b[ph]["device_time_s"] * hi * (1 + 1e-9), (ph, a[ph]["device_time_s"], b[ph]["device_time_s"])
     assert "peer-table" not in c[ph]["limits"] and c[ph]["device_time_s"] > a[ph]["device_time_s"] * 1.5
 assert e200["limits_fired"]["peer-table"] == 2 and alone["limits_fired"]["peer-table"] == 0
+n = 0
 for o in prof["ops"]:
     if o["kind"] != "rnn":
         continue
-    launches = o["kdim_2"] * (2 if o["kflag"] > 0 else 1) * (2 * o["kdim_3"] + 1)
-    want = o["count"] * (m100["dispatch_s"] + launches * m100["launch_latency_s"])
+    dirs = 2 if o["kflag"] > 0 else 1
+    step = m100["rnn_backward_step_s" if o["phase"] == "backward" else "rnn_forward_step_s"]
+    assert step and step > m100["launch_latency_s"], step
+    want = o["count"] * (m100["dispatch_s"] + o["kdim_2"] * dirs * o["kdim_3"] * step)
     got = b[o["phase"]]["host_time_s"]
     assert abs(got - want) <= 1e-9 * want, (o["phase"], got, want)
+    launches = o["kdim_2"] * dirs * (2 * o["kdim_3"] + 1)
+    want = o["count"] * (m100["dispatch_s"] + launches * m100["launch_latency_s"])
+    got = rnn(nostep)[o["phase"]]["host_time_s"]
+    assert abs(got - want) <= 1e-9 * want, (o["phase"], got, want)
+    n += 1
+assert n == 2
+assert m200["rnn_forward_step_s"] > 0 and m200["rnn_backward_step_s"] > 0
 PY
-then ok "recurrent layers: per-call rows held to another GPU's, each kernel launch paid on the host"
-else not_ok "recurrent layers: peer limit or launch host time"; fi
+then ok "recurrent layers: per-call rows held to another GPU's, cuDNN's host loop per step (or per launch) paid on the host"
+else not_ok "recurrent layers: peer limit or host loop time"; fi
 
 # The same per-call rows change a recurrent layer's precision on its own
 # device by a ratio that keeps each step's launch gap (an H200 LSTM row's
