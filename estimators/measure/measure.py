@@ -45,7 +45,7 @@ KEYS = {
     "gemm": ["m", "n", "k", "a_t", "b_t", "batch", "precision"],
     "conv": ["dims", "n", "c", "d", "h", "w", "k", "f_d", "f_h", "f_w",
              "pad_d", "pad_h", "pad_w", "stride_d", "stride_h", "stride_w",
-             "dil_d", "dil_h", "dil_w", "groups", "precision", "pass"],
+             "dil_d", "dil_h", "dil_w", "groups", "layout", "precision", "pass"],
     "rnn": ["cell", "input", "hidden", "layers", "seq", "batch",
             "bidirectional", "precision", "pass"],
     "attention": ["batch", "heads", "q_len", "kv_len", "head_dim", "causal",
@@ -476,11 +476,11 @@ def gemm_cases(grid):
             or s.startswith("deepbench")]
 
 
-def conv_shape(dims, n, c, sp, k, f, stride=1, pad=None, dil=1, groups=1):
+def conv_shape(dims, n, c, sp, k, f, stride=1, pad=None, dil=1, groups=1, layout="contiguous"):
     """A convolution over `dims` spatial dimensions of size sp each."""
     if pad is None:
         pad = dil * (f - 1) // 2
-    d = {"dims": dims, "n": n, "c": c, "k": k, "groups": groups}
+    d = {"dims": dims, "n": n, "c": c, "k": k, "groups": groups, "layout": layout}
     for ax in ("d", "h", "w"):
         active = (ax == "w") or (ax == "h" and dims >= 2) or dims == 3
         d[ax] = sp if active else 1
@@ -491,8 +491,32 @@ def conv_shape(dims, n, c, sp, k, f, stride=1, pad=None, dil=1, groups=1):
     return d
 
 
+def depthwise_cases():
+    """The depthwise grid (--grid depthwise): depthwise 2-D convolutions as
+    the mobile and ConvNeXt-style networks run them, 3x3, 5x5 and 7x7 at
+    stride 1 and 3x3 at stride 2, over the image pyramid (spatial 224/2^i)
+    x channels 32...1024 capped at 2^20 activation elements per sample, at
+    batches 8, 32 and 128, each in both memory layouts: the contiguous
+    tensors of the other grids and channels-last (NHWC) tensors, which
+    training scripts ask for (torch.channels_last) and for which cuDNN
+    runs other kernels."""
+    rows = []
+    for n in (8, 32, 128):
+        for sp in (7, 14, 28, 56, 112):
+            for c in pow2(5, 10):
+                if c * sp * sp > (1 << 20):
+                    continue
+                for f, stride in ((3, 1), (5, 1), (7, 1), (3, 2)):
+                    for layout in ("contiguous", "channels-last"):
+                        rows.append(conv_shape(2, n, c, sp, c, f, stride=stride, groups=c,
+                                               layout=layout))
+    return [(r, "grid") for r in rows]
+
+
 def conv_cases(grid):
     rows = []
+    if grid == "depthwise":
+        return depthwise_cases()
     if grid == "tiny":
         rows.append(conv_shape(2, 2, 8, 16, 16, 3))
         rows.append(conv_shape(2, 2, 8, 16, 8, 3, groups=8))
@@ -746,6 +770,15 @@ def build_conv(s, prec, pas, dev):
                        % (s["c"], s["k"], g))
     x = rand([s["n"], s["c"]] + [s[a] for a in axes], dt, dev)
     wt = rand([s["k"], s["c"] // g] + [s["f_" + a] for a in axes], dt, dev)
+    if s.get("layout", "contiguous") == "channels-last":
+        # what torch.channels_last gives a model: both tensors NHWC (NDHWC)
+        if dims == 1:
+            raise RowError("a 1-D convolution has no channels-last layout")
+        fmt = torch.channels_last if dims == 2 else torch.channels_last_3d
+        x = x.contiguous(memory_format=fmt)
+        wt = wt.contiguous(memory_format=fmt)
+    elif s.get("layout", "contiguous") != "contiguous":
+        raise RowError("layout %r is not contiguous or channels-last" % s["layout"])
     F = torch.nn.functional
     conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[dims]
     if pas == "fwd":
@@ -1174,7 +1207,7 @@ DEFAULTS = {"batch": 1, "d": 1, "h": 1, "f_d": 1, "f_h": 1, "pad_d": 0,
             "pad_h": 0, "pad_w": 0, "stride_d": 1, "stride_h": 1,
             "stride_w": 1, "dil_d": 1, "dil_h": 1, "dil_w": 1, "groups": 1,
             "layers": 1, "bidirectional": 0, "causal": 0, "tensors": 1,
-            "mode": "none", "a_t": "N", "b_t": "N"}
+            "mode": "none", "a_t": "N", "b_t": "N", "layout": "contiguous"}
 
 
 def shape_from_row(kind, r):
@@ -1675,7 +1708,9 @@ def parse_args(argv):
         description="Measure fom kernel tables on this machine (see README.md).")
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
-    ap.add_argument("--grid", choices=["tiny", "small", "full"], default="small")
+    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise"], default="small",
+                    help="designed grids of every kind, or the depthwise convolutions "
+                         "in both memory layouts (--kinds conv)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
     ap.add_argument("--precisions", default=None,
@@ -1727,6 +1762,9 @@ def run(args):
     if bad or not kinds:
         print("measure: error: --kinds %s: expected some of %s" % (",".join(bad) or "''", ",".join(KINDS)),
               file=sys.stderr)
+        return 2
+    if args.grid == "depthwise" and kinds != ["conv"]:
+        print("measure: error: --grid depthwise measures convolutions: give --kinds conv", file=sys.stderr)
         return 2
     if args.device == "cpu" and "comm" in kinds and args.kinds is not None:
         print("measure: error: --kinds comm needs --device cuda:N on a host of 2+ GPUs",
