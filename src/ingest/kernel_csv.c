@@ -27,7 +27,7 @@ enum role {
     R_DIMS, R_D, R_FD, R_PADD, R_SD, R_DILD, R_DILH, R_DILW, R_GROUPS,
     R_FWD, R_BWDI, R_BWDP,
     R_OP, R_ELEM, R_BYTES,
-    R_PASS, R_MODE, R_FLAG,
+    R_PASS, R_MODE, R_FLAG, R_LAYOUT,
     R_FLOATS, R_NODES,          /* DeepBench's all-reduce: num_floats, nodes */
     R_DIM0, R_DIM_END = R_DIM0 + KERNEL_DIMS_MAX - 1,
     R_COUNT,
@@ -176,7 +176,7 @@ static enum role name_role(enum kernel_kind kind, const char *name)
         { "pad_w", R_PADW }, { "pad_h", R_PADH }, { "stride_w", R_SW }, { "stride_h", R_SH },
         { "dims", R_DIMS }, { "d", R_D }, { "f_d", R_FD }, { "pad_d", R_PADD }, { "stride_d", R_SD },
         { "dil_d", R_DILD }, { "dil_h", R_DILH }, { "dil_w", R_DILW }, { "groups", R_GROUPS },
-        { "pass", R_PASS },
+        { "pass", R_PASS }, { "layout", R_LAYOUT },
     };
     static const struct name_map elt[] = {
         { "op", R_OP }, { "elements", R_ELEM }, { "bytes", R_BYTES },
@@ -558,6 +558,21 @@ static int get_flag(struct reader *rd, const struct field *f, const char *name, 
     return bad(rd, f, name, "0, 1, true or false");
 }
 
+/* A convolution's memory layout: kernel_row.flag 0 for contiguous
+ * tensors (NCHW), 1 for channels-last ones (NHWC, NDHWC). */
+static int get_layout(struct reader *rd, const struct field *f, int *out)
+{
+    if (field_is(f, "contiguous") || f->n == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (field_is(f, "channels-last")) {
+        *out = 1;
+        return 0;
+    }
+    return bad(rd, f, "layout", "contiguous or channels-last");
+}
+
 static int get_pass(struct reader *rd, const struct field *f, enum kernel_pass *out)
 {
     char buf[16];
@@ -634,6 +649,7 @@ static int csv_cell(struct reader *rd, const struct layout *ly, const struct col
         return bad(rd, v, "dims", "1, 2 or 3");
     case R_PASS: return get_pass(rd, v, &row->pass);
     case R_FLAG: return get_flag(rd, v, ly->kind == KERNEL_RNN ? "bidirectional" : "causal", &row->flag);
+    case R_LAYOUT: return get_layout(rd, v, &row->flag);
     case R_REPS:
         if (v->n && !(rc = get_i64(rd, v, "reps", 0, &iv)))
             row->reps = iv > 1000000000 ? 1000000000 : (int)iv;

@@ -119,11 +119,14 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
         double b = ((double)r->m * r->k + (double)r->k * r->n + (double)r->m * r->n) * eb;
         add(s, n, alloc, EK_GEMM, cls, octave(f, 0, N_WORK), octave(f / b, AI_OFF, N_AI),
             f / (r->time_s[0] * pk));
-    } else if (r->kind == KERNEL_CONV && pk > 0 && r->stride_h > 0 && r->stride_w > 0) {
+    } else if (r->kind == KERNEL_CONV && pk > 0 && r->stride_h > 0 && r->stride_w > 0 && !r->flag) {
+        /* rows of contiguous tensors, the layout every machine's table has;
+         * a grouped convolution's filters each see c / groups channels */
         double p = (double)((r->h + 2 * r->pad_h - r->r) / r->stride_h + 1);
         double q = (double)((r->w + 2 * r->pad_w - r->s) / r->stride_w + 1);
-        double f = 2.0 * r->n_ * r->kf * r->c * r->r * r->s * p * q;
-        double b = ((double)r->n_ * r->c * r->h * r->w + (double)r->kf * r->c * r->r * r->s
+        double g = r->groups > 1 ? (double)r->groups : 1;
+        double f = 2.0 * r->n_ * r->kf * (r->c / g) * r->r * r->s * p * q;
+        double b = ((double)r->n_ * r->c * r->h * r->w + (double)r->kf * (r->c / g) * r->r * r->s
                     + (double)r->n_ * r->kf * p * q) * eb;
         for (int pass = 0; pass < CONV_PASS_COUNT; pass++)
             if (r->time_s[pass] > 0 && p > 0 && q > 0)

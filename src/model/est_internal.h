@@ -87,6 +87,8 @@ struct shape {
     double kernels;             /* kernel launches per pass */
     double flops, bytes;        /* per pass */
     int64_t kdim[6];            /* rnn/attention/norm/embedding sizes (struct op kdim) */
+    int contiguous;             /* a convolution looked up among rows of contiguous
+                                   tensors whatever its layout (est_op.c: scaled_table) */
 };
 
 struct lookup {
@@ -96,6 +98,8 @@ struct lookup {
     int above;                      /* extrapolated, and only above the measured sizes */
     enum kernel_kind kind;          /* the kind of the rows used (the last, if several) */
     double calls;                   /* the table calls time_s adds up */
+    int layout_fallback;            /* a channels-last convolution timed from rows
+                                       of contiguous tensors (none of its own layout) */
 };
 
 struct roof {

@@ -85,6 +85,8 @@ static int lk_conv(const struct kernel_table *t, const struct op *op, const stru
         }
     }
     acc->above = acc->method == LOOKUP_EXTRAP && above;
+    /* the dense 2-D rows are of contiguous tensors (kernel_table_conv) */
+    acc->layout_fallback = op_has_flag(op, "channels-last");
     return 0;
 }
 
@@ -114,7 +116,7 @@ static int lk_flops(const struct kernel_table *t, enum precision p, double flops
     if (n > 16384)
         n = 16384;
     int64_t ni = (int64_t)llround(n);
-    struct lookup one = { 0, 0, 0, LOOKUP_NONE, 0, 0, KERNEL_GEMM, 0 };
+    struct lookup one = { .method = LOOKUP_NONE, .kind = KERNEL_GEMM };
     if (lk_gemm(t, p, ni, ni, ni, 'N', 'N', 1, &one) != 0)
         return -1;
     double rate = 2.0 * (double)ni * ni * ni / one.time_s;
@@ -153,9 +155,23 @@ static int lk_call(const struct kernel_table *t, const struct op *op, const stru
             q.dim[NORM_GROUPS] = 1;
     }
     struct kernel_hit h;
-    if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0))
-        return -1;
+    int fallback = 0;
+    if (q.kind == KERNEL_CONV && q.flag && s->contiguous) {
+        q.flag = 0;
+        fallback = 1;
+    }
+    if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0)) {
+        /* a channels-last convolution whose layout the table lacks: the
+         * contiguous rows, said (struct lookup: layout_fallback) */
+        if (q.kind != KERNEL_CONV || !q.flag)
+            return -1;
+        q.flag = 0;
+        if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0))
+            return -1;
+        fallback = 1;
+    }
     acc->kind = q.kind;
+    acc->layout_fallback = fallback;
     acc->calls = s->calls;
     acc->time_s = h.time_s * s->calls;
     acc->lo_s = (h.time_lo_s > 0 ? h.time_lo_s : h.time_s) * s->calls;
@@ -197,7 +213,7 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
                  * gradient is not a slower cube).  Such a GEMM runs at
                  * the measured rate of a GEMM of the same work, unless
                  * its memory traffic takes longer. */
-                struct lookup cube = { 0, 0, 0, LOOKUP_NONE, 0, 0, KERNEL_GEMM, 0 };
+                struct lookup cube = { .method = LOOKUP_NONE, .kind = KERNEL_GEMM };
                 if (lk_flops(t, s->prec, s->flops, s->calls * s->nb, &cube) == 0 && cube.time_s > 0) {
                     double mem = bw_bs > 0 ? s->bytes / bw_bs : 0;
                     double f = (cube.time_s > mem ? cube.time_s : mem) / acc->time_s;

@@ -207,10 +207,11 @@ static double off_roof_ratio(struct est *c, const struct op *op, const struct sh
  *    an interpolated ratio outside these bounds is interpolation noise.
  * Returns -1 when a table lacks the shape (the caller falls back). */
 static int scaled_table(struct est *c, const struct op *op, const struct shape *s0,
-                        const struct shape *s, const struct lookup *lt, double src_dev,
-                        struct op_estimate *oe)
+                        const struct shape *s, const struct lookup *lt_in, double src_dev,
+                        struct op_estimate *oe, int *layout_fallback)
 {
-    struct lookup ls, lp;
+    struct lookup ls, lp, lt_own = *lt_in;
+    const struct lookup *lt = lt_in;
     struct shape sp = *s0;
     struct est nobatch = *c;
     nobatch.b_new = 0;
@@ -220,6 +221,19 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
         return -1;
     if (est_lookup_op(c->tt, op, &sp, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0))
         return -1;
+    if (ls.layout_fallback != lp.layout_fallback) {
+        /* one table has rows of the convolution's layout, the other not:
+         * a ratio of rows of two layouts says nothing of the machines, so
+         * all three lookups take the contiguous rows both have */
+        struct shape a = *s0, b = sp, t = *s;
+        a.contiguous = b.contiguous = t.contiguous = 1;
+        if (est_lookup_op(c->st, op, &a, src_bw, &ls) != 0 || !(ls.time_s > 0)
+            || est_lookup_op(c->tt, op, &b, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0)
+            || est_lookup_op(c->tt, op, &t, machine_mem_bw(c->m), &lt_own) != 0 || !(lt_own.time_s > 0))
+            return -1;
+        lt = &lt_own;
+    }
+    *layout_fallback = lp.layout_fallback;
     double t1 = src_dev * off_roof_ratio(c, op, s0, sp.prec, src_dev, lp.time_s / ls.time_s);
     double w0 = work_of(op, &sp), w1 = work_of(op, s);
     double t = t1 * lt->time_s / lp.time_s;
@@ -407,6 +421,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     int changed = est_retarget(c, op, &s);
     double src_dev = c->src_gpu ? op->device_time_s : 0;
     struct roof r;
+    int layout_fallback = 0;
 
     oe->name = op->name;
     oe->kind = op->kind;
@@ -445,6 +460,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     }
     struct lookup lt;
     int have_t = est_lookup_op(c->tt, op, &s, machine_mem_bw(c->m), &lt) == 0;
+    layout_fallback = have_t && lt.layout_fallback;
     if (!have_t && c->tt && op->kind != OP_COMM) {
         if (!kernel_table_has(c->tt, est_table_kind(op->kind), s.prec))
             est_warn(c, "tables of '%s' have no %s rows for %s ops; falling back to the %s",
@@ -457,7 +473,8 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     if (rt) {
         struct est peer = *c;
         peer.tt = peer.st = rt;
-        if (scaled_table(&peer, op, &s0, &s, &lr, src_dev, oe) == 0) {
+        int ignored;
+        if (scaled_table(&peer, op, &s0, &s, &lr, src_dev, oe, &ignored) == 0) {
             est_warn(c, "recurrent layers of '%s' change precision or batch by the ratio of '%s' rows: "
                         "its own rows were timed one call at a time", c->tt->hw ? c->tt->hw : "?",
                      rt->hw ? rt->hw : "?");
@@ -466,7 +483,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
         }
     }
     if (have_t && c->st && src_dev > 0 && !(op->kind == OP_CONV && c->conv_choice_differs)
-        && scaled_table(c, op, &s0, &s, &lt, src_dev, oe) == 0) {
+        && scaled_table(c, op, &s0, &s, &lt, src_dev, oe, &layout_fallback) == 0) {
         oe->distance = lt.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED_TABLE;
         goto out;
     }
@@ -482,10 +499,9 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
                     "GPUs' rows where those measure them (limit peer-table), else upper bounds",
                  c->tt->hw ? c->tt->hw : "?");
 out:
-    /* the tables' convolution rows are of contiguous tensors */
-    if (op->kind == OP_CONV && op_has_flag(op, "channels-last")
-        && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP
-            || oe->method == EST_SCALED_TABLE))
+    /* a channels-last convolution timed from rows of contiguous tensors */
+    if (layout_fallback && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP
+                            || oe->method == EST_SCALED_TABLE))
         c->n_channels_last++;
     if (oe->method != EST_MEASURED) {
         est_limit_ratio(c, op, &s0, changed, src_dev, oe);

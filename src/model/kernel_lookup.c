@@ -205,6 +205,7 @@ static int query_point(const struct kernel_query *q, struct lpoint *pt)
         return 0;
     }
     case KERNEL_CONV:
+        pt->key.flag = q->flag;     /* the memory layout: rows of one layout only */
         return conv_point(&q->conv, pt);
     case KERNEL_ELTWISE:
         if (!(q->bytes >= 1) || !isfinite(q->bytes))
@@ -688,6 +689,8 @@ int kernel_query_from_op(const struct op *o, enum kernel_pass pass, struct kerne
     case OP_CONV:
         q->kind = KERNEL_CONV;
         q->conv = *op_conv(o);
+        /* the rows of its memory layout (kernel_row.flag) */
+        q->flag = op_has_flag(o, "channels-last");
         return q->conv.n > 0 && q->conv.c > 0 && q->conv.k > 0 ? 0 : -1;
     case OP_ELEMENTWISE:
     case OP_REDUCTION:

@@ -334,6 +334,8 @@ static int conv_key_cmp(const struct kernel_row *a, const struct kernel_row *b)
     for (size_t i = 0; i < sizeof ea / sizeof ea[0]; i++)
         if ((c = cmp_i64(ea[i], eb[i])))
             return c;
+    if ((c = a->flag - b->flag))    /* contiguous, then channels-last */
+        return c;
     /* A probe with mask 0 sorts before every pass mask of its shape. */
     return conv_pass_mask(a) - conv_pass_mask(b);
 }
@@ -728,8 +730,9 @@ static const struct kgroup *conv_group(const struct kernel_table *t, enum precis
     for (size_t i = 0; i < kk->n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];
         double m, n, k;
-        /* Dense 2-D rows only; the others are kernel_table_lookup's. */
-        if (r->groups > 1 || r->dims == 1 || r->dims == 3 || r->dil_h > 1 || r->dil_w > 1)
+        /* Dense 2-D rows of contiguous tensors only; the others are
+         * kernel_table_lookup's. */
+        if (r->groups > 1 || r->dims == 1 || r->dims == 3 || r->dil_h > 1 || r->dil_w > 1 || r->flag)
             continue;
         conv_row_gemm(r, &m, &n, &k);
         /* The spread columns describe the forward pass only. */

@@ -51,7 +51,8 @@ struct kernel_row {
     char *op;                       /* eltwise/norm/embedding/optimizer/comm op, rnn cell */
     char *mode;                     /* embedding mode, optimizer form, comm backend,
                                        attention backend (informative only) */
-    int flag;                       /* rnn bidirectional, attention causal (0/1) */
+    int flag;                       /* rnn bidirectional, attention causal, conv
+                                       channels-last tensors (0/1) */
     double elements, bytes;         /* eltwise; optimizer bytes; comm bytes is dim[COMM_BYTES] */
     /* times in seconds; conv rows hold one time per pass */
     double time_s[CONV_PASS_COUNT]; /* others: [0]; 0 = not measured */
@@ -99,7 +100,8 @@ struct kernel_estimate {
  * prec, pass and the fields of the kind:
  *   gemm       m, n, k, batch (0 or 1: plain GEMM), a_t, b_t ('N'/'T', 0 = any)
  *   conv       conv (dims from conv.d: 0/1 = 2-D or 1-D), pass KPASS_FWD,
- *              KPASS_BWD_DATA, KPASS_BWD_WEIGHT or KPASS_BWD (data + weight)
+ *              KPASS_BWD_DATA, KPASS_BWD_WEIGHT or KPASS_BWD (data + weight),
+ *              flag = channels-last tensors
  *   eltwise    op (NULL: any op) and bytes (read + written)
  *   rnn        op = cell ("lstm", "gru", "rnn_tanh"), flag = bidirectional,
  *              dim[RNN_*], pass KPASS_FWD or KPASS_BWD
@@ -134,7 +136,7 @@ struct kernel_query {
  *   the others log dim[0..], as many as the kind has
  * and only among rows of the same categorical parameters: precision,
  * pass, and cell / direction / causal / op / mode / groups class (dense,
- * depthwise, grouped) as the kind has them.
+ * depthwise, grouped) / memory layout as the kind has them.
  *
  * distance: Euclidean distance, in those log axes, from the query to the
  * nearest measured row of its category: 0 for an exact row, ln 2 ~ 0.69

@@ -425,6 +425,8 @@ static void row_key(const struct kernel_row *r, struct strbuf *sb)
             strbuf_addf(sb, " dil%lldx%lld", one_if_0(r->dil_h), one_if_0(r->dil_w));
         if (one_if_0(r->groups) > 1)
             strbuf_addf(sb, " g%lld", one_if_0(r->groups));
+        if (r->flag)
+            strbuf_addstr(sb, " channels-last");
         conv_passes(r, sb);
         break;
     case KERNEL_ELTWISE:

@@ -1,7 +1,7 @@
 /* kernel_table_lookup over every kind: exact rows, interpolation inside
  * the measured range, extrapolation outside it, the distance in log space
  * and the hull per axis, and categories that never mix (precision, pass,
- * cell, causal, groups class, op). */
+ * cell, causal, groups class, memory layout, op). */
 #include "test.h"
 
 #include <math.h>
@@ -218,6 +218,53 @@ static void test_conv_classes(void **state)
     kernel_table_release(&t);
 }
 
+/* Rows of channels-last tensors (flag 1) answer channels-last queries
+ * only, contiguous rows contiguous ones, for the same shape; a layout the
+ * table lacks finds nothing (the estimator then says it falls back).
+ * The older dense route (kernel_table_conv) reads contiguous rows only. */
+static void test_conv_layouts(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    conv_row(&t, 64, 56, 64, 64, CONV_FWD, 50e-6);
+    conv_row(&t, 64, 56, 64, 64, CONV_FWD, 20e-6)->flag = 1;
+    conv_row(&t, 256, 56, 256, 256, CONV_FWD, 200e-6);
+    conv_row(&t, 256, 56, 256, 256, CONV_FWD, 70e-6)->flag = 1;
+    conv_row(&t, 64, 28, 128, 1, CONV_FWD, 40e-6);
+    conv_row(&t, 64, 28, 128, 1, CONV_FWD, 10e-6)->flag = 1;
+    struct kernel_query q;
+    struct kernel_hit h;
+    conv_query(&q, 64, 56, 64, 64, KPASS_FWD);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 50e-6, 1e-12);
+    q.flag = 1;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 20e-6, 1e-12);
+    /* between the two channels-last rows: from them alone */
+    conv_query(&q, 128, 56, 128, 128, KPASS_FWD);
+    q.flag = 1;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_true(h.time_s > 20e-6 && h.time_s < 70e-6);
+    /* no channels-last backward rows */
+    conv_query(&q, 64, 56, 64, 64, KPASS_BWD_DATA);
+    q.flag = 1;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
+    /* the dense route: the contiguous row, never the channels-last one */
+    struct conv_shape cs = { .n = 32, .c = 64, .h = 28, .w = 28, .k = 128, .r = 3, .s = 3,
+                             .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dims = 2 };
+    struct kernel_estimate e;
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_FWD, &e), 0);
+    assert_int_equal(e.method, LOOKUP_EXACT);
+    assert_close(e.time_s, 40e-6, 1e-12);
+    /* rows of one shape in the two layouts are two keys */
+    assert_true(kernel_row_key_cmp(&t.rows[0], &t.rows[1]) != 0);
+    kernel_table_release(&t);
+}
+
 /* GEMM: plain rows keep kernel_table_gemm's time, with distance and hull;
  * batched rows are their own category; precisions never mix. */
 static void test_gemm(void **state)
@@ -354,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_attention),
         cmocka_unit_test(test_rnn_cells),
         cmocka_unit_test(test_conv_classes),
+        cmocka_unit_test(test_conv_layouts),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_eltwise),
         cmocka_unit_test(test_query_from_op),

@@ -568,6 +568,8 @@ static void test_bad_input(void **state)
           "bad.csv:1:1: error: header: found 'dims', expected a 'time_us' column (conv table)" },
         { "dims,n,c,h,w,k,f_h,f_w,precision,pass,time_us\n4,2,8,16,16,16,3,3,fp32,fwd,34.9\n",
           "bad.csv:2:1: error: dims: found '4', expected 1, 2 or 3" },
+        { "dims,n,c,h,w,k,f_h,f_w,layout,precision,pass,time_us\n2,2,8,16,16,16,3,3,nhwc,fp32,fwd,34.9\n",
+          "bad.csv:2:20: error: layout: found 'nhwc', expected contiguous or channels-last" },
     };
     struct strbuf msg = STRBUF_INIT;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -583,6 +585,42 @@ static void test_bad_input(void **state)
     strbuf_release(&msg);
 }
 
+/* A conv table's layout column: "contiguous" (or empty) is flag 0,
+ * "channels-last" flag 1; rows of one shape in both layouts are both kept. */
+static void test_layout_column(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/u-kernels-%ld-layout.csv", (long)getpid());
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("dims,n,c,h,w,k,f_h,f_w,groups,layout,precision,pass,time_us\n"
+          "2,8,32,14,14,32,3,3,32,contiguous,fp32,fwd,12\n"
+          "2,8,32,14,14,32,3,3,32,channels-last,fp32,fwd,5\n"
+          "2,8,32,14,14,32,3,3,32,,fp32,bwd_data,7\n", fp);
+    fclose(fp);
+    struct diag d;
+    diag_init(&d, stderr);
+    struct kernel_set set;
+    kernel_set_init(&set);
+    struct kernel_read_opts o = { .hw = "x" };
+    assert_int_equal(kernel_file_read(path, &o, &set, &d), 0);
+    unlink(path);
+    const struct kernel_table *t = only_table(&set, "x");
+    assert_int_equal(t->n_rows, 3);
+    int flags[3] = { 0 };
+    double times[3] = { 0 };
+    for (size_t i = 0; i < 3; i++) {
+        flags[i] = t->rows[i].flag;
+        times[i] = t->rows[i].time_s[CONV_FWD] + t->rows[i].time_s[CONV_BWD_DATA];
+    }
+    assert_int_equal(flags[0], 0);
+    assert_int_equal(flags[1], 1);
+    assert_int_equal(flags[2], 0);
+    assert_close(times[1], 5e-6, 1e-12);
+    kernel_set_release(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_misaligned),
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_layout_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
