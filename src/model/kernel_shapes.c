@@ -4,6 +4,7 @@
  * every pass of a kind for each row). */
 #include "model/kernel_shapes.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,9 @@ static int conv_shape_of(const struct op *o, struct kernel_shape *k)
                           ONE(c->dil_h), ONE(c->dil_w), ONE(c->groups) };
 #undef ONE
     put(k, cols, v, (int)(sizeof v / sizeof v[0]));
+    /* the harness measures the tensors' layout the trace recorded */
+    snprintf(k->layout, sizeof k->layout, "%s",
+             op_has_flag(o, "channels-last") ? "channels-last" : "contiguous");
     return 0;
 }
 
@@ -137,7 +141,8 @@ static int shape_of(const struct op *o, struct kernel_shape *k)
 static int same_shape(const struct kernel_shape *a, const struct kernel_shape *b)
 {
     return a->kind == b->kind && a->prec == b->prec && strcmp(a->op, b->op) == 0 &&
-           strcmp(a->cell, b->cell) == 0 && strcmp(a->mode, b->mode) == 0 && a->a_t == b->a_t &&
+           strcmp(a->cell, b->cell) == 0 && strcmp(a->mode, b->mode) == 0 &&
+           strcmp(a->layout, b->layout) == 0 && a->a_t == b->a_t &&
            a->b_t == b->b_t && memcmp(a->col, b->col, sizeof a->col) == 0 && a->bytes == b->bytes;
 }
 
@@ -181,7 +186,8 @@ static int cmp_rows(const void *pa, const void *pb)
         return (int)a->kind - (int)b->kind;
     if (a->time_s != b->time_s)
         return a->time_s < b->time_s ? 1 : -1;
-    return memcmp(a->col, b->col, sizeof a->col);
+    int c = memcmp(a->col, b->col, sizeof a->col);
+    return c ? c : strcmp(a->layout, b->layout);
 }
 
 void kernel_shapes_finish(struct kernel_shapes *s)

@@ -27,6 +27,7 @@ struct kernel_shape {
     char op[32];                /* norm/embedding/elementwise/optimizer op, "" else */
     char cell[16];              /* rnn cell, "" else */
     char mode[8];               /* embedding mode, "" else */
+    char layout[16];            /* conv: "contiguous" or "channels-last", "" else */
     char a_t, b_t;              /* gemm: 'N'/'T'; 0 else */
     int64_t col[KS_COL_COUNT];  /* KS_EMPTY where the kind has no such column */
     double bytes;               /* elementwise/reduction: per call; 0 else */

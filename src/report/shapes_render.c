@@ -7,6 +7,7 @@
 #include "report/json.h"
 
 /* The string columns of a row: name and value ("" when empty). */
+enum { N_SCOL = 5 };
 struct scol {
     const char *name;
     char buf[40];
@@ -17,11 +18,13 @@ static void str_cols(const struct kernel_shape *k, struct scol *sc)
     sc[0].name = "op";
     sc[1].name = "cell";
     sc[2].name = "mode";
-    sc[3].name = "precision";
+    sc[3].name = "layout";
+    sc[4].name = "precision";
     snprintf(sc[0].buf, sizeof sc[0].buf, "%s", k->op);
     snprintf(sc[1].buf, sizeof sc[1].buf, "%s", k->cell);
     snprintf(sc[2].buf, sizeof sc[2].buf, "%s", k->mode);
-    snprintf(sc[3].buf, sizeof sc[3].buf, "%s", precision_name(k->prec));
+    snprintf(sc[3].buf, sizeof sc[3].buf, "%s", k->layout);
+    snprintf(sc[4].buf, sizeof sc[4].buf, "%s", precision_name(k->prec));
 }
 
 /* Cell text of integer column c, with a_t/b_t written after k. */
@@ -34,7 +37,7 @@ static void int_cell(const struct kernel_shape *k, int c, char *buf, size_t cap)
 
 static void render_csv(FILE *fp, const struct kernel_shapes *s)
 {
-    fputs("kind,op,cell,mode,precision", fp);
+    fputs("kind,op,cell,mode,layout,precision", fp);
     for (int c = 0; c < KS_COL_COUNT; c++) {
         fprintf(fp, ",%s", kernel_shape_col_name(c));
         if (c == KS_K)
@@ -43,11 +46,11 @@ static void render_csv(FILE *fp, const struct kernel_shapes *s)
     fputs(",bytes,count,share\n", fp);
     for (size_t i = 0; i < s->n; i++) {
         const struct kernel_shape *k = &s->rows[i];
-        struct scol sc[4];
+        struct scol sc[N_SCOL];
         char buf[32];
         str_cols(k, sc);
         fputs(op_kind_name(k->kind), fp);
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < N_SCOL; j++) {
             fputc(',', fp);
             csv_field(fp, sc[j].buf);
         }
@@ -75,11 +78,11 @@ static void render_json(FILE *fp, const struct kernel_shapes *s)
     json_arr_begin(&j);
     for (size_t i = 0; i < s->n; i++) {
         const struct kernel_shape *k = &s->rows[i];
-        struct scol sc[4];
+        struct scol sc[N_SCOL];
         str_cols(k, sc);
         json_obj_begin(&j);
         json_kstr(&j, "kind", op_kind_name(k->kind));
-        for (int c = 0; c < 4; c++)
+        for (int c = 0; c < N_SCOL; c++)
             if (sc[c].buf[0])
                 json_kstr(&j, sc[c].name, sc[c].buf);
         for (int c = 0; c < KS_COL_COUNT; c++) {
@@ -107,9 +110,9 @@ static void render_text(FILE *fp, const struct kernel_shapes *s)
     for (size_t i = 0; i < s->n; i++) {
         const struct kernel_shape *k = &s->rows[i];
         struct strbuf sb = STRBUF_INIT;
-        struct scol sc[4];
+        struct scol sc[N_SCOL];
         str_cols(k, sc);
-        for (int c = 0; c < 3; c++)
+        for (int c = 0; c < N_SCOL - 1; c++)    /* precision has a column of its own */
             if (sc[c].buf[0])
                 strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", sc[c].name, sc[c].buf);
         for (int c = 0; c < KS_COL_COUNT; c++) {

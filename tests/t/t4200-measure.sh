@@ -139,13 +139,16 @@ else not_ok "after the cut row: $n1 lines, expected $n0"; tail -2 "$gemm" | sed 
 S="$T_TMP/shapes"
 "$PY" - "$T_TMP/shapes.csv" <<'PY'
 import csv, sys
-cols = ("kind,op,precision,m,n,k,a_t,b_t,batch,dims,c,d,h,w,f_d,f_h,f_w,pad_h,pad_w,"
+cols = ("kind,op,layout,precision,m,n,k,a_t,b_t,batch,dims,c,d,h,w,f_d,f_h,f_w,pad_h,pad_w,"
         "stride_h,stride_w,dil_h,dil_w,groups,elements,s,heads,q_len,kv_len,head_dim,causal,"
         "count,share").split(",")
 rows = [
     dict(kind="gemm", precision="fp32", m=48, n=24, k=40, a_t="N", b_t="T", count=3, share=0.2),
     dict(kind="conv", precision="fp32", dims=2, n=3, c=4, h=10, w=12, k=8, f_h=3, f_w=3,
          pad_h=1, pad_w=1, stride_h=1, stride_w=1, dil_h=1, dil_w=1, groups=2, count=1, share=0.3),
+    dict(kind="conv", layout="channels-last", precision="fp32", dims=2, n=3, c=4, h=10, w=12, k=8,
+         f_h=3, f_w=3, pad_h=1, pad_w=1, stride_h=1, stride_w=1, dil_h=1, dil_w=1, groups=2, count=1,
+         share=0.1),
     dict(kind="elementwise", op="relu", precision="fp32", elements=4096, count=5, share=0.1),
     dict(kind="norm", op="layer_norm", precision="fp32", n=6, c=32, s=8, count=2, share=0.1),
     # causal not known from the trace: both are measured
@@ -166,7 +169,8 @@ g = rows("gemm")
 assert [(r["m"], r["n"], r["k"], r["a_t"], r["b_t"], r["batch"], r["source"]) for r in g] == \
     [("48", "24", "40", "N", "T", "1", "shapes")], g
 c = rows("conv")
-assert sorted(r["pass"] for r in c) == ["bwd_data", "bwd_weight", "fwd"], c
+assert sorted((r["layout"], r["pass"]) for r in c) == [
+    (l, p) for l in ("channels-last", "contiguous") for p in ("bwd_data", "bwd_weight", "fwd")], c
 assert all((r["dims"], r["n"], r["c"], r["d"], r["h"], r["w"], r["k"], r["f_d"], r["f_h"], r["f_w"],
             r["groups"], r["source"]) ==
            ("2", "3", "4", "1", "10", "12", "8", "1", "3", "3", "2", "shapes") for r in c), c
@@ -182,7 +186,7 @@ others = [f for f in os.listdir(d) if f.endswith(".csv") and f.split("_", 1)[1] 
           ("gemm.csv", "conv.csv", "eltwise.csv", "norm.csv", "attention.csv")]
 assert not others, others
 PY
-then ok "shapes file: exactly its rows, every pass, both causal forms when unknown, source shapes"
+then ok "shapes file: exactly its rows, every pass, each layout, both causal forms when unknown, source shapes"
 else not_ok "shapes file rows"; sed 's/^/# /' "$T_TMP/check" | tail -5; fi
 
 # Refused: what the device cannot do, unknown kinds, a shapes file without kind.

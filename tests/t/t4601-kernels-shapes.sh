@@ -177,7 +177,7 @@ fom_run 0 kernels shapes "$G/resnet50_h200_bf16_b64.json.gz" "$G/lstm_h200_bf16_
 for k in conv rnn attention norm embedding gemm elementwise; do
     if cut -d, -f1 "$OUT" | grep -qx "$k"; then ok "kind $k listed"; else not_ok "kind $k missing"; fi
 done
-if head -1 "$OUT" | grep -q '^kind,op,cell,mode,precision,m,n,k,a_t,b_t,batch,dims,'; then
+if head -1 "$OUT" | grep -q '^kind,op,cell,mode,layout,precision,m,n,k,a_t,b_t,batch,dims,'; then
     ok "csv header"
 else
     not_ok "csv header: $(head -1 "$OUT")"
@@ -207,4 +207,26 @@ expect_err_contains "--db is not an option of 'fom kernels shapes'"
 fom_run 2 kernels shapes "$G/lstm_h200_bf16_b64.json.gz" --format xml
 expect_err_contains "--format: found 'xml'"
 fom_run 3 kernels shapes "$T_TMP/missing.json"
+
+# A convolution's memory layout is part of its shape: ConvNeXt-T's
+# channels-last convolutions are rows of their own, what the harness
+# measures them in; its contiguous ones (none) and other kinds say none.
+CL="$TESTS_DIR/../profiles/heldout/h100/convnext_h100_fp32_b32.json.gz"
+fom_run 0 kernels shapes "$CL" --format json
+cp "$OUT" "$T_TMP/cl.json"
+fom_run 0 ingest "$CL" --format-out json
+if python3 - "$T_TMP/cl.json" "$OUT" <<'PY'
+import json, sys
+sh = json.load(open(sys.argv[1]))["shapes"]
+prof = json.load(open(sys.argv[2]))
+conv = [r for r in sh if r["kind"] == "conv"]
+assert conv and all(r["layout"] in ("contiguous", "channels-last") for r in conv), conv
+assert all("layout" not in r for r in sh if r["kind"] != "conv")
+flagged = {(o["conv"]["c"], o["conv"]["h"], o["conv"]["k"], o["conv"]["r"], o["conv"]["groups"])
+           for o in prof["ops"] if o["kind"] == "conv" and "channels-last" in (o["flags"] or "")}
+rows = {(r["c"], r["h"], r["k"], r["f_h"], r["groups"]) for r in conv if r["layout"] == "channels-last"}
+assert flagged and rows == flagged, (rows ^ flagged)
+PY
+then ok "convolution shapes carry the layout the trace recorded"
+else not_ok "convolution shapes carry the layout the trace recorded"; fi
 done_testing
