@@ -60,6 +60,29 @@ def dispatch_loop(dev, n=20000, reps=7):
     return statistics.median(per), per
 
 
+def host_info(dev):
+    """What the measurement ran on and with: torch, CUDA, the GPU, the host's
+    CPU model (from /proc/cpuinfo where it can be read) and the date."""
+    info = {
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "gpu": torch.cuda.get_device_name(dev),
+        "cpu_count": os.cpu_count(),
+        "cpu": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return info
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -95,22 +118,8 @@ def main():
     info = {
         "what": "host calibration: see estimators/measure/host_calib.py",
         "add_loop_host_s_per_op": {"median": med, "all": all_s},
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "gpu": torch.cuda.get_device_name(dev),
-        "cpu_count": os.cpu_count(),
-        "cpu": platform.processor() or platform.machine(),
-        "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    info["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    info.update(host_info(dev))
     with open(os.path.join(a.out, "host_calib.json"), "w") as f:
         json.dump(info, f, indent=1)
     print(json.dumps({k: info[k] for k in ("gpu", "cpu", "cpu_count")}), "add loop %.2f us/op" % (med * 1e6))

@@ -36,12 +36,13 @@ import argparse
 import itertools
 import json
 import os
-import platform
 import statistics
 import tempfile
 import time
 
 import torch
+
+from host_calib import host_info
 
 # the default grid; each axis can be given on the command line
 GRID = {"cells": "lstm,gru", "layers": "1,2,3", "dirs": "1,2", "steps": "24,80", "hidden": "256,640",
@@ -179,20 +180,9 @@ def main():
     info = {
         "what": "cuDNN recurrent layers' host cost per launched kernel: see estimators/measure/rnn_host.py",
         "rows": rows,
-        "torch": torch.__version__, "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(), "sleep_cycles_per_s": cycles_per_s,
-        "gpu": torch.cuda.get_device_name(dev), "cpu_count": os.cpu_count(),
-        "cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    info["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    info.update(host_info(dev))
     with open(os.path.join(a.out, "rnn_host.json"), "w") as f:
         json.dump(info, f, indent=1)
 

@@ -1,6 +1,7 @@
 #include "report/machine_render.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,16 @@ static struct row *row_add(struct rows *rs, const char *key, const char *label,
     return r;
 }
 
+/* A row of a time every machine holds in one field (offset into struct
+ * machine), shown in microseconds. */
+static void row_us(struct rows *rs, const struct machine *ms, const char *key, const char *label,
+                   size_t field)
+{
+    struct row *r = row_add(rs, key, label, "us", "s", 1e-6);
+    for (size_t i = 0; i < rs->nm; i++)
+        r->v[i] = *(const double *)((const char *)&ms[i] + field);
+}
+
 static void rows_release(struct rows *rs)
 {
     for (size_t i = 0; i < rs->n; i++)
@@ -194,18 +205,12 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
     r = row_add(rs, "main_memory.bw.node", "main memory bandwidth per node", "GB/s", "B/s", 1e9);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = machine_mem_bw(&ms[i]) * ms[i].devices_per_node;
-    r = row_add(rs, "launch_latency", "kernel launch latency", "us", "s", 1e-6);
-    for (size_t i = 0; i < nm; i++)
-        r->v[i] = ms[i].launch_latency_s;
-    r = row_add(rs, "dispatch", "host dispatch per op", "us", "s", 1e-6);
-    for (size_t i = 0; i < nm; i++)
-        r->v[i] = ms[i].dispatch_s;
-    r = row_add(rs, "rnn_forward_step", "recurrent layer host time per step, forward", "us", "s", 1e-6);
-    for (size_t i = 0; i < nm; i++)
-        r->v[i] = ms[i].rnn_fwd_step_s;
-    r = row_add(rs, "rnn_backward_step", "recurrent layer host time per step, backward", "us", "s", 1e-6);
-    for (size_t i = 0; i < nm; i++)
-        r->v[i] = ms[i].rnn_bwd_step_s;
+    row_us(rs, ms, "launch_latency", "kernel launch latency", offsetof(struct machine, launch_latency_s));
+    row_us(rs, ms, "dispatch", "host dispatch per op", offsetof(struct machine, dispatch_s));
+    row_us(rs, ms, "rnn_forward_step", "recurrent layer host time per step, forward",
+           offsetof(struct machine, rnn_fwd_step_s));
+    row_us(rs, ms, "rnn_backward_step", "recurrent layer host time per step, backward",
+           offsetof(struct machine, rnn_bwd_step_s));
     r = row_add(rs, "intra_node.bw", "intra-node link per device per direction", "GB/s", "B/s", 1e9);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].intra.bw_bs;

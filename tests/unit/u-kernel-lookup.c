@@ -172,6 +172,15 @@ static void conv_query(struct kernel_query *q, int64_t c, int64_t hw, int64_t k,
     q->conv = cs;
 }
 
+/* q answered by an exact row of time_s. */
+static void expect_exact(const struct kernel_table *t, const struct kernel_query *q,
+                         struct kernel_hit *h, double time_s)
+{
+    assert_int_equal(kernel_table_lookup(t, q, h), 0);
+    assert_int_equal(h->method, LOOKUP_EXACT);
+    assert_close(h->time_s, time_s, 1e-12);
+}
+
 /* Depthwise rows answer depthwise queries only; rows of the form with a
  * pass column combine per pass; KPASS_BWD is data + weight. */
 static void test_conv_classes(void **state)
@@ -186,13 +195,9 @@ static void test_conv_classes(void **state)
     struct kernel_query q;
     struct kernel_hit h;
     conv_query(&q, 64, 56, 64, 64, KPASS_FWD);
-    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
-    assert_int_equal(h.method, LOOKUP_EXACT);
-    assert_close(h.time_s, 50e-6, 1e-12);
+    expect_exact(&t, &q, &h, 50e-6);
     conv_query(&q, 64, 56, 64, 64, KPASS_BWD);
-    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
-    assert_int_equal(h.method, LOOKUP_EXACT);
-    assert_close(h.time_s, 150e-6, 1e-12);
+    expect_exact(&t, &q, &h, 150e-6);
     /* A dense conv of the same sizes has no rows of its class. */
     conv_query(&q, 64, 56, 64, 1, KPASS_FWD);
     assert_int_equal(kernel_table_lookup(&t, &q, &h), -1);
@@ -236,13 +241,9 @@ static void test_conv_layouts(void **state)
     struct kernel_query q;
     struct kernel_hit h;
     conv_query(&q, 64, 56, 64, 64, KPASS_FWD);
-    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
-    assert_int_equal(h.method, LOOKUP_EXACT);
-    assert_close(h.time_s, 50e-6, 1e-12);
+    expect_exact(&t, &q, &h, 50e-6);
     q.flag = 1;
-    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
-    assert_int_equal(h.method, LOOKUP_EXACT);
-    assert_close(h.time_s, 20e-6, 1e-12);
+    expect_exact(&t, &q, &h, 20e-6);
     /* between the two channels-last rows: from them alone */
     conv_query(&q, 128, 56, 128, 128, KPASS_FWD);
     q.flag = 1;
