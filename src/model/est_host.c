@@ -34,7 +34,7 @@ double est_rnn_launches(const struct est *c, const struct op *op)
  * the layer as a loop on the host, a time step's kernels while the device
  * runs the step before, so a layer of short steps is as slow as that loop:
  * on the H100 machine's host, layers built for the purpose took 26 us per
- * layer, direction and step in the forward and 33 us in the backward,
+ * layer, direction and step in the forward and 32 us in the backward,
  * while their kernels ran in a fifth of that (estimators/h100/rnn-host).
  * The machine file's measured figure per step is taken when it has one
  * for the op's pass (the per-call part, 0.4 to 1.5 ms, is left out: a CPU

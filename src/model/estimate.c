@@ -81,8 +81,6 @@ void est_warn(struct est *c, const char *fmt, ...)
 
 /* ----------------------------------------------------------- the pass */
 
-/* What the op adds to the estimate's shares by method and bound, and to
- * its counts of limits. */
 /* What the ops' estimates counted that an estimate says once. */
 static void warn_counted(struct est *c, const struct estimate *out)
 {
@@ -98,6 +96,8 @@ static void warn_counted(struct est *c, const struct estimate *out)
                 c->n_rnn_launch_host, out->machine ? out->machine : "?");
 }
 
+/* What the op adds to the estimate's shares by method and bound, and to
+ * its counts of limits. */
 static void tally(struct estimate *out, const struct op_estimate *oe)
 {
     out->method_time_s[oe->method] += oe->device_s;
