@@ -770,15 +770,16 @@ def build_conv(s, prec, pas, dev):
                        % (s["c"], s["k"], g))
     x = rand([s["n"], s["c"]] + [s[a] for a in axes], dt, dev)
     wt = rand([s["k"], s["c"] // g] + [s["f_" + a] for a in axes], dt, dev)
-    if s.get("layout", "contiguous") == "channels-last":
+    layout = s.get("layout", "contiguous")
+    if layout == "channels-last":
         # what torch.channels_last gives a model: both tensors NHWC (NDHWC)
         if dims == 1:
             raise RowError("a 1-D convolution has no channels-last layout")
         fmt = torch.channels_last if dims == 2 else torch.channels_last_3d
         x = x.contiguous(memory_format=fmt)
         wt = wt.contiguous(memory_format=fmt)
-    elif s.get("layout", "contiguous") != "contiguous":
-        raise RowError("layout %r is not contiguous or channels-last" % s["layout"])
+    elif layout != "contiguous":
+        raise RowError("layout %r is not contiguous or channels-last" % layout)
     F = torch.nn.functional
     conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[dims]
     if pas == "fwd":

@@ -41,12 +41,17 @@ double est_rnn_launches(const struct est *c, const struct op *op)
  * trace runs a layer as one call per layer and direction, cuDNN as one
  * call for them all); else each launch of the count costs the machine's
  * launch latency, a bare launch, which is below what cuDNN spends. */
+static double rnn_step_s(const struct machine *m, const struct op *op)
+{
+    return op->phase == PHASE_BACKWARD ? m->rnn_bwd_step_s : m->rnn_fwd_step_s;
+}
+
 double est_rnn_host_s(const struct est *c, const struct op *op)
 {
     double launches = est_rnn_launches(c, op);
     if (launches <= 0)
         return 0;
-    double step_s = op->phase == PHASE_BACKWARD ? c->m->rnn_bwd_step_s : c->m->rnn_fwd_step_s;
+    double step_s = rnn_step_s(c->m, op);
     if (step_s <= 0)
         return launches * c->m->launch_latency_s;
     const int64_t *dim = op_sizes(op)->kdim;
@@ -64,8 +69,7 @@ double est_host_of(struct est *c, const struct op *op)
     double calls = op->count > 0 ? op->count : 1;
     if (est_is_foreach_on_gpu(c, op))
         calls = est_foreach_launches(op->count);
-    double step_s = op->phase == PHASE_BACKWARD ? c->m->rnn_bwd_step_s : c->m->rnn_fwd_step_s;
-    if (step_s <= 0 && est_rnn_launches(c, op) > 0)
+    if (rnn_step_s(c->m, op) <= 0 && est_rnn_launches(c, op) > 0)
         c->n_rnn_launch_host++;
     return calls * (c->m->dispatch_s + est_rnn_host_s(c, op));
 }
