@@ -1275,7 +1275,9 @@ struct counter {
     struct kt_op *ops;      /* the thread being counted */
     struct kt_acc *acc;
     size_t n_acc, alloc_acc;
-    struct u64map accmap;
+    uint32_t *acc_of;       /* group + 1 of op key * N_PHASES + phase, 0 none */
+    size_t n_acc_of;
+    struct u64map accmap;   /* groups of unclaimed kernels */
     struct ival *steps, *optim;
     size_t n_steps, n_optim;
     int64_t host_busy_ns;
@@ -1318,18 +1320,44 @@ static int64_t call_new(struct counter *c, int64_t group, const struct kt_op *o)
     return (int64_t)c->n_calls++;
 }
 
+#define N_PHASES 4    /* enum op_phase's values */
+_Static_assert(PHASE_UNKNOWN < N_PHASES, "a phase outside the group table");
+
+/* The group of (key, phase), added if new.  Op keys are indices from 0:
+ * their groups are found in a table indexed by key and phase (16 bytes a
+ * key, against 32 for the hash map's slots, and no probing: a million
+ * distinct ops looked each up twice, cache misses both); the groups of
+ * kernels no op claimed (KEY_KERNEL | name) in the map. */
 static size_t acc_get(struct counter *c, uint32_t key, int phase)
 {
     uint64_t h = ((uint64_t)key << 3) | (uint64_t)phase;
-    uint32_t i;
-    if (u64map_get(&c->accmap, h, &i))
+    uint32_t i, *slot = NULL;
+    if (!(key & KEY_KERNEL)) {
+        size_t at = (size_t)key * N_PHASES + (size_t)phase;
+        if (at >= c->n_acc_of) {
+            /* keys made while counting (folded backward layers) */
+            size_t n = c->n_acc_of ? c->n_acc_of : N_PHASES;
+            while (n <= at)
+                n *= 2;
+            c->acc_of = xrealloc(c->acc_of, n * sizeof *c->acc_of);
+            memset(c->acc_of + c->n_acc_of, 0, (n - c->n_acc_of) * sizeof *c->acc_of);
+            c->n_acc_of = n;
+        }
+        slot = &c->acc_of[at];
+        if (*slot)
+            return *slot - 1;
+    } else if (u64map_get(&c->accmap, h, &i)) {
         return i;
+    }
     ALLOC_GROW(c->acc, c->n_acc + 1, c->alloc_acc);
     struct kt_acc *a = &c->acc[c->n_acc];
     memset(a, 0, sizeof *a);
     a->key = key;
     a->phase = phase;
-    u64map_put(&c->accmap, h, (uint32_t)c->n_acc);
+    if (slot)
+        *slot = (uint32_t)c->n_acc + 1;
+    else
+        u64map_put(&c->accmap, h, (uint32_t)c->n_acc);
     return c->n_acc++;
 }
 
@@ -1815,6 +1843,46 @@ static int cmp_time_key(const void *pa, const void *pb)
     return cmp_time_identity(a->op, b->op);
 }
 
+/* Sorts keys by cmp_time_key: runs of 16 by insertion, then merged
+ * pairwise between key and a scratch array.  qsort moved these 32-byte
+ * records with memcpy a byte count at a time, half its time on a million
+ * keys; here a move is a struct copy. */
+static void time_key_sort(struct time_key *key, size_t n)
+{
+    enum { RUN = 16 };
+    for (size_t lo = 0; lo < n; lo += RUN) {
+        size_t hi = lo + RUN < n ? lo + RUN : n;
+        for (size_t i = lo + 1; i < hi; i++) {
+            struct time_key x = key[i];
+            size_t j = i;
+            for (; j > lo && cmp_time_key(&key[j - 1], &x) > 0; j--)
+                key[j] = key[j - 1];
+            key[j] = x;
+        }
+    }
+    if (n <= RUN)
+        return;
+    struct time_key *tmp = xmalloc(n * sizeof *tmp), *from = key, *to = tmp;
+    for (size_t w = RUN; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                to[o++] = cmp_time_key(&from[b], &from[a]) < 0 ? from[b++] : from[a++];
+            while (a < mid)
+                to[o++] = from[a++];
+            while (b < hi)
+                to[o++] = from[b++];
+        }
+        struct time_key *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != key)
+        memcpy(key, from, n * sizeof *key);
+    free(tmp);
+}
+
 static void sort_time_identity(struct profile *p)
 {
     struct time_key *key = xmalloc(p->n_ops * sizeof *key);
@@ -1825,7 +1893,7 @@ static void sort_time_identity(struct profile *p)
         key[i].shapes8 = prefix8(o->shapes ? o->shapes : "");
         key[i].op = o;
     }
-    qsort(key, p->n_ops, sizeof *key, cmp_time_key);
+    time_key_sort(key, p->n_ops);
     /* the ops move in place, cycle by cycle (a second array of them would
      * be the largest allocation of a trace of distinct ops): position i
      * takes op key[i].op; a placed position's key is cleared */
@@ -2183,6 +2251,9 @@ static void kt_counted_release(struct kt *k, struct counter *c)
 {
     u64map_release(&c->accmap);
     memset(&c->accmap, 0, sizeof c->accmap);
+    free(c->acc_of);
+    c->acc_of = NULL;
+    c->n_acc_of = 0;
     for (size_t i = 0; i < k->alloc_th; i++)
         free(k->th[i].ops);
     free(k->th);
@@ -2216,9 +2287,11 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     c.k = k;
     c.lead_hist = xcalloc(REC_BINS, sizeof *c.lead_hist);
     c.trail_hist = xcalloc(REC_BINS, sizeof *c.trail_hist);
-    /* about one group per key: sized once rather than grown and rehashed
-     * a dozen times for a million distinct ops */
-    u64map_init_for(&c.accmap, k->n_keys);
+    /* the op keys' groups: sized once rather than grown a dozen times for
+     * a million distinct ops */
+    c.n_acc_of = (k->n_keys ? k->n_keys : 1) * N_PHASES;
+    c.acc_of = xcalloc(c.n_acc_of, sizeof *c.acc_of);
+    u64map_init(&c.accmap);
     u64map_init(&c.fold_seq);
     int64_t step_ns = kt_steps(&c);
     kt_drop_partial_step(&c, &step_ns);
@@ -2270,6 +2343,7 @@ static int kt_build(struct kt *k, const struct ingest_opts *o, struct profile *o
     free(c.folds);
     u64map_release(&c.fold_seq);
     u64map_release(&c.accmap);
+    free(c.acc_of);
     return FOM_OK;
 }
 

@@ -288,6 +288,82 @@ static const char *fmt_whole(char *buf, double v)
     return fmt_i64(buf, (int64_t)v);
 }
 
+/* Powers of ten that a double holds exactly (5^22 < 2^53). */
+static const double pow10_exact[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* What "%.15g" prints for v, written into buf (32 bytes), when v is the
+ * double nearest to N / 10^k for a whole N below 1e15 and k <= 22; NULL
+ * otherwise (the caller asks printf).  Times such as 5e-06 or 4.99992 are
+ * mostly such numbers, and printf's exact binary-to-decimal path was a
+ * fifth of writing a million-op profile.
+ *
+ * Why the text is printf's: N and 10^k are exact doubles, so N / 10^k
+ * is the correctly rounded quotient, the same double strtod gives for
+ * the decimal N * 10^-k; the check below makes v that double, so the
+ * text reads back as v.  v lies within half an ulp (2^-53 relative) of
+ * N * 10^-k, and N has at most 15 significant digits, so rounding v to
+ * 15 digits (half a unit of the 15th digit is at least 5e-16 relative)
+ * gives back N's digits: "%.15g" prints them, trailing zeros dropped,
+ * in its fixed or exponent form by the decimal exponent. */
+static const char *fmt_decimal(char *buf, double v)
+{
+    double a = fabs(v);
+    uint64_t n = 0;
+    int k = 0;
+    for (;; k++) {
+        if (k > 22)
+            return NULL;
+        double x = a * pow10_exact[k];
+        if (!(x < 1e15))
+            return NULL;
+        double r = nearbyint(x);
+        if (r > 0 && r / pow10_exact[k] == a) {
+            n = (uint64_t)r;
+            break;
+        }
+    }
+    while (n % 10 == 0 && k > 0) {
+        n /= 10;
+        k--;
+    }
+    char digits[24];
+    int len = 0;
+    for (uint64_t u = n; u; u /= 10)
+        digits[len++] = (char)('0' + u % 10);
+    /* digits holds N backwards; x10 the exponent of its leading digit */
+    int x10 = len - 1 - k;
+    char *b = buf;
+    if (v < 0)
+        *b++ = '-';
+    if (x10 < -4) {
+        *b++ = digits[len - 1];
+        if (len > 1) {
+            *b++ = '.';
+            for (int i = len - 2; i >= 0; i--)
+                *b++ = digits[i];
+        }
+        b += sprintf(b, "e-%02d", -x10);
+    } else if (x10 >= 0) {
+        for (int i = len - 1; i >= 0; i--) {
+            *b++ = digits[i];
+            if (i == k && i > 0)
+                *b++ = '.';
+        }
+    } else {
+        *b++ = '0';
+        *b++ = '.';
+        for (int i = -1; i > x10; i--)
+            *b++ = '0';
+        for (int i = len - 1; i >= 0; i--)
+            *b++ = digits[i];
+    }
+    *b = '\0';
+    return buf;
+}
+
 void json_num(struct json *j, double v)
 {
     char buf[24];
@@ -301,7 +377,8 @@ void json_num(struct json *j, double v)
         put(j, w, (size_t)(buf + 23 - w));
     else {
         if (v != j->last_num) {
-            snprintf(j->last_text, sizeof j->last_text, "%.15g", v);
+            if (!fmt_decimal(j->last_text, v))
+                snprintf(j->last_text, sizeof j->last_text, "%.15g", v);
             j->last_num = v;
         }
         put_str(j, j->last_text);
@@ -324,9 +401,15 @@ const char *num_fmt_exact(char *buf, size_t n, double v)
         snprintf(buf, n, "%s", w);
         return buf;
     }
-    for (int digits = 15; digits <= 17; digits++) {
+    if (n >= 32 && fmt_decimal(buf, v))
+        return buf;
+    /* no 15-digit decimal N * 10^-k with k <= 22 reads back as v: "%.15g"
+     * cannot either when 1e-7 <= |v| < 1e15 (its 15 digits end between
+     * 10^-21 and 10^0), so the search starts at 16 digits there */
+    int first = fabs(v) >= 1e-7 && fabs(v) < 1e15 ? 16 : 15;
+    for (int digits = first; digits <= 17; digits++) {
         snprintf(buf, n, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
+        if (digits == 17 || strtod(buf, NULL) == v)
             break;
     }
     return buf;

@@ -1,5 +1,6 @@
 #include "test.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -209,36 +210,61 @@ static void test_json_obj_on_one_line(void **state)
     free(buf);
 }
 
-/* Whole numbers take a path of their own in the writer: it must print
- * what printf prints, at the edges of that path too. */
+/* json_num prints what "%.15g" prints, num_fmt_exact the shortest of
+ * "%.15g" .. "%.17g" that reads back as v. */
+static void check_num_as_printf(double v)
+{
+    char *buf = NULL, want[64], exact[32];
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct json j;
+    json_init(&j, fp, 0);
+    json_num(&j, v);
+    json_flush(&j);
+    fclose(fp);
+    snprintf(want, sizeof want, "%.15g", v);
+    assert_string_equal(buf, want);
+    free(buf);
+    num_fmt_exact(exact, sizeof exact, v);
+    assert_true(strtod(exact, NULL) == v);
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(want, sizeof want, "%.*g", digits, v);
+        if (strtod(want, NULL) == v)
+            break;
+    }
+    assert_string_equal(exact, want);
+}
+
+/* Whole numbers and short decimals take paths of their own in the
+ * writer: it must print what printf prints, at the edges of those paths
+ * too, and on numbers of every form drawn at random (a fixed seed: the
+ * same numbers each run). */
 static void test_json_numbers_as_printf(void **state)
 {
     (void)state;
     const double v[] = {
         1, -1, 7, 2000, -8004, 999999999999999.0, -999999999999999.0, 1e15, -1e15,
         1e16, 9007199254740993.0, 0.5, -2.25, 1e-300, 123456789.125, 4294967296.0, 1e300,
+        5e-06, 4.99992, 4.9999150000000006, 0.1, 0.3, 0.1 + 0.2, 1e-4, 1.5e-5, 1e-5, 9.5e-5,
+        0.0001, 0.00012345, 99999999999999.9, 0.999999999999999, 1e-22, 1.2345e-22, 3e-23,
+        1e-7, 9.99999999999999e-8, 123456789012345e-22, 12345.678, -0.000123, 2.5e-10,
+        DBL_MIN, DBL_MAX, DBL_TRUE_MIN, 1.0 / 3, 2.0 / 3,
     };
     const int64_t iv[] = { 0, 1, -1, 1000000000000000LL, INT64_MAX, INT64_MIN, -42 };
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        char *buf = NULL, want[64], exact[32];
-        size_t len = 0;
-        FILE *fp = open_memstream(&buf, &len);
-        struct json j;
-        json_init(&j, fp, 0);
-        json_num(&j, v[i]);
-        json_flush(&j);
-        fclose(fp);
-        snprintf(want, sizeof want, "%.15g", v[i]);
-        assert_string_equal(buf, want);
-        free(buf);
-        num_fmt_exact(exact, sizeof exact, v[i]);
-        assert_true(strtod(exact, NULL) == v[i]);
-        for (int digits = 15; digits <= 17; digits++) {
-            snprintf(want, sizeof want, "%.*g", digits, v[i]);
-            if (strtod(want, NULL) == v[i])
-                break;
-        }
-        assert_string_equal(exact, want);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        check_num_as_printf(v[i]);
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 30000; i++) {
+        /* xorshift64: N / 10^k of up to 17 digits, sums of steps as a
+         * trace's times are, and raw bit patterns */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double n = (double)(x % 100000000000000000u);
+        double p = pow(10, (double)((x >> 58) % 30));
+        check_num_as_printf(i % 3 == 0 ? n / p : i % 3 == 1 ? 1e-3 + i * 5e-6 : (double)(x >> 30) * 1e-6);
+        double b;
+        memcpy(&b, &x, sizeof b);
+        if (isfinite(b) && b != 0)
+            check_num_as_printf(b);
     }
     for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++) {
         char *buf = NULL, want[32];
