@@ -513,10 +513,28 @@ def depthwise_cases():
     return [(r, "grid") for r in rows]
 
 
+def dense_layout_cases():
+    """The dense-layouts grid (--grid dense-layouts): the dense 2-D
+    convolutions of the full grid (its designed shapes at batch 32 and
+    DeepBench's training shapes), each in both memory layouts, so that a
+    channels-last (NHWC) model is timed from rows of its layout and the
+    contiguous rows of the same run check the machine against the table's
+    earlier ones."""
+    out = []
+    for row, src in conv_cases("full"):
+        if row["dims"] != 2 or row["groups"] > 1:
+            continue
+        for layout in ("contiguous", "channels-last"):
+            out.append((dict(row, layout=layout), src))
+    return out
+
+
 def conv_cases(grid):
     rows = []
     if grid == "depthwise":
         return depthwise_cases()
+    if grid == "dense-layouts":
+        return dense_layout_cases()
     if grid == "tiny":
         rows.append(conv_shape(2, 2, 8, 16, 16, 3))
         rows.append(conv_shape(2, 2, 8, 16, 8, 3, groups=8))
@@ -1709,9 +1727,10 @@ def parse_args(argv):
         description="Measure fom kernel tables on this machine (see README.md).")
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
-    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise"], default="small",
-                    help="designed grids of every kind, or the depthwise convolutions "
-                         "in both memory layouts (--kinds conv)")
+    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts"],
+                    default="small",
+                    help="designed grids of every kind, or the depthwise or the full grid's "
+                         "dense 2-D convolutions in both memory layouts (--kinds conv)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
     ap.add_argument("--precisions", default=None,
@@ -1764,8 +1783,9 @@ def run(args):
         print("measure: error: --kinds %s: expected some of %s" % (",".join(bad) or "''", ",".join(KINDS)),
               file=sys.stderr)
         return 2
-    if args.grid == "depthwise" and kinds != ["conv"]:
-        print("measure: error: --grid depthwise measures convolutions: give --kinds conv", file=sys.stderr)
+    if args.grid in ("depthwise", "dense-layouts") and kinds != ["conv"]:
+        print("measure: error: --grid %s measures convolutions: give --kinds conv" % args.grid,
+              file=sys.stderr)
         return 2
     if args.device == "cpu" and "comm" in kinds and args.kinds is not None:
         print("measure: error: --kinds comm needs --device cuda:N on a host of 2+ GPUs",
