@@ -70,12 +70,18 @@ static int lk_conv(const struct kernel_table *t, const struct op *op, const stru
      * table lookup (the efficiency model or the roofline takes them) */
     if (s->conv.groups > 1)
         return -1;
+    /* rows of the op's memory layout where the table has them (s->contiguous:
+     * both tables of a ratio read contiguous rows, est_op.c) */
+    int channels_last = op_has_flag(op, "channels-last");
+    enum conv_layout layout = channels_last && !s->contiguous &&
+                              (kernel_table_conv_layouts(t, s->prec) & 1 << CONV_CHANNELS_LAST)
+                              ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS;
     /* extrapolated only above the rows' sizes in every pass: a larger
      * convolution runs at least at its nearest rows' rate (lk_call) */
     int above = 1;
     for (int i = 0; i < np; i++) {
         struct kernel_estimate e;
-        if (kernel_table_conv(t, s->prec, &s->conv, passes[i], &e) == 0 && e.time_s > 0) {
+        if (kernel_table_conv(t, s->prec, &s->conv, passes[i], layout, &e) == 0 && e.time_s > 0) {
             lk_add(acc, &e, s->calls, KERNEL_CONV);
             above &= e.method != LOOKUP_EXTRAP || e.above;
         } else if (lk_conv_as_gemm(t, s->prec, &s->conv, passes[i], s->calls, acc) != 0) {
@@ -85,8 +91,7 @@ static int lk_conv(const struct kernel_table *t, const struct op *op, const stru
         }
     }
     acc->above = acc->method == LOOKUP_EXTRAP && above;
-    /* the dense 2-D rows are of contiguous tensors (kernel_table_conv) */
-    acc->layout_fallback = op_has_flag(op, "channels-last");
+    acc->layout_fallback = channels_last && layout == CONV_CONTIGUOUS;
     return 0;
 }
 

@@ -119,7 +119,8 @@ struct kindex {
     size_t group_start[KERNEL_KIND_COUNT * PREC_COUNT + 1];
     struct kkeys keys[KERNEL_KIND_COUNT][PREC_COUNT];
     struct kgroup gemm[PREC_COUNT];
-    struct kgroup conv[PREC_COUNT][CONV_PASS_COUNT];
+    struct kgroup conv[PREC_COUNT][CONV_PASS_COUNT][CONV_LAYOUT_COUNT];
+    int conv_layouts[PREC_COUNT];   /* kernel_table_conv_layouts + 1, 0 not yet known */
     struct kcurve stream[PREC_COUNT];
 };
 
@@ -176,7 +177,8 @@ static void index_free(struct kindex *ix)
     for (int p = 0; p < PREC_COUNT; p++) {
         group_release(&ix->gemm[p]);
         for (int c = 0; c < CONV_PASS_COUNT; c++)
-            group_release(&ix->conv[p][c]);
+            for (int l = 0; l < CONV_LAYOUT_COUNT; l++)
+                group_release(&ix->conv[p][c][l]);
         free(ix->stream[p].lb);
         free(ix->stream[p].lbw);
         free(ix->stream[p].lo);
@@ -714,14 +716,38 @@ static const struct kgroup *gemm_group(const struct kernel_table *t, enum precis
     return g;
 }
 
-static const struct kgroup *conv_group(const struct kernel_table *t, enum precision p,
-                                       enum conv_pass pass)
+/* A dense 2-D convolution row: what the implicit-GEMM groups hold. */
+static int conv_dense_2d(const struct kernel_row *r)
 {
-    struct kgroup *g = &index_of(t)->conv[p][pass];
+    return !(r->groups > 1 || r->dims == 1 || r->dims == 3 || r->dil_h > 1 || r->dil_w > 1);
+}
+
+int kernel_table_conv_layouts(const struct kernel_table *t, enum precision p)
+{
+    if (!t || (unsigned)p >= PREC_COUNT)
+        return 0;
+    int *known = &index_of(t)->conv_layouts[p];
+    if (*known)
+        return *known - 1;
+    const struct kkeys *kk = keys_of(t, KERNEL_CONV, p);
+    int mask = 0;
+    for (size_t i = 0; i < kk->n; i++) {
+        const struct kernel_row *r = &t->rows[kk->rows[i]];
+        if (conv_dense_2d(r))
+            mask |= 1 << (r->flag ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS);
+    }
+    *known = mask + 1;
+    return mask;
+}
+
+static const struct kgroup *conv_group(const struct kernel_table *t, enum precision p,
+                                       enum conv_pass pass, enum conv_layout layout)
+{
+    struct kgroup *g = &index_of(t)->conv[p][pass][layout];
     if (g->built)
         return g;
     const struct kkeys *kk = keys_of(t, KERNEL_CONV, p);
-    g = &index_of(t)->conv[p][pass];
+    g = &index_of(t)->conv[p][pass][layout];
     g->built = 1;
     /* cuDNN pads channels itself (C = 1 or 3 input layers run fine), so
      * the implicit-GEMM shape's alignment says nothing: one class. */
@@ -730,9 +756,9 @@ static const struct kgroup *conv_group(const struct kernel_table *t, enum precis
     for (size_t i = 0; i < kk->n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];
         double m, n, k;
-        /* Dense 2-D rows of contiguous tensors only; the others are
+        /* Dense 2-D rows of the layout only; the others are
          * kernel_table_lookup's. */
-        if (r->groups > 1 || r->dims == 1 || r->dims == 3 || r->dil_h > 1 || r->dil_w > 1 || r->flag)
+        if (!conv_dense_2d(r) || (r->flag ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS) != layout)
             continue;
         conv_row_gemm(r, &m, &n, &k);
         /* The spread columns describe the forward pass only. */
@@ -945,11 +971,12 @@ static int group_above(const struct kgroup *g, double m, double n, double k)
 }
 
 int kernel_table_conv(const struct kernel_table *t, enum precision p,
-                      const struct conv_shape *cs, enum conv_pass pass,
+                      const struct conv_shape *cs, enum conv_pass pass, enum conv_layout layout,
                       struct kernel_estimate *out)
 {
     memset(out, 0, sizeof *out);
-    if (!t || !cs || (unsigned)p >= PREC_COUNT || (unsigned)pass >= CONV_PASS_COUNT)
+    if (!t || !cs || (unsigned)p >= PREC_COUNT || (unsigned)pass >= CONV_PASS_COUNT ||
+        (unsigned)layout >= CONV_LAYOUT_COUNT)
         return -1;
     if (cs->groups > 1 || cs->d > 1 || cs->t > 1 || cs->n <= 0 || cs->c <= 0 || cs->h <= 0 || cs->w <= 0 || cs->k <= 0 ||
         cs->r <= 0 || cs->s <= 0)
@@ -962,7 +989,7 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
         struct kernel_row probe = {
             .kind = KERNEL_CONV, .n_ = cs->n, .c = cs->c, .h = cs->h, .w = cs->w, .kf = cs->k,
             .r = cs->r, .s = cs->s, .pad_h = cs->pad_h, .pad_w = cs->pad_w,
-            .stride_h = sh, .stride_w = sw,
+            .stride_h = sh, .stride_w = sw, .flag = layout == CONV_CHANNELS_LAST,
         };
         /* The probe's pass mask is 0: it sorts first among the rows of its
          * shape, which differ only in the passes they time. */
@@ -985,7 +1012,7 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
     double gm = (double)cs->n * (double)pp * (double)qq;
     double gn = (double)cs->k;
     double gk = (double)cs->c * (double)cs->r * (double)cs->s;
-    const struct kgroup *g = conv_group(t, p, pass);
+    const struct kgroup *g = conv_group(t, p, pass, layout);
     if (group_estimate(g, gm, gn, gk, out) != 0)
         return -1;
     /* The implicit-GEMM box hides the batch: N*P*Q of a large batch at a

@@ -18,6 +18,9 @@ enum kernel_kind {
 };
 /* Slots of kernel_row.time_s for conv rows (one row may hold all three). */
 enum conv_pass { CONV_FWD, CONV_BWD_DATA, CONV_BWD_FILTER, CONV_PASS_COUNT };
+/* A convolution row's memory layout (kernel_row.flag 0 or 1): cuDNN runs
+ * other kernels for channels-last (NHWC) tensors than for contiguous ones. */
+enum conv_layout { CONV_CONTIGUOUS, CONV_CHANNELS_LAST, CONV_LAYOUT_COUNT };
 /* The pass a row (or query) times: FORMATS.md's `pass` column.  Conv rows
  * use bwd_data / bwd_weight; the optimizer only step; gemm, eltwise and
  * comm rows have no pass (KPASS_FWD). */
@@ -190,9 +193,14 @@ const char *lookup_method_name(enum lookup_method m); /* "exact", "interp", "ext
 int kernel_table_gemm(const struct kernel_table *t, enum precision p,
                       int64_t m, int64_t n, int64_t k, char a_t, char b_t,
                       struct kernel_estimate *out);
+/* A dense 2-D convolution among the rows of one memory layout (-1 when
+ * the table has none of that layout, precision and pass). */
 int kernel_table_conv(const struct kernel_table *t, enum precision p,
-                      const struct conv_shape *cs, enum conv_pass pass,
+                      const struct conv_shape *cs, enum conv_pass pass, enum conv_layout layout,
                       struct kernel_estimate *out);
+/* The layouts of the table's dense 2-D convolution rows in precision p:
+ * bit 1 << CONV_CONTIGUOUS, bit 1 << CONV_CHANNELS_LAST. */
+int kernel_table_conv_layouts(const struct kernel_table *t, enum precision p);
 /* Memory-bound ops: time to move `bytes` from the measured bandwidth curve. */
 int kernel_table_stream(const struct kernel_table *t, enum precision p,
                         double bytes, struct kernel_estimate *out);

@@ -640,20 +640,38 @@ static void fill_attention(struct op *o, const struct targ *a, int na, double *f
     *flops1 = f;
 }
 
-/* The first tensor of a 2-D or 3-D convolution laid out channels-last
- * (NHWC, NDHWC: PyTorch's torch.channels_last formats), by its recorded
- * strides: channels adjacent (stride 1) while the spatial extent is more
- * than one element, where the strides tell nothing.  cuDNN runs other
- * kernels for that layout than for contiguous tensors. */
-static int channels_last(const struct targ *a, int na, const struct targ *st, int nst)
+/* Tensor i of a 2-D or 3-D convolution laid out channels-last (NHWC,
+ * NDHWC: PyTorch's torch.channels_last formats), by its recorded strides:
+ * channels adjacent (stride 1) while the channels and the spatial extent
+ * are more than one element each, where the strides tell nothing. */
+static int arg_channels_last(const struct targ *a, int na, const struct targ *st, int nst, int i)
 {
-    if (na < 1 || nst < 1 || !a[0].present || (a[0].ndim != 4 && a[0].ndim != 5)
-        || st[0].ndim != a[0].ndim || a[0].d[1] < 2)
+    if (i < 0 || i >= na || i >= nst || !a[i].present || (a[i].ndim != 4 && a[i].ndim != 5)
+        || st[i].ndim != a[i].ndim || a[i].d[1] < 2)
         return 0;
     int64_t spatial = 1;
-    for (int i = 2; i < a[0].ndim; i++)
-        spatial *= a[0].d[i];
-    return spatial > 1 && st[0].d[1] == 1;
+    for (int k = 2; k < a[i].ndim; k++)
+        spatial *= a[i].d[k];
+    return spatial > 1 && st[i].d[1] == 1;
+}
+
+/* Whether cuDNN runs the convolution on channels-last tensors: PyTorch
+ * asks for that layout when its input or its weight is channels-last
+ * (cudnn_conv_suggest_memory_format), and brings the other tensors, a
+ * backward pass's incoming gradient too, to it.  That gradient's own
+ * strides say nothing: a layer whose output is viewed transposed (a
+ * vision transformer's patch embedding) receives a channels-last-strided
+ * gradient for a contiguous convolution.  Ops without a known schema:
+ * their first tensor. */
+static int channels_last(const struct op *o, const struct targ *a, int na, const struct targ *st,
+                         int nst)
+{
+    const char *base = o->name && strncmp(o->name, "aten::", 6) == 0 ? o->name + 6 : "";
+    for (size_t i = 0; i < sizeof conv_schemas / sizeof conv_schemas[0]; i++)
+        if (strcmp(base, conv_schemas[i].name) == 0)
+            return arg_channels_last(a, na, st, nst, conv_schemas[i].input) ||
+                   arg_channels_last(a, na, st, nst, conv_schemas[i].weight);
+    return arg_channels_last(a, na, st, nst, 0);
 }
 
 void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)
@@ -712,7 +730,7 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
         break;
     case OP_CONV:
         fill_conv(o, a, na, conc, nc, flops1, bytes1, esz);
-        if (channels_last(a, na, st, nst))
+        if (channels_last(o, a, na, st, nst))
             op_add_flag(o, "channels-last");
         if (*flops1 == 0)
             *bytes1 = esz * (all + largest);

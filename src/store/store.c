@@ -112,7 +112,7 @@ static const char *const stmt_sql[ST_COUNT] = {
         " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, " P10(1) ", " P10(2) ", " P10(3) ", " P10(4) ","
         " ?50)",
     [ST_LOAD] =
-        "SELECT h.name, h.origin, h.software, k.kind, k.precision, " KERNEL_ROW_COLUMNS
+        "SELECT h.name, h.origin, h.software, k.kind, k.precision, " KERNEL_ROW_COLUMNS ", k.key"
         " FROM kernel k JOIN hardware h ON h.id = k.hw_id"
         " WHERE ?1 IS NULL OR h.name = ?1 ORDER BY h.id, k.id",
     [ST_COUNTS] =
@@ -509,8 +509,8 @@ static int kind_has_col(enum kernel_kind kind, int kc)
         return 1;
     if (kind == KERNEL_GEMM)
         return kc <= KC_BATCH;
-    if (kind == KERNEL_CONV)
-        return kc >= KC_CONV_N && kc <= KC_DIMS;
+    if (kind == KERNEL_CONV)    /* flag: the memory layout */
+        return (kc >= KC_CONV_N && kc <= KC_DIMS) || kc == KC_FLAG;
     if (kind == KERNEL_ELTWISE)
         return 0;
     return kc == KC_FLAG || (kc >= KC_DIM0 && kc < KC_DIM0 + KERNEL_DIMS_MAX);
@@ -665,6 +665,12 @@ static int load_row(sqlite3_stmt *q, struct kernel_row *row)
     row->time_lo_s = sqlite3_column_double(q, LOAD_KC0 + KC_LO);
     row->time_hi_s = sqlite3_column_double(q, LOAD_KC0 + KC_HI);
     row->time_loop_s = sqlite3_column_double(q, LOAD_KC0 + KC_LOOP);
+    if (row->kind == KERNEL_CONV && sqlite3_column_type(q, LOAD_KC0 + KC_FLAG) == SQLITE_NULL) {
+        /* imported before convolutions stored their layout's column: the
+         * layout is in the row's key (row_key) */
+        const char *key = (const char *)sqlite3_column_text(q, LOAD_KC0 + KC_COUNT);
+        row->flag = key && strstr(key, " channels-last") != NULL;
+    }
     return 0;
 }
 

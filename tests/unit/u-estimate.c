@@ -497,11 +497,11 @@ static void test_scaled_table_batch(void **state)
     /* conv: the table ran batch 8 only: 5 + 100 x 4 = 405 us */
     assert_close(e.ops[4].device_s, 405e-6, 1e-12);
     struct kernel_estimate ke;
-    assert_int_equal(kernel_table_conv(t, PREC_FP32, op_conv(c), CONV_FWD, &ke), 0);
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, op_conv(c), CONV_FWD, CONV_CONTIGUOUS, &ke), 0);
     assert_int_equal(ke.method, LOOKUP_EXTRAP);
     struct conv_shape in = *op_conv(c);
     in.n = 8;
-    assert_int_equal(kernel_table_conv(t, PREC_FP32, &in, CONV_FWD, &ke), 0);
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, &in, CONV_FWD, CONV_CONTIGUOUS, &ke), 0);
     assert_int_equal(ke.method, LOOKUP_EXACT);
     assert_close(ke.time_s, 30e-6, 1e-15);
     estimate_release(&e);

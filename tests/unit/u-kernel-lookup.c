@@ -258,7 +258,7 @@ static void test_conv_layouts(void **state)
     struct conv_shape cs = { .n = 32, .c = 64, .h = 28, .w = 28, .k = 128, .r = 3, .s = 3,
                              .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dims = 2 };
     struct kernel_estimate e;
-    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_FWD, &e), 0);
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
     assert_int_equal(e.method, LOOKUP_EXACT);
     assert_close(e.time_s, 40e-6, 1e-12);
     /* rows of one shape in the two layouts are two keys */

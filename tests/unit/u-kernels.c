@@ -68,19 +68,19 @@ static void test_our_csv(void **state)
     /* conv: 700,161,1,4,32,20,5,0,0,2,2,fp32,56.08,133.84,79.6 (h=161, w=700). */
     struct conv_shape cs = { .n = 4, .c = 1, .h = 161, .w = 700, .k = 32, .r = 5, .s = 20,
                              .stride_h = 2, .stride_w = 2 };
-    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_FWD, &e), 0);
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
     assert_int_equal(e.method, LOOKUP_EXACT);
     assert_close(e.time_s, 56.08e-6, 1e-9);
-    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_BWD_DATA, &e), 0);
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_BWD_DATA, CONV_CONTIGUOUS, &e), 0);
     assert_close(e.time_s, 133.84e-6, 1e-9);
-    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_BWD_FILTER, &e), 0);
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_BWD_FILTER, CONV_CONTIGUOUS, &e), 0);
     assert_close(e.time_s, 79.6e-6, 1e-9);
     /* No conv rows in fp16: the estimator must fall back. */
-    assert_int_equal(kernel_table_conv(t, PREC_FP16, &cs, CONV_FWD, &e), -1);
+    assert_int_equal(kernel_table_conv(t, PREC_FP16, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), -1);
     assert_int_equal(e.method, LOOKUP_NONE);
     /* Grouped convolution: no rows describe it. */
     cs.groups = 2;
-    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_FWD, &e), -1);
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), -1);
 
     assert_true(kernel_table_has(t, KERNEL_GEMM, PREC_TF32));
     assert_true(kernel_table_has(t, KERNEL_CONV, PREC_BF16));
@@ -131,14 +131,14 @@ static void test_published_csv(void **state)
     struct conv_shape cs = { .n = 4, .c = 1, .h = 161, .w = 700, .k = 32, .r = 5, .s = 20,
                              .stride_h = 2, .stride_w = 2 };
     struct kernel_estimate e;
-    assert_int_equal(kernel_table_conv(m40, PREC_FP32, &cs, CONV_FWD, &e), 0);
+    assert_int_equal(kernel_table_conv(m40, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
     assert_int_equal(e.method, LOOKUP_EXACT);
     assert_close(e.time_s, 0.224e-3, 1e-9);
-    assert_int_equal(kernel_table_conv(m40, PREC_FP32, &cs, CONV_BWD_FILTER, &e), 0);
+    assert_int_equal(kernel_table_conv(m40, PREC_FP32, &cs, CONV_BWD_FILTER, CONV_CONTIGUOUS, &e), 0);
     assert_close(e.time_s, 0.369e-3, 1e-9);
     /* "N/A*": bwd data was skipped for this input layer, so it is not an
      * exact hit but an estimate from the other rows. */
-    assert_int_equal(kernel_table_conv(m40, PREC_FP32, &cs, CONV_BWD_DATA, &e), 0);
+    assert_int_equal(kernel_table_conv(m40, PREC_FP32, &cs, CONV_BWD_DATA, CONV_CONTIGUOUS, &e), 0);
     assert_int_not_equal(e.method, LOOKUP_EXACT);
     assert_true(e.time_s > 0);
     kernel_set_release(&set);
@@ -161,7 +161,7 @@ static void test_deepbench_stdout(void **state)
     struct conv_shape cs = { .n = 8, .c = 1, .h = 161, .w = 700, .k = 32, .r = 5, .s = 20,
                              .stride_h = 2, .stride_w = 2 };
     struct kernel_estimate e;
-    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_BWD_DATA, &e), 0);
+    assert_int_equal(kernel_table_conv(t, PREC_FP32, &cs, CONV_BWD_DATA, CONV_CONTIGUOUS, &e), 0);
     assert_int_equal(e.method, LOOKUP_EXACT);
     assert_close(e.time_s, 224.368e-6, 1e-9);
     kernel_set_release(&set);
@@ -244,7 +244,7 @@ static double leave_one_out(struct kernel_table *t, enum kernel_kind kind, enum 
                                      .k = held.kf, .r = held.r, .s = held.s,
                                      .pad_h = held.pad_h, .pad_w = held.pad_w,
                                      .stride_h = held.stride_h, .stride_w = held.stride_w };
-            rc = kernel_table_conv(t, p, &cs, CONV_FWD, &e);
+            rc = kernel_table_conv(t, p, &cs, CONV_FWD, CONV_CONTIGUOUS, &e);
         }
         assert_int_equal(rc, 0);
         assert_int_not_equal(e.method, LOOKUP_EXACT);

@@ -170,10 +170,11 @@ static void test_rnn(void **state)
     clear(&o);
 }
 
-/* A convolution whose first tensor's strides put the channels adjacent
+/* A convolution whose input's strides put the channels adjacent
  * (ConvNeXt's depthwise 7x7 under channels-last) is flagged; the same
  * shape contiguous, a 1x1 spatial tensor (whose strides say nothing) and
- * a convolution without strides are not. */
+ * a convolution without strides are not; a backward pass goes by its
+ * input and weight, not by its incoming gradient. */
 static void test_conv_channels_last(void **state)
 {
     (void)state;
@@ -196,6 +197,31 @@ static void test_conv_channels_last(void **state)
     clear(&o);
     fill(&o, "aten::cudnn_convolution", OP_CONV, dims, NULL, NULL, conc, &f, &b);
     assert_false(op_has_flag(&o, "channels-last"));
+    clear(&o);
+    /* a channels-last weight makes the layer channels-last (PyTorch's
+     * choice for cuDNN) though its input of 3 channels is contiguous */
+    fill(&o, "aten::cudnn_convolution", OP_CONV, "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+         NULL, "[[150528, 50176, 224, 1], [147, 1, 21, 3], [], [], [], [], [], [], []]",
+         "[\"\", \"\", \"[3, 3]\", \"[2, 2]\", \"[1, 1]\", \"1\", \"False\", \"False\", \"True\"]", &f, &b);
+    assert_true(op_has_flag(&o, "channels-last"));
+    clear(&o);
+    /* the backward of a vision transformer's patch embedding: its incoming
+     * gradient is strided channels-last (the output is viewed transposed),
+     * its input and weight contiguous: a contiguous convolution */
+    const char *bdims = "[[64, 768, 14, 14], [64, 3, 224, 224], [768, 3, 16, 16], [], [], [], [], [], [], [], []]";
+    const char *bconc = "[\"\", \"\", \"\", \"[768]\", \"[16, 16]\", \"[0, 0]\", \"[1, 1]\", \"False\", "
+                        "\"[0, 0]\", \"1\", \"[False, True, True]\"]";
+    fill(&o, "aten::convolution_backward", OP_CONV, bdims, NULL,
+         "[[150528, 1, 10752, 768], [150528, 50176, 224, 1], [768, 256, 16, 1], [], [], [], [], [], [], [], []]",
+         bconc, &f, &b);
+    assert_false(op_has_flag(&o, "channels-last"));
+    assert_int_equal(op_conv(&o)->stride_h, 16);
+    clear(&o);
+    /* the same backward with a channels-last input is a channels-last one */
+    fill(&o, "aten::convolution_backward", OP_CONV, bdims, NULL,
+         "[[150528, 1, 10752, 768], [150528, 1, 672, 3], [768, 256, 16, 1], [], [], [], [], [], [], [], []]",
+         bconc, &f, &b);
+    assert_true(op_has_flag(&o, "channels-last"));
     clear(&o);
 }
 

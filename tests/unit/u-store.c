@@ -96,10 +96,11 @@ static void test_round_trip(void **state)
                 struct conv_shape cs = { .n = r->n_, .c = r->c, .h = r->h, .w = r->w, .k = r->kf,
                                          .r = r->r, .s = r->s, .pad_h = r->pad_h, .pad_w = r->pad_w,
                                          .stride_h = r->stride_h, .stride_w = r->stride_w };
+                enum conv_layout l = r->flag ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS;
                 for (int p = 0; p < CONV_PASS_COUNT; p++) {
                     struct kernel_estimate ea;
-                    int ra = kernel_table_conv(a, r->prec, &cs, (enum conv_pass)p, &ea);
-                    int rb = kernel_table_conv(b, r->prec, &cs, (enum conv_pass)p, &e);
+                    int ra = kernel_table_conv(a, r->prec, &cs, (enum conv_pass)p, l, &ea);
+                    int rb = kernel_table_conv(b, r->prec, &cs, (enum conv_pass)p, l, &e);
                     assert_int_equal(ra, rb);
                     assert_int_equal(e.method, ea.method);
                     assert_true(e.time_s == ea.time_s);
