@@ -64,10 +64,10 @@ TITLES = {
 # set (make validate), rounded up to the next 5%.  A change that makes a
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
-    "development": {"replay": 0.30, "gpu-both": 0.75, "gpu-target": 0.75, "cpu-to-gpu": 0.55,
-                    "fp32-to-bf16": 0.40, "machine-file": 0.50},
-    "held-out": {"replay": 0.50, "gpu-both": 0.50, "gpu-target": 0.50, "cpu-to-gpu": 0.45,
-                 "fp32-to-bf16": 0.50, "machine-file": 0.55},
+    "development": {"replay": 0.30, "gpu-both": 0.75, "gpu-target": 0.75, "cpu-to-gpu": 0.60,
+                    "fp32-to-bf16": 0.40, "machine-file": 0.55},
+    "held-out": {"replay": 0.50, "gpu-both": 0.50, "gpu-target": 0.50, "cpu-to-gpu": 0.50,
+                 "fp32-to-bf16": 0.40, "machine-file": 0.45},
 }
 SETS = ["development", "held-out"]
 
