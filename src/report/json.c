@@ -311,20 +311,25 @@ static const double pow10_exact[] = {
 static const char *fmt_decimal(char *buf, double v)
 {
     double a = fabs(v);
-    uint64_t n = 0;
-    int k = 0;
-    for (;; k++) {
-        if (k > 22)
-            return NULL;
-        double x = a * pow10_exact[k];
-        if (!(x < 1e15))
-            return NULL;
-        double r = nearbyint(x);
-        if (r > 0 && r / pow10_exact[k] == a) {
-            n = (uint64_t)r;
-            break;
-        }
-    }
+    if (!(a > 0 && a < 1e15))
+        return NULL;
+    /* One k is tried, the largest (up to 22) with a * 10^k below 1e15: if
+     * some N' / 10^k' reads back as v, so does N' * 10^(k - k') / 10^k (a
+     * whole number below 1e15, an exact double, within a quarter of
+     * a * 10^k, so nearbyint finds it); trailing zeros go below. */
+    int k = 14 - (int)floor(log10(a));
+    k = k < 0 ? 0 : k > 22 ? 22 : k;
+    while (k > 0 && !(a * pow10_exact[k] < 1e15))
+        k--;
+    while (k < 22 && a * pow10_exact[k + 1] < 1e15)
+        k++;
+    double x = a * pow10_exact[k];
+    if (!(x < 1e15))
+        return NULL;
+    double r = nearbyint(x);
+    if (!(r > 0 && r / pow10_exact[k] == a))
+        return NULL;
+    uint64_t n = (uint64_t)r;
     while (n % 10 == 0 && k > 0) {
         n /= 10;
         k--;
