@@ -491,6 +491,12 @@ def conv_shape(dims, n, c, sp, k, f, stride=1, pad=None, dil=1, groups=1, layout
     return d
 
 
+def both_layouts(rows):
+    """Each (row, source) in the contiguous layout, then in the channels-last one."""
+    return [(dict(row, layout=layout), src) for row, src in rows
+            for layout in ("contiguous", "channels-last")]
+
+
 def depthwise_cases():
     """The depthwise grid (--grid depthwise): depthwise 2-D convolutions as
     the mobile and ConvNeXt-style networks run them, 3x3, 5x5 and 7x7 at
@@ -507,10 +513,8 @@ def depthwise_cases():
                 if c * sp * sp > (1 << 20):
                     continue
                 for f, stride in ((3, 1), (5, 1), (7, 1), (3, 2)):
-                    for layout in ("contiguous", "channels-last"):
-                        rows.append(conv_shape(2, n, c, sp, c, f, stride=stride, groups=c,
-                                               layout=layout))
-    return [(r, "grid") for r in rows]
+                    rows.append(conv_shape(2, n, c, sp, c, f, stride=stride, groups=c))
+    return both_layouts([(r, "grid") for r in rows])
 
 
 def dense_layout_cases():
@@ -520,13 +524,8 @@ def dense_layout_cases():
     channels-last (NHWC) model is timed from rows of its layout and the
     contiguous rows of the same run check the machine against the table's
     earlier ones."""
-    out = []
-    for row, src in conv_cases("full"):
-        if row["dims"] != 2 or row["groups"] > 1:
-            continue
-        for layout in ("contiguous", "channels-last"):
-            out.append((dict(row, layout=layout), src))
-    return out
+    return both_layouts([(row, src) for row, src in conv_cases("full")
+                         if row["dims"] == 2 and row["groups"] == 1])
 
 
 def conv_cases(grid):

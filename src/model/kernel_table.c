@@ -722,6 +722,11 @@ static int conv_dense_2d(const struct kernel_row *r)
     return !(r->groups > 1 || r->dims == 1 || r->dims == 3 || r->dil_h > 1 || r->dil_w > 1);
 }
 
+static enum conv_layout conv_row_layout(const struct kernel_row *r)
+{
+    return r->flag ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS;
+}
+
 int kernel_table_conv_layouts(const struct kernel_table *t, enum precision p)
 {
     if (!t || (unsigned)p >= PREC_COUNT)
@@ -734,7 +739,7 @@ int kernel_table_conv_layouts(const struct kernel_table *t, enum precision p)
     for (size_t i = 0; i < kk->n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];
         if (conv_dense_2d(r))
-            mask |= 1 << (r->flag ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS);
+            mask |= 1 << conv_row_layout(r);
     }
     *known = mask + 1;
     return mask;
@@ -758,7 +763,7 @@ static const struct kgroup *conv_group(const struct kernel_table *t, enum precis
         double m, n, k;
         /* Dense 2-D rows of the layout only; the others are
          * kernel_table_lookup's. */
-        if (!conv_dense_2d(r) || (r->flag ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS) != layout)
+        if (!conv_dense_2d(r) || conv_row_layout(r) != layout)
             continue;
         conv_row_gemm(r, &m, &n, &k);
         /* The spread columns describe the forward pass only. */

@@ -511,14 +511,21 @@ static int conv_out_dim(int64_t in, int64_t pad, int64_t dil, int64_t r, int64_t
     return 0;
 }
 
+/* The argument positions of a convolution op, by its name (NULL for an
+ * op none describes). */
+static const struct conv_schema *conv_schema_of(const struct op *o)
+{
+    const char *base = o->name && strncmp(o->name, "aten::", 6) == 0 ? o->name + 6 : "";
+    for (size_t i = 0; i < sizeof conv_schemas / sizeof conv_schemas[0]; i++)
+        if (strcmp(base, conv_schemas[i].name) == 0)
+            return &conv_schemas[i];
+    return NULL;
+}
+
 static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, int nconc,
                       double *flops1, double *bytes1, int esz)
 {
-    const char *base = o->name + 6;
-    const struct conv_schema *cs = NULL;
-    for (size_t i = 0; i < sizeof conv_schemas / sizeof conv_schemas[0]; i++)
-        if (strcmp(base, conv_schemas[i].name) == 0)
-            cs = &conv_schemas[i];
+    const struct conv_schema *cs = conv_schema_of(o);
     if (!cs || cs->input >= na || cs->weight >= na)
         return;
     const struct targ *in = &a[cs->input], *wt = &a[cs->weight];
@@ -666,12 +673,10 @@ static int arg_channels_last(const struct targ *a, int na, const struct targ *st
 static int channels_last(const struct op *o, const struct targ *a, int na, const struct targ *st,
                          int nst)
 {
-    const char *base = o->name && strncmp(o->name, "aten::", 6) == 0 ? o->name + 6 : "";
-    for (size_t i = 0; i < sizeof conv_schemas / sizeof conv_schemas[0]; i++)
-        if (strcmp(base, conv_schemas[i].name) == 0)
-            return arg_channels_last(a, na, st, nst, conv_schemas[i].input) ||
-                   arg_channels_last(a, na, st, nst, conv_schemas[i].weight);
-    return arg_channels_last(a, na, st, nst, 0);
+    const struct conv_schema *cs = conv_schema_of(o);
+    if (!cs)
+        return arg_channels_last(a, na, st, nst, 0);
+    return arg_channels_last(a, na, st, nst, cs->input) || arg_channels_last(a, na, st, nst, cs->weight);
 }
 
 void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)
