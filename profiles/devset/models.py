@@ -371,6 +371,177 @@ def seq2seq(batch, device):
     return m, make, _lm_loss, "adamw"
 
 
+# -- held out, second round -------------------------------------------------
+# Recorded once the first held-out models had been looked at (which moved
+# them into the development set): a DenseNet (concatenations, many small
+# convolutions), a LLaMA-style decoder (RMSNorm, SwiGLU, rotary
+# embeddings), a step-by-step attention decoder (LSTMCell loop: host-bound
+# small ops), a two-tower recommender (embedding bags in mean mode,
+# in-batch softmax) and a CosmoFlow-shaped 3-D CNN (Conv3d, MaxPool3d).
+
+def densenet(batch, device):
+    import torchvision
+    m = torchvision.models.densenet121(num_classes=1000)
+    return m, _images(batch, device), _cls_loss, "sgd_momentum"
+
+
+def _rope(x, cos, sin):
+    x1, x2 = x.chunk(2, dim=-1)
+    return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, d, heads, ff):
+        super().__init__()
+        self.heads = heads
+        self.n1, self.n2 = nn.RMSNorm(d), nn.RMSNorm(d)
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+        self.gate = nn.Linear(d, ff, bias=False)
+        self.up = nn.Linear(d, ff, bias=False)
+        self.down = nn.Linear(ff, d, bias=False)
+
+    def forward(self, x, cos, sin):
+        b, t, d = x.shape
+        qkv = self.qkv(self.n1(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.unbind(0)
+        a = F.scaled_dot_product_attention(_rope(q, cos, sin), _rope(k, cos, sin), v, is_causal=True)
+        x = x + self.o(a.transpose(1, 2).reshape(b, t, d))
+        h = self.n2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+class Llama(nn.Module):
+    """A LLaMA-style decoder: RMSNorm, rotary position embeddings, causal
+    SDPA, SwiGLU MLPs, no biases."""
+
+    def __init__(self, vocab=16000, d=512, layers=6, heads=8, ff=1408, seq=256):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(LlamaBlock(d, heads, ff) for _ in range(layers))
+        self.norm = nn.RMSNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        hd = d // heads
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        ang = torch.outer(torch.arange(seq).float(), inv)
+        ang = torch.cat((ang, ang), dim=-1)
+        self.register_buffer("cos", ang.cos(), persistent=False)
+        self.register_buffer("sin", ang.sin(), persistent=False)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        x = self.emb(idx)
+        for blk in self.blocks:
+            x = blk(x, self.cos[:t], self.sin[:t])
+        return self.head(self.norm(x))
+
+
+def llama(batch, device):
+    return Llama(), _tokens(batch, 256, 16000, device), _lm_loss, "adamw"
+
+
+class AttnLSTM(nn.Module):
+    """A recurrent encoder-decoder decoded step by step: a bidirectional
+    GRU encoder, an LSTMCell decoder looping over the target with additive
+    attention (per step: small GEMMs, tanh, softmax, bmm), teacher
+    forcing."""
+
+    def __init__(self, vocab=8000, emb=256, hidden=512, src=48):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, emb)
+        self.enc = nn.GRU(emb, hidden // 2, batch_first=True, bidirectional=True)
+        self.cell = nn.LSTMCell(emb + hidden, hidden)
+        self.wq = nn.Linear(hidden, hidden, bias=False)
+        self.wk = nn.Linear(hidden, hidden)
+        self.v = nn.Linear(hidden, 1, bias=False)
+        self.out = nn.Linear(hidden, vocab)
+        self.src = src
+
+    def forward(self, idx):
+        s, t = idx[:, :self.src], idx[:, self.src:]
+        enc, _ = self.enc(self.emb(s))
+        keys = self.wk(enc)
+        h = enc.new_zeros(idx.shape[0], enc.shape[2])
+        c, ctx = torch.zeros_like(h), torch.zeros_like(h)
+        et = self.emb(t)
+        outs = []
+        for i in range(t.shape[1]):
+            h, c = self.cell(torch.cat([et[:, i], ctx], 1), (h, c))
+            w = torch.softmax(self.v(torch.tanh(keys + self.wq(h).unsqueeze(1))).squeeze(2), 1)
+            ctx = torch.bmm(w.unsqueeze(1), enc).squeeze(1)
+            outs.append(h)
+        return self.out(torch.stack(outs, 1))
+
+
+def attnlstm(batch, device):
+    m = AttnLSTM()
+
+    def make():
+        return (torch.randint(0, 8000, (batch, 48 + 32), device=device),
+                torch.randint(0, 8000, (batch, 32), device=device))
+    return m, make, _lm_loss, "adamw"
+
+
+class TwoTower(nn.Module):
+    """A two-tower retrieval model: a user tower over the user's id and the
+    mean of the embeddings of 50 items in their history (EmbeddingBag,
+    mean), an item tower, cosine scores against every item of the batch
+    (in-batch softmax)."""
+
+    def __init__(self, users=500000, items=200000, dim=64):
+        super().__init__()
+        self.user = nn.Embedding(users, dim)
+        self.hist = nn.EmbeddingBag(items, dim, mode="mean")
+        self.item = nn.Embedding(items, dim)
+        self.ut = nn.Sequential(nn.Linear(2 * dim, 256), nn.ReLU(), nn.Linear(256, 128))
+        self.it = nn.Sequential(nn.Linear(dim, 256), nn.ReLU(), nn.Linear(256, 128))
+
+    def forward(self, inp):
+        uid, hist, iid = inp
+        u = self.ut(torch.cat([self.user(uid), self.hist(hist)], 1))
+        v = self.it(self.item(iid))
+        return F.normalize(u, dim=1) @ F.normalize(v, dim=1).t() * 20.0
+
+
+def twotower(batch, device):
+    m = TwoTower()
+
+    def make():
+        return ((torch.randint(0, 500000, (batch,), device=device),
+                 torch.randint(0, 200000, (batch, 50), device=device),
+                 torch.randint(0, 200000, (batch,), device=device)),
+                torch.arange(batch, device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class CosmoFlow(nn.Module):
+    """A CosmoFlow-shaped 3-D CNN regressing 4 parameters from 4-channel
+    64^3 volumes: five Conv3d (3^3) + LeakyReLU + MaxPool3d levels, then
+    dense layers with dropout."""
+
+    def __init__(self, cin=4, widths=(16, 32, 64, 128, 256), out=4):
+        super().__init__()
+        layers, c = [], cin
+        for w in widths:
+            layers += [nn.Conv3d(c, w, 3, padding=1), nn.LeakyReLU(0.3), nn.MaxPool3d(2)]
+            c = w
+        self.conv = nn.Sequential(*layers)
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c * 8, 128), nn.LeakyReLU(0.3), nn.Dropout(0.2),
+                                  nn.Linear(128, 64), nn.LeakyReLU(0.3), nn.Linear(64, out))
+
+    def forward(self, x):
+        return self.head(self.conv(x))
+
+
+def cosmoflow(batch, device):
+    m = CosmoFlow()
+
+    def make():
+        return (torch.randn(batch, 4, 64, 64, 64, device=device),
+                torch.randn(batch, 4, device=device))
+    return m, make, F.mse_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -387,4 +558,9 @@ MODELS = {
     "tcn": (tcn, "dilated 1-D temporal conv net, 8 x 4096 signals; held out"),
     "lstmlm": (lstmlm, "2-layer LSTM language model, hidden 1024, seq 64; held out"),
     "seq2seq": (seq2seq, "encoder-decoder transformer, 3+3 layers, d512, cross attention; held out"),
+    "densenet": (densenet, "DenseNet-121 ImageNet (concatenations, BatchNorm, 1x1 and 3x3); held out"),
+    "llama": (llama, "LLaMA-style decoder d512 x 6, RMSNorm, rotary, SwiGLU, seq 256; held out"),
+    "attnlstm": (attnlstm, "GRU encoder, LSTMCell decoder with additive attention, step by step; held out"),
+    "twotower": (twotower, "two-tower retrieval, EmbeddingBag (mean), in-batch softmax; held out"),
+    "cosmoflow": (cosmoflow, "CosmoFlow-shaped 3-D CNN on 4 x 64^3 volumes; held out"),
 }

@@ -37,6 +37,7 @@ BATCH = {
     "segnet": (8, 1), "unet3d": (4, 1), "gptmini": (8, 1), "bert": (32, 4),
     "gru": (64, 16), "bilstm": (128, 32), "dlrm": (2048, 256),
     "convnext": (32, 4), "convae": (32, 4), "tcn": (64, 8), "lstmlm": (32, 8), "seq2seq": (32, 4),
+    "densenet": (32, 4), "llama": (16, 2), "attnlstm": (64, 16), "twotower": (4096, 512), "cosmoflow": (16, 2),
 }
 
 
