@@ -528,12 +528,39 @@ def dense_layout_cases():
                          if row["dims"] == 2 and row["groups"] == 1])
 
 
+def dilated_cases():
+    """The dilated grid (--grid dilated): convolutions whose filter taps
+    are spread (dilation), as temporal convolution nets and WaveNet-style
+    stacks run them over long 1-D signals (taps 2 and 3, dilation 1 to 64
+    in octaves) and segmentation nets run them over feature maps (atrous
+    3x3, dilation 1 to 16), each with its undilated twin (dilation 1) in
+    the same run, so that the cost of the dilation is measured, not
+    inferred from other rows.  Padding keeps the length (dilation x
+    (taps - 1) / 2, rounded down).  Contiguous tensors."""
+    rows = []
+    for n in (8, 32):
+        for c in (32, 64, 256, 512):
+            for length in (2048, 16384):
+                for f in (2, 3):
+                    for dil in pow2(0, 6):
+                        rows.append(conv_shape(1, n, c, length, c, f, dil=dil))
+        for c in (64, 256, 512):
+            for sp in (28, 56):
+                if c * sp * sp > (1 << 20):
+                    continue
+                for dil in pow2(0, 4):
+                    rows.append(conv_shape(2, n, c, sp, c, 3, dil=dil))
+    return [(r, "grid") for r in rows]
+
+
 def conv_cases(grid):
     rows = []
     if grid == "depthwise":
         return depthwise_cases()
     if grid == "dense-layouts":
         return dense_layout_cases()
+    if grid == "dilated":
+        return dilated_cases()
     if grid == "tiny":
         rows.append(conv_shape(2, 2, 8, 16, 16, 3))
         rows.append(conv_shape(2, 2, 8, 16, 8, 3, groups=8))
@@ -1726,10 +1753,10 @@ def parse_args(argv):
         description="Measure fom kernel tables on this machine (see README.md).")
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
-    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts"],
+    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated"],
                     default="small",
-                    help="designed grids of every kind, or the depthwise or the full grid's "
-                         "dense 2-D convolutions in both memory layouts (--kinds conv)")
+                    help="designed grids of every kind, or the depthwise, the dilated or the full "
+                         "grid's dense 2-D convolutions in both memory layouts (--kinds conv)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
     ap.add_argument("--precisions", default=None,
@@ -1782,7 +1809,7 @@ def run(args):
         print("measure: error: --kinds %s: expected some of %s" % (",".join(bad) or "''", ",".join(KINDS)),
               file=sys.stderr)
         return 2
-    if args.grid in ("depthwise", "dense-layouts") and kinds != ["conv"]:
+    if args.grid in ("depthwise", "dense-layouts", "dilated") and kinds != ["conv"]:
         print("measure: error: --grid %s measures convolutions: give --kinds conv" % args.grid,
               file=sys.stderr)
         return 2
