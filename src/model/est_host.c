@@ -59,9 +59,64 @@ double est_rnn_host_s(const struct est *c, const struct op *op)
     return (double)dim[RNN_LAYERS] * dirs * (double)dim[RNN_SEQ] * step_s;
 }
 
+/* A CPU trace's convolution with a bias on a GPU: PyTorch runs cuDNN's
+ * convolution without the bias and adds it after, an add_ of its own
+ * (at::_convolution: at::cudnn_convolution, then output.add_(bias)), and
+ * the backward pass sums the incoming gradient for the bias's in a
+ * reduction kernel inside convolution_backward; oneDNN, the CPU's
+ * backend, does both inside its convolution, and the tables' rows time
+ * convolutions without a bias (estimators/measure/measure.py).  A
+ * depthwise convolution of contiguous tensors runs PyTorch's own CUDA
+ * kernel (_conv_depthwise2d), which adds the bias itself; on
+ * channels-last tensors it runs cuDNN.  The H100 and H200 traces of the
+ * development set show every biased convolution that way.  Returns the
+ * ops dispatched besides the convolution per call (the forward's add_),
+ * 0 or 1; *kernels (when not NULL) the kernels added per call. */
+double est_conv_bias_calls(const struct est *c, const struct op *op, double *kernels)
+{
+    if (kernels)
+        *kernels = 0;
+    if (c->src_gpu || !c->tgt_gpu || op->kind != OP_CONV || !op_has_flag(op, "bias"))
+        return 0;
+    const struct conv_shape *cs = op_conv(op);
+    int depthwise = cs->groups > 1 && cs->groups == cs->c;
+    if (op->phase == PHASE_FORWARD && depthwise && !op_has_flag(op, "channels-last"))
+        return 0;
+    if (kernels)
+        *kernels = 1;
+    return op->phase == PHASE_FORWARD ? 1 : 0;
+}
+
+/* The device time per pass of those kernels at shape s: the add reads
+ * and writes the output (and reads the bias), the reduction reads the
+ * output's gradient; both stream memory, timed by the target table's
+ * elementwise rows, else its bandwidth and launch latency. */
+double est_conv_bias_s(const struct est *c, const struct op *op, const struct shape *s)
+{
+    double kernels;
+    est_conv_bias_calls(c, op, &kernels);
+    const struct conv_shape *cs = &s->conv;
+    double out = (double)cs->n * (double)cs->k * (double)(cs->o > 0 ? cs->o : 1) * (double)cs->p
+                 * (double)cs->q;
+    double calls = op->count > 0 ? op->count : 1;
+    if (!(kernels > 0) || !(out > 0))
+        return 0;
+    double eb = precision_bytes(s->prec);
+    double bytes = op->phase == PHASE_FORWARD ? (2 * out + (double)cs->k) * eb
+                                              : out * eb + (double)cs->k * 4;
+    struct lookup lk;
+    memset(&lk, 0, sizeof lk);
+    if (c->tt && est_lk_stream(c->tt, s->prec, bytes * calls, calls, &lk) == 0)
+        return lk.time_s;
+    if (machine_mem_bw(c->m) > 0)
+        return calls * (bytes / machine_mem_bw(c->m) + c->m->launch_latency_s);
+    return 0;
+}
+
 /* The host time of op on the target.  A CPU trace's calls pay the
- * target's dispatch each, and a recurrent layer's call its loop on the
- * host as well (est_rnn_host_s). */
+ * target's dispatch each (and each op the target adds beside them, such
+ * as a convolution's bias add), and a recurrent layer's call its loop on
+ * the host as well (est_rnn_host_s). */
 double est_host_of(struct est *c, const struct op *op)
 {
     if (c->src_gpu)
@@ -71,7 +126,7 @@ double est_host_of(struct est *c, const struct op *op)
         calls = est_foreach_launches(op->count);
     if (rnn_step_s(c->m, op) <= 0 && est_rnn_launches(c, op) > 0)
         c->n_rnn_launch_host++;
-    return calls * (c->m->dispatch_s + est_rnn_host_s(c, op));
+    return calls * ((1 + est_conv_bias_calls(c, op, NULL)) * c->m->dispatch_s + est_rnn_host_s(c, op));
 }
 
 

@@ -61,6 +61,7 @@ struct est {
     int64_t flat[MAX_FLAT];
     size_t n_flat;
     size_t n_channels_last;         /* channels-last convolutions timed from table rows */
+    size_t n_dilation_unmeasured;   /* dilated convolutions timed as undilated ones */
     size_t n_rnn_launch_host;       /* recurrent ops whose host loop fell back on launches */
     struct estimate *out;
     /* autocast: casts issued before each forward call of op i, and
@@ -100,6 +101,8 @@ struct lookup {
     double calls;                   /* the table calls time_s adds up */
     int layout_fallback;            /* a channels-last convolution timed from rows
                                        of contiguous tensors (none of its own layout) */
+    int dilation_unmeasured;        /* a dilated convolution timed from undilated rows
+                                       alone (the table measured no dilation) */
 };
 
 struct roof {
@@ -198,6 +201,8 @@ size_t est_eff_machines(const struct est_eff *e);
 double est_host_of(struct est *c, const struct op *op);
 double est_rnn_launches(const struct est *c, const struct op *op);
 double est_rnn_host_s(const struct est *c, const struct op *op);
+double est_conv_bias_calls(const struct est *c, const struct op *op, double *kernels);
+double est_conv_bias_s(const struct est *c, const struct op *op, const struct shape *s);
 void est_autocast_casts(struct est *c);
 
 /* est_replay.c */

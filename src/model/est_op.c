@@ -421,7 +421,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     int changed = est_retarget(c, op, &s);
     double src_dev = c->src_gpu ? op->device_time_s : 0;
     struct roof r;
-    int layout_fallback = 0;
+    int layout_fallback = 0, dilation_unmeasured = 0;
 
     oe->name = op->name;
     oe->kind = op->kind;
@@ -461,6 +461,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     struct lookup lt;
     int have_t = est_lookup_op(c->tt, op, &s, machine_mem_bw(c->m), &lt) == 0;
     layout_fallback = have_t && lt.layout_fallback;
+    dilation_unmeasured = have_t && lt.dilation_unmeasured;
     if (!have_t && c->tt && op->kind != OP_COMM) {
         if (!kernel_table_has(c->tt, est_table_kind(op->kind), s.prec))
             est_warn(c, "tables of '%s' have no %s rows for %s ops; falling back to the %s",
@@ -503,10 +504,20 @@ out:
     if (layout_fallback && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP
                             || oe->method == EST_SCALED_TABLE))
         c->n_channels_last++;
+    if (dilation_unmeasured && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP
+                                || oe->method == EST_SCALED_TABLE))
+        c->n_dilation_unmeasured++;
     if (oe->method != EST_MEASURED) {
         est_limit_ratio(c, op, &s0, changed, src_dev, oe);
         est_limit_peers(c, op, &s, oe);
         est_limit_roofline(c, op, &s, oe);
+    }
+    if (oe->method != EST_MEASURED) {
+        /* what the GPU adds to a CPU trace's biased convolution */
+        double bias_s = est_conv_bias_s(c, op, &s);
+        oe->device_s += bias_s;
+        oe->time_lo_s += bias_s;
+        oe->time_hi_s += bias_s;
     }
     oe->bound = bound_of(&r);
     if (!(oe->flops > 0) && !(oe->bytes > 0) && oe->device_s > 0 && oe->method != EST_MEASURED

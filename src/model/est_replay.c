@@ -70,6 +70,9 @@ static void plan_call(const struct est *c, const struct replay_index *ri, const 
     if (est_is_foreach_on_gpu(c, op) && op->count > 0)
         rc->dispatch_s *= est_foreach_launches(op->count) / op->count;
     rc->kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
+    double bias_kn;
+    rc->dispatch_s += est_conv_bias_calls(c, op, &bias_kn) * c->m->dispatch_s;
+    rc->kn += bias_kn;
     double rnn = est_rnn_launches(c, op);
     if (rnn > 0) {
         /* a recurrent layer's loop on the host (est_rnn_host_s) */

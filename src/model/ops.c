@@ -466,21 +466,23 @@ static void fill_gemm(struct op *o, const struct targ *a, int na, const struct t
 }
 
 /* Positions in the ATen schemas of (input, weight, stride, padding,
- * dilation, groups, output_mask); -1 when absent. */
+ * dilation, groups, output_mask, bias); -1 when absent.  bias: the
+ * forward's bias tensor (cuDNN's convolution takes none: PyTorch adds
+ * the bias after it, see est_conv_bias). */
 static const struct conv_schema {
     const char *name;
-    int input, weight, grad_out, stride, pad, dil, groups, mask;
+    int input, weight, grad_out, stride, pad, dil, groups, mask, bias;
 } conv_schemas[] = {
-    { "convolution", 0, 1, -1, 3, 4, 5, 8, -1 },
-    { "_convolution", 0, 1, -1, 3, 4, 5, 8, -1 },
-    { "convolution_overrideable", 0, 1, -1, 3, 4, 5, 8, -1 },
-    { "cudnn_convolution", 0, 1, -1, 3, 2, 4, 5, -1 },
-    { "miopen_convolution", 0, 1, -1, 4, 3, 5, 6, -1 },
-    { "mkldnn_convolution", 0, 1, -1, 4, 3, 5, 6, -1 },
-    { "convolution_backward", 1, 2, 0, 4, 5, 6, 9, 10 },
-    { "convolution_backward_overrideable", 1, 2, 0, 3, 4, 5, 8, 9 },
-    { "_slow_conv2d_forward", 0, 1, -1, 4, 5, -1, -1, -1 },
-    { "thnn_conv2d", 0, 1, -1, 4, 5, -1, -1, -1 },
+    { "convolution", 0, 1, -1, 3, 4, 5, 8, -1, 2 },
+    { "_convolution", 0, 1, -1, 3, 4, 5, 8, -1, 2 },
+    { "convolution_overrideable", 0, 1, -1, 3, 4, 5, 8, -1, 2 },
+    { "cudnn_convolution", 0, 1, -1, 3, 2, 4, 5, -1, -1 },
+    { "miopen_convolution", 0, 1, -1, 4, 3, 5, 6, -1, 2 },
+    { "mkldnn_convolution", 0, 1, -1, 4, 3, 5, 6, -1, 2 },
+    { "convolution_backward", 1, 2, 0, 4, 5, 6, 9, 10, -1 },
+    { "convolution_backward_overrideable", 1, 2, 0, 3, 4, 5, 8, 9, -1 },
+    { "_slow_conv2d_forward", 0, 1, -1, 4, 5, -1, -1, -1, 3 },
+    { "thnn_conv2d", 0, 1, -1, 4, 5, -1, -1, -1, 3 },
 };
 
 /* Stride, padding or dilation at conc[idx] as (d, h, w); a single
@@ -575,6 +577,8 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
     double fwd = 2.0 * (double)c->n * (double)c->k * (double)(c->c / c->groups) * (double)c->t *
                  (double)c->r * (double)c->s * (double)c->o * (double)c->p * (double)c->q;
     double mult = 1;
+    int bias = cs->bias >= 0 && cs->bias < na && a[cs->bias].present && a[cs->bias].ndim == 1
+               && a[cs->bias].d[0] == c->k;
     if (cs->mask >= 0) {
         mult = 2;
         if (cs->mask < nconc) {
@@ -587,6 +591,8 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
                         t0 = *p == 'T';
                     else if (seen == 1)
                         t1 = *p == 'T';
+                    else if (seen == 2)
+                        bias = *p == 'T';
                     seen++;
                     while (*p && *p != ',' && *p != ']')
                         p++;
@@ -601,6 +607,10 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
     *flops1 = fwd * mult;
     *bytes1 = (double)esz * (in->elems + wt->elems + (double)c->n * (double)c->k * (double)c->o *
                                                       (double)c->p * (double)c->q);
+    /* a bias added (forward) or its gradient summed (backward): which
+     * kernels do that depends on the backend (est_conv_bias) */
+    if (bias)
+        op_add_flag(o, "bias");
 }
 
 static void fill_rnn(struct op *o, const struct targ *a, int na, double *flops1)

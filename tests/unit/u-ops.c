@@ -170,6 +170,53 @@ static void test_rnn(void **state)
     clear(&o);
 }
 
+/* A convolution with a bias is flagged "bias": a forward that takes a
+ * bias of K elements (oneDNN's and the generic ops; cuDNN's convolution
+ * takes none), a backward whose output mask asks for the bias's
+ * gradient; without the tensor, or with the mask's third entry False,
+ * it is not. */
+static void test_conv_bias(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    const char *conc = "[\"\", \"\", \"\", \"[0, 1]\", \"[1, 1]\", \"[1, 1]\", \"1\"]";
+    fill(&o, "aten::mkldnn_convolution", OP_CONV, "[[8, 8, 1, 4096], [128, 8, 1, 3], [128], [], [], [], []]",
+         NULL, NULL, conc, &f, &b);
+    assert_true(f > 0);
+    assert_true(op_has_flag(&o, "bias"));
+    clear(&o);
+    fill(&o, "aten::mkldnn_convolution", OP_CONV, "[[8, 8, 1, 4096], [128, 8, 1, 3], [], [], [], [], []]",
+         NULL, NULL, conc, &f, &b);
+    assert_true(f > 0);
+    assert_false(op_has_flag(&o, "bias"));
+    clear(&o);
+    /* a third tensor that is not K long is not this layer's bias */
+    fill(&o, "aten::mkldnn_convolution", OP_CONV, "[[8, 8, 1, 4096], [128, 8, 1, 3], [64], [], [], [], []]",
+         NULL, NULL, conc, &f, &b);
+    assert_false(op_has_flag(&o, "bias"));
+    clear(&o);
+    fill(&o, "aten::cudnn_convolution", OP_CONV, "[[32, 96, 56, 56], [96, 96, 3, 3], [], [], [], [], [], [], []]",
+         NULL, NULL, "[\"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"1\", \"False\", \"False\", \"True\"]",
+         &f, &b);
+    assert_true(f > 0);
+    assert_false(op_has_flag(&o, "bias"));
+    clear(&o);
+    const char *bdims = "[[8, 128, 4096], [8, 128, 4096], [128, 128, 3], [], [], [], [], [], [], [], []]";
+    fill(&o, "aten::convolution_backward", OP_CONV, bdims, NULL, NULL,
+         "[\"\", \"\", \"\", \"[128]\", \"[1]\", \"[32]\", \"[32]\", \"False\", \"[0]\", \"1\", "
+         "\"[True, True, True]\"]", &f, &b);
+    assert_true(f > 0);
+    assert_true(op_has_flag(&o, "bias"));
+    clear(&o);
+    fill(&o, "aten::convolution_backward", OP_CONV, bdims, NULL, NULL,
+         "[\"\", \"\", \"\", \"[128]\", \"[1]\", \"[32]\", \"[32]\", \"False\", \"[0]\", \"1\", "
+         "\"[True, True, False]\"]", &f, &b);
+    assert_true(f > 0);
+    assert_false(op_has_flag(&o, "bias"));
+    clear(&o);
+}
+
 /* A convolution whose input's strides put the channels adjacent
  * (ConvNeXt's depthwise 7x7 under channels-last) is flagged; the same
  * shape contiguous, a 1x1 spatial tensor (whose strides say nothing) and
@@ -463,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_conv),
         cmocka_unit_test(test_conv_channels_last),
+        cmocka_unit_test(test_conv_bias),
         cmocka_unit_test(test_table_params),
         cmocka_unit_test(test_rnn),
         cmocka_unit_test(test_elementwise_and_lists),
