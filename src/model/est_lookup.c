@@ -83,6 +83,7 @@ static int lk_conv(const struct kernel_table *t, const struct op *op, const stru
         struct kernel_estimate e;
         if (kernel_table_conv(t, s->prec, &s->conv, passes[i], layout, &e) == 0 && e.time_s > 0) {
             lk_add(acc, &e, s->calls, KERNEL_CONV);
+            acc->dilation_unmeasured |= e.dilation < 0;
             above &= e.method != LOOKUP_EXTRAP || e.above;
         } else if (lk_conv_as_gemm(t, s->prec, &s->conv, passes[i], s->calls, acc) != 0) {
             return -1;

@@ -88,6 +88,11 @@ static void warn_counted(struct est *c, const struct estimate *out)
         est_warn(c, "%zu convolution(s) ran on channels-last tensors (their recorded strides) and are "
                     "timed from rows of contiguous tensors, for which cuDNN runs other kernels",
                 c->n_channels_last);
+    if (c->n_dilation_unmeasured)
+        est_warn(c, "%zu dilated convolution(s) are timed from undilated rows: the table measured no "
+                    "dilation (estimators/measure/measure.py --grid dilated), which costs cuDNN up to "
+                    "4x in the dilated grid",
+                c->n_dilation_unmeasured);
     if (c->n_rnn_launch_host)
         est_warn(c, "%zu recurrent op(s) of the CPU trace: machine '%s' gives no rnn-forward-step or "
                     "rnn-backward-step, so cuDNN's host loop is counted as its launches at the "

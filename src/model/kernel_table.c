@@ -109,6 +109,21 @@ struct kkeys {
     size_t *rows;
 };
 
+/* A dilated convolution row beside its undilated twin of the same run
+ * (measure.py --grid dilated): where it lies and what the dilation cost. */
+struct kdil {
+    int dims;
+    double x[3];                /* log m, n, k of the implicit GEMM */
+    double ldil;                /* log of the dilation (the largest axis's) */
+    double lr;                  /* log(time dilated / time undilated) */
+};
+
+struct kdilset {
+    int built;
+    size_t n;
+    struct kdil *pts;
+};
+
 struct kindex {
     /* Row indices grouped by (kind, precision), ascending within each
      * group: one pass over the rows for every group at once, where a
@@ -121,6 +136,7 @@ struct kindex {
     struct kgroup gemm[PREC_COUNT];
     struct kgroup conv[PREC_COUNT][CONV_PASS_COUNT][CONV_LAYOUT_COUNT];
     int conv_layouts[PREC_COUNT];   /* kernel_table_conv_layouts + 1, 0 not yet known */
+    struct kdilset dil[PREC_COUNT][CONV_PASS_COUNT];
     struct kcurve stream[PREC_COUNT];
 };
 
@@ -179,6 +195,8 @@ static void index_free(struct kindex *ix)
         for (int c = 0; c < CONV_PASS_COUNT; c++)
             for (int l = 0; l < CONV_LAYOUT_COUNT; l++)
                 group_release(&ix->conv[p][c][l]);
+        for (int c = 0; c < CONV_PASS_COUNT; c++)
+            free(ix->dil[p][c].pts);
         free(ix->stream[p].lb);
         free(ix->stream[p].lbw);
         free(ix->stream[p].lo);
@@ -975,6 +993,150 @@ static int group_above(const struct kgroup *g, double m, double n, double k)
     return 1;
 }
 
+static int64_t conv_dil(const struct conv_shape *cs)
+{
+    int64_t d = cs->dil_h > cs->dil_w ? cs->dil_h : cs->dil_w;
+    return d > cs->dil_d ? d : cs->dil_d;
+}
+
+/* The dilated rows of a pass that have an undilated twin: the same row
+ * with dilation 1 and the padding that keeps the output size (taps - 1)
+ * / 2, as the dilated grid lays them out. */
+static const struct kdilset *dil_set(const struct kernel_table *t, enum precision p, enum conv_pass pass)
+{
+    struct kdilset *ds = &index_of(t)->dil[p][pass];
+    if (ds->built)
+        return ds;
+    const struct kkeys *kk = keys_of(t, KERNEL_CONV, p);
+    ds = &index_of(t)->dil[p][pass];
+    ds->built = 1;
+    for (size_t i = 0; i < kk->n; i++) {
+        const struct kernel_row *r = &t->rows[kk->rows[i]];
+        int64_t dh = one_if_0(r->dil_h), dw = one_if_0(r->dil_w), dd = one_if_0(r->dil_d);
+        if ((dh <= 1 && dw <= 1 && dd <= 1) || r->groups > 1 || r->flag || !(r->time_s[pass] > 0))
+            continue;
+        struct kernel_row twin = *r;
+        memset(twin.time_s, 0, sizeof twin.time_s);
+        twin.dil_d = twin.dil_h = twin.dil_w = 1;
+        if (dd > 1)
+            twin.pad_d = (one_if_0(r->t) - 1) / 2;
+        if (dh > 1)
+            twin.pad_h = (r->r - 1) / 2;
+        if (dw > 1)
+            twin.pad_w = (r->s - 1) / 2;
+        const struct kernel_row *tw = NULL;
+        for (size_t at = keys_lower_bound(t, kk, &twin, conv_key_cmp);
+             at < kk->n && conv_same_shape(&t->rows[kk->rows[at]], &twin); at++)
+            if (t->rows[kk->rows[at]].time_s[pass] > 0)
+                tw = &t->rows[kk->rows[at]];
+        if (!tw)
+            continue;
+        if (!ds->pts)
+            ds->pts = xmalloc(kk->n * sizeof *ds->pts);
+        struct kdil *d = &ds->pts[ds->n++];
+        double m, n, k;
+        conv_row_gemm(tw, &m, &n, &k);
+        d->dims = r->dims ? r->dims : 2;
+        d->x[0] = log(m * one_if_0(r->d));
+        d->x[1] = log(n);
+        d->x[2] = log(k * one_if_0(r->t));
+        int64_t dil = dh > dw ? dh : dw;
+        d->ldil = log((double)(dil > dd ? dil : dd));
+        d->lr = log(r->time_s[pass] / tw->time_s[pass]);
+    }
+    return ds;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median log ratio of the DIL_NEAR pairs at dilation level ldil nearest
+ * to x (implicit-GEMM axes).  The median: a pair can catch an algorithm
+ * switch its neighbours do not share (13x in one bf16 weight gradient of
+ * the H100's grid, where its neighbours took 1.3x). */
+#define DIL_NEAR 4
+
+static double dil_level(const struct kdilset *ds, int dims, double ldil, const double *x)
+{
+    double d2[DIL_NEAR], lr[DIL_NEAR];
+    int n = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        const struct kdil *d = &ds->pts[i];
+        if ((dims && d->dims != dims) || fabs(d->ldil - ldil) > 1e-9)
+            continue;
+        double e = 0;
+        for (int a = 0; a < 3; a++)
+            e += (d->x[a] - x[a]) * (d->x[a] - x[a]);
+        int j = n < DIL_NEAR ? n++ : DIL_NEAR;
+        if (j == DIL_NEAR) {
+            if (e >= d2[DIL_NEAR - 1])
+                continue;
+            j = DIL_NEAR - 1;
+        }
+        while (j > 0 && d2[j - 1] > e) {
+            d2[j] = d2[j - 1];
+            lr[j] = lr[j - 1];
+            j--;
+        }
+        d2[j] = e;
+        lr[j] = d->lr;
+    }
+    qsort(lr, (size_t)n, sizeof *lr, cmp_double);
+    return n % 2 ? lr[n / 2] : 0.5 * (lr[n / 2 - 1] + lr[n / 2]);
+}
+
+/* What dilation costs a convolution of implicit GEMM (m, n, k): cuDNN
+ * runs dilated convolutions with other kernels than undilated ones of the
+ * same GEMM, and which ones depends on the dilation, the pass and the
+ * precision (the dilated grid: 1.0x for a bf16 1-D convolution up to
+ * dilation 8, 1.2-1.3x from 16; 3.8x for an fp32 2-D weight gradient at
+ * any dilation).  The ratio is that of the nearest measured pairs of the
+ * same dimensionality (any, where the table has none of it) at the
+ * measured dilations bracketing the query's (dilation 1 costing
+ * nothing), interpolated in log dilation, and held at the largest one
+ * above them.  0 when the table has no pairs. */
+static double dil_ratio(const struct kernel_table *t, enum precision p, enum conv_pass pass,
+                        const struct conv_shape *cs, double m, double n, double k)
+{
+    const struct kdilset *ds = dil_set(t, p, pass);
+    int dims = cs->dims ? cs->dims : 2;
+    int have = 0;
+    for (size_t i = 0; i < ds->n && !have; i++)
+        have = ds->pts[i].dims == dims;
+    if (!ds->n)
+        return 0;
+    if (!have)
+        dims = 0;
+    double ld = log((double)conv_dil(cs)), lo = -INFINITY, hi = INFINITY, max = -INFINITY;
+    for (size_t i = 0; i < ds->n; i++) {
+        const struct kdil *d = &ds->pts[i];
+        if (dims && d->dims != dims)
+            continue;
+        if (d->ldil <= ld && d->ldil > lo)
+            lo = d->ldil;
+        if (d->ldil >= ld && d->ldil < hi)
+            hi = d->ldil;
+        max = fmax(max, d->ldil);
+    }
+    if (!isfinite(hi))
+        lo = hi = max;
+    const double x[3] = { log(m), log(n), log(k) };
+    /* below the smallest measured dilation: from dilation 1, which
+     * costs nothing */
+    double rlo = 0;
+    if (!isfinite(lo))
+        lo = 0;
+    else
+        rlo = dil_level(ds, dims, lo, x);
+    if (hi - lo < 1e-9)
+        return exp(rlo);
+    double rhi = dil_level(ds, dims, hi, x);
+    return exp(rlo + (rhi - rlo) * (ld - lo) / (hi - lo));
+}
+
 int kernel_table_conv(const struct kernel_table *t, enum precision p,
                       const struct conv_shape *cs, enum conv_pass pass, enum conv_layout layout,
                       struct kernel_estimate *out)
@@ -990,11 +1152,12 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
     if (!kk->n)
         return -1;
     int64_t sh = cs->stride_h > 0 ? cs->stride_h : 1, sw = cs->stride_w > 0 ? cs->stride_w : 1;
-    if (cs->dil_h <= 1 && cs->dil_w <= 1) {
+    {
         struct kernel_row probe = {
             .kind = KERNEL_CONV, .n_ = cs->n, .c = cs->c, .h = cs->h, .w = cs->w, .kf = cs->k,
             .r = cs->r, .s = cs->s, .pad_h = cs->pad_h, .pad_w = cs->pad_w,
-            .stride_h = sh, .stride_w = sw, .flag = layout == CONV_CHANNELS_LAST,
+            .stride_h = sh, .stride_w = sw, .dil_h = cs->dil_h, .dil_w = cs->dil_w,
+            .dims = cs->dims, .flag = layout == CONV_CHANNELS_LAST,
         };
         /* The probe's pass mask is 0: it sorts first among the rows of its
          * shape, which differ only in the passes they time. */
@@ -1017,6 +1180,29 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
     double gm = (double)cs->n * (double)pp * (double)qq;
     double gn = (double)cs->k;
     double gk = (double)cs->c * (double)cs->r * (double)cs->s;
+    if (conv_dil(cs) > 1) {
+        /* the undilated twin (the padding that keeps the output size),
+         * times what the dilation costs where the table measured it */
+        struct conv_shape u = *cs;
+        u.dil_h = u.dil_w = u.dil_d = 1;
+        if (cs->dil_h > 1)
+            u.pad_h = (cs->r - 1) / 2;
+        if (cs->dil_w > 1)
+            u.pad_w = (cs->s - 1) / 2;
+        if (kernel_table_conv(t, p, &u, pass, layout, out) != 0)
+            return -1;
+        double r = dil_ratio(t, p, pass, cs, gm, gn, gk);
+        out->dilation = r > 0 ? r : -1;
+        if (r > 0) {
+            out->time_s *= r;
+            out->time_lo_s *= r;
+            out->time_hi_s *= r;
+        }
+        /* not the shape the row measured */
+        if (out->method == LOOKUP_EXACT)
+            out->method = LOOKUP_INTERP;
+        return 0;
+    }
     const struct kgroup *g = conv_group(t, p, pass, layout);
     if (group_estimate(g, gm, gn, gk, out) != 0)
         return -1;

@@ -94,6 +94,10 @@ struct kernel_estimate {
     enum lookup_method method;
     int neighbours;                 /* rows the estimate used */
     int above;                      /* extrapolated above the rows' sizes only */
+    /* conv: the dilated-over-undilated ratio of the table's dilated rows
+     * applied to a dilated query (0: undilated or an exact row; -1:
+     * dilated, and the table measured no dilation) */
+    double dilation;
 };
 
 /* ------------------------------------------------------------------ */

@@ -353,6 +353,83 @@ static void test_batch_rescale(void **state)
     fclose(fp);
 }
 
+/* A CPU trace's biased convolution on a GPU: the forward gains cuDNN's
+ * separate bias add (read and write the output, read the bias: one
+ * kernel and one dispatch per call), the backward the reduction of the
+ * output's gradient (one kernel, no dispatch); a depthwise forward on
+ * contiguous tensors (PyTorch's own kernel adds the bias) and a GPU
+ * trace's convolutions (whose measured kernels hold it) gain nothing. */
+static void test_conv_bias(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    const struct conv_shape cs = { .n = 10, .c = 16, .h = 32, .w = 32, .k = 16, .r = 3, .s = 3, .pad_h = 1,
+                                   .pad_w = 1, .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1,
+                                   .p = 32, .q = 32, .groups = 1, .dims = 2 };
+    const char *names[] = { "aten::mkldnn_convolution", "aten::mkldnn_convolution",
+                            "aten::convolution_backward", "aten::convolution_backward",
+                            "aten::mkldnn_convolution", "aten::mkldnn_convolution" };
+    for (int i = 0; i < 6; i++) {
+        struct op *o = add(&p, names[i], OP_CONV, 3);
+        *op_conv_mut(o) = cs;
+        if (i >= 4)
+            op_conv_mut(o)->groups = 16;    /* depthwise */
+        o->phase = i == 2 || i == 3 ? PHASE_BACKWARD : PHASE_FORWARD;
+        o->flops = 3e9;
+        o->bytes = 3e7;
+        o->time_s = 1e-3;
+        if (i % 2 == 0)
+            op_add_flag(o, "bias");
+    }
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    double out = 10.0 * 16 * 32 * 32, bw = 1e12, calls = 3;
+    double add_s = calls * ((2 * out + 16) * 4 / bw + m.launch_latency_s);
+    double red_s = calls * ((out * 4 + 16 * 4) / bw + m.launch_latency_s);
+    assert_close(e.ops[0].device_s - e.ops[1].device_s, add_s, 1e-9);
+    assert_close(e.ops[0].host_s, 2 * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[1].host_s, calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[2].device_s - e.ops[3].device_s, red_s, 1e-9);
+    assert_close(e.ops[2].host_s, calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[4].device_s, e.ops[5].device_s, 1e-12);
+    assert_close(e.ops[4].host_s, calls * m.dispatch_s, 1e-12);
+    /* the spread moves with the point estimate */
+    assert_close(e.ops[0].time_hi_s - e.ops[1].time_hi_s, add_s, 1e-9);
+    estimate_release(&e);
+
+    /* channels-last: the depthwise forward runs cuDNN, bias add and all */
+    op_add_flag(&p.ops[4], "channels-last");
+    op_add_flag(&p.ops[5], "channels-last");
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_true(e.ops[4].device_s > e.ops[5].device_s);
+    assert_close(e.ops[4].host_s, 2 * calls * m.dispatch_s, 1e-12);
+    estimate_release(&e);
+
+    /* a GPU trace: the measured kernels hold the bias already */
+    p.has_device = 1;
+    p.device_name = "Test GPU";
+    for (size_t i = 0; i < p.n_ops; i++) {
+        p.ops[i].device_time_s = 1e-3;
+        p.ops[i].host_time_s = 1e-4;
+    }
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.ops[0].device_s, e.ops[1].device_s, 1e-15);
+    assert_close(e.ops[2].device_s, e.ops[3].device_s, 1e-15);
+    assert_close(e.ops[0].host_s, e.ops[1].host_s, 1e-15);
+    estimate_release(&e);
+    p.device_name = NULL;
+    profile_release(&p);
+    fclose(fp);
+}
+
 static void test_scaled_table(void **state)
 {
     (void)state;
@@ -401,6 +478,66 @@ static void test_scaled_table(void **state)
     assert_close(e.host_time_s, 150e-6, 1e-12);
     assert_close(e.pass_time_s, 155e-6, 1e-9);
     assert_int_equal(e.bound, BOUND_HOST);
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&ks);
+    fclose(fp);
+}
+
+/* A dilated convolution from a table that measured no dilation: timed as
+ * its undilated twin, and the estimate says so; with a dilated pair in
+ * the table, the twin's time times the pair's ratio and no warning. */
+static void test_dilation_unmeasured(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    struct kernel_table *t = kernel_set_get(&ks, "Test GPU");
+    const int64_t dils[] = { 1, 2 };
+    for (int i = 0; i < 3; i++) {
+        struct kernel_row *r = kernel_table_add(t);
+        r->kind = KERNEL_CONV;
+        r->prec = PREC_FP32;
+        r->dims = 2;
+        r->n_ = 8, r->c = 16 << i, r->h = r->w = 32, r->kf = 16 << i, r->r = r->s = 3;
+        r->pad_h = r->pad_w = 1, r->stride_h = r->stride_w = 1, r->groups = 1;
+        r->dil_h = r->dil_w = 1;
+        r->time_s[CONV_FWD] = 30e-6 * (1 << i);
+    }
+    struct profile p;
+    profile_init(&p);
+    struct op *c = add(&p, "aten::mkldnn_convolution", OP_CONV, 1);
+    *op_conv_mut(c) = (struct conv_shape){ .n = 8, .c = 16, .h = 32, .w = 32, .k = 16, .r = 3, .s = 3,
+                                          .pad_h = 2, .pad_w = 2, .stride_h = 1, .stride_w = 1,
+                                          .dil_h = 2, .dil_w = 2, .p = 32, .q = 32, .groups = 1,
+                                          .dims = 2 };
+    c->flops = 2.0 * 8 * 16 * 16 * 9 * 32 * 32;
+    c->time_s = 1e-3;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, NULL, &e, &d), 0);
+    assert_close(e.ops[0].device_s, 30e-6, 1e-12);
+    assert_true(warned(&e, "1 dilated convolution(s) are timed from undilated rows"));
+    estimate_release(&e);
+    /* the pair: dilation 2 at 1.5x its twin's 30 us */
+    for (int i = 0; i < 2; i++) {
+        struct kernel_row *r = kernel_table_add(t);
+        r->kind = KERNEL_CONV;
+        r->prec = PREC_FP32;
+        r->dims = 2;
+        r->n_ = 4, r->c = 16, r->h = r->w = 32, r->kf = 16, r->r = r->s = 3;
+        r->pad_h = r->pad_w = dils[i], r->stride_h = r->stride_w = 1, r->groups = 1;
+        r->dil_h = r->dil_w = dils[i];
+        r->time_s[CONV_FWD] = i ? 24e-6 : 16e-6;
+    }
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, &ks, NULL, &e, &d), 0);
+    assert_close(e.ops[0].device_s, 45e-6, 1e-12);
+    assert_false(warned(&e, "dilated convolution"));
     estimate_release(&e);
     profile_release(&p);
     kernel_set_release(&ks);
@@ -832,6 +969,8 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_efficiency_model),
         cmocka_unit_test(test_peer_rows),
+        cmocka_unit_test(test_conv_bias),
+        cmocka_unit_test(test_dilation_unmeasured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -266,6 +266,87 @@ static void test_conv_layouts(void **state)
     kernel_table_release(&t);
 }
 
+/* A 1-D convolution of 32 channels over 2048 samples, taps 3, dilation
+ * dil (padding dil, keeping the length), timed in pass slot. */
+static struct kernel_row *dil_row(struct kernel_table *t, int64_t dil, int slot, double time_s)
+{
+    struct kernel_row *r = conv_row(t, 32, 1, 32, 1, slot, time_s);
+    r->dims = 1;
+    r->n_ = 8;
+    r->w = 2048;
+    r->r = 1;
+    r->pad_h = 0;
+    r->pad_w = dil;
+    r->dil_w = dil;
+    return r;
+}
+
+/* Dilation (the dense route, kernel_table_conv): a dilated shape the
+ * table has is its row; another is its undilated twin's time times the
+ * dilated-over-undilated ratio of the table's pairs, interpolated in log
+ * dilation between the measured dilations and held outside them, per
+ * pass; a table without pairs says so (dilation -1) and gives the
+ * undilated time. */
+static void test_conv_dilation(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    conv_row(&t, 64, 56, 64, 1, CONV_FWD, 50e-6);
+    conv_row(&t, 64, 28, 128, 1, CONV_FWD, 40e-6);
+    conv_row(&t, 128, 28, 128, 1, CONV_FWD, 60e-6);
+    conv_row(&t, 256, 14, 256, 1, CONV_FWD, 70e-6);
+    dil_row(&t, 1, CONV_FWD, 10e-6);
+    dil_row(&t, 4, CONV_FWD, 20e-6);
+    dil_row(&t, 16, CONV_FWD, 30e-6);
+    dil_row(&t, 1, CONV_BWD_DATA, 10e-6);
+    dil_row(&t, 16, CONV_BWD_DATA, 50e-6);
+    struct conv_shape cs = { .n = 8, .c = 32, .h = 1, .w = 2048, .k = 32, .r = 1, .s = 3, .pad_w = 4,
+                             .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 4, .groups = 1, .dims = 1 };
+    struct kernel_estimate e;
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
+    assert_int_equal(e.method, LOOKUP_EXACT);
+    assert_close(e.time_s, 20e-6, 1e-12);
+    /* dilation 8: half way (in log) between the ratios 2 and 3 */
+    cs.dil_w = cs.pad_w = 8;
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
+    assert_int_equal(e.method, LOOKUP_INTERP);
+    assert_close(e.dilation, sqrt(6.0), 1e-12);
+    assert_close(e.time_s, 10e-6 * sqrt(6.0), 1e-12);
+    /* beyond the measured dilations: the nearest one's ratio, not a trend */
+    cs.dil_w = cs.pad_w = 64;
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
+    assert_close(e.time_s, 30e-6, 1e-12);
+    cs.dil_w = cs.pad_w = 2;
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
+    assert_close(e.time_s, 10e-6 * pow(2.0, 0.5), 1e-12);
+    /* per pass: the data gradient has only dilation 16 measured, 5x:
+     * dilation 8 lies three quarters of the way from 1 (in log) */
+    cs.dil_w = cs.pad_w = 8;
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_BWD_DATA, CONV_CONTIGUOUS, &e), 0);
+    assert_close(e.time_s, 10e-6 * pow(5.0, 0.75), 1e-12);
+    cs.dil_w = cs.pad_w = 32;
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_BWD_DATA, CONV_CONTIGUOUS, &e), 0);
+    assert_close(e.time_s, 50e-6, 1e-12);
+    /* a table without pairs: the undilated time, flagged */
+    struct kernel_table u;
+    kernel_table_init(&u);
+    conv_row(&u, 64, 56, 64, 1, CONV_FWD, 50e-6);
+    conv_row(&u, 64, 28, 128, 1, CONV_FWD, 40e-6);
+    dil_row(&u, 1, CONV_FWD, 10e-6);
+    assert_int_equal(kernel_table_conv(&u, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
+    assert_close(e.dilation, -1, 0);
+    assert_close(e.time_s, 10e-6, 1e-12);
+    /* an undilated query is not touched */
+    cs.dil_w = 1;
+    cs.pad_w = 1;
+    assert_int_equal(kernel_table_conv(&t, PREC_FP32, &cs, CONV_FWD, CONV_CONTIGUOUS, &e), 0);
+    assert_close(e.dilation, 0, 0);
+    assert_close(e.time_s, 10e-6, 1e-12);
+    kernel_table_release(&u);
+    kernel_table_release(&t);
+}
+
 /* GEMM: plain rows keep kernel_table_gemm's time, with distance and hull;
  * batched rows are their own category; precisions never mix. */
 static void test_gemm(void **state)
@@ -403,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_rnn_cells),
         cmocka_unit_test(test_conv_classes),
         cmocka_unit_test(test_conv_layouts),
+        cmocka_unit_test(test_conv_dilation),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_eltwise),
         cmocka_unit_test(test_query_from_op),
