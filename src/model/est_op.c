@@ -413,6 +413,33 @@ static double nearest_candidate(struct est *c, const struct op *op, const struct
     return best;
 }
 
+/* What every method's estimate goes through: the counts of rows used in
+ * place of the op's own kind (contiguous rows for a channels-last
+ * convolution, undilated ones for a dilated one), the physical limits,
+ * what a GPU adds to a CPU trace's biased convolution, and the bound. */
+static void finish(struct est *c, const struct op *op, const struct shape *s0, const struct shape *s,
+                   int changed, double src_dev, const struct roof *r, int layout_fallback,
+                   int dilation_unmeasured, struct op_estimate *oe)
+{
+    if (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP || oe->method == EST_SCALED_TABLE) {
+        c->n_channels_last += layout_fallback;
+        c->n_dilation_unmeasured += dilation_unmeasured;
+    }
+    if (oe->method != EST_MEASURED) {
+        est_limit_ratio(c, op, s0, changed, src_dev, oe);
+        est_limit_peers(c, op, s, oe);
+        est_limit_roofline(c, op, s, oe);
+        double bias_s = est_conv_bias_s(c, op, s);
+        oe->device_s += bias_s;
+        oe->time_lo_s += bias_s;
+        oe->time_hi_s += bias_s;
+    }
+    oe->bound = bound_of(r);
+    if (!(oe->flops > 0) && !(oe->bytes > 0) && oe->device_s > 0 && oe->method != EST_MEASURED
+        && oe->method != EST_SCALED_TABLE)
+        oe->bound = BOUND_LATENCY;
+}
+
 void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
 {
     struct shape s0, s;
@@ -500,27 +527,5 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
                     "GPUs' rows where those measure them (limit peer-table), else upper bounds",
                  c->tt->hw ? c->tt->hw : "?");
 out:
-    /* a channels-last convolution timed from rows of contiguous tensors */
-    if (layout_fallback && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP
-                            || oe->method == EST_SCALED_TABLE))
-        c->n_channels_last++;
-    if (dilation_unmeasured && (oe->method == EST_TABLE_EXACT || oe->method == EST_TABLE_INTERP
-                                || oe->method == EST_SCALED_TABLE))
-        c->n_dilation_unmeasured++;
-    if (oe->method != EST_MEASURED) {
-        est_limit_ratio(c, op, &s0, changed, src_dev, oe);
-        est_limit_peers(c, op, &s, oe);
-        est_limit_roofline(c, op, &s, oe);
-    }
-    if (oe->method != EST_MEASURED) {
-        /* what the GPU adds to a CPU trace's biased convolution */
-        double bias_s = est_conv_bias_s(c, op, &s);
-        oe->device_s += bias_s;
-        oe->time_lo_s += bias_s;
-        oe->time_hi_s += bias_s;
-    }
-    oe->bound = bound_of(&r);
-    if (!(oe->flops > 0) && !(oe->bytes > 0) && oe->device_s > 0 && oe->method != EST_MEASURED
-        && oe->method != EST_SCALED_TABLE)
-        oe->bound = BOUND_LATENCY;
+    finish(c, op, &s0, &s, changed, src_dev, &r, layout_fallback, dilation_unmeasured, oe);
 }
