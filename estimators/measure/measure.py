@@ -553,6 +553,29 @@ def dilated_cases():
     return [(r, "grid") for r in rows]
 
 
+def conv3d_cases():
+    """The 3-D grid (--grid conv3d): volumetric convolutions as scientific
+    and medical networks train them, at batches 6 and 24 (the full grid's
+    3-D rows run batch 2): per volume (8^3 to 64^3) and width (16 to 256
+    channels, at most 2^22 activation elements per sample) a 3^3 layer of
+    the same width, a strided widening one and a 1^3 one, and input layers
+    of 1 and 4 channels (32 filters) over 32^3 and 64^3.  Contiguous
+    tensors."""
+    rows = []
+    for n in (6, 24):
+        for c in pow2(4, 8):
+            for sp in pow2(3, 6):
+                if c * sp ** 3 > (1 << 22):
+                    continue
+                rows.append(conv_shape(3, n, c, sp, c, 3))
+                rows.append(conv_shape(3, n, c, sp, 2 * c, 3, stride=2))
+                rows.append(conv_shape(3, n, c, sp, c, 1))
+        for c in (1, 4):
+            for sp in (32, 64):
+                rows.append(conv_shape(3, n, c, sp, 32, 3))
+    return [(r, "grid") for r in rows]
+
+
 def conv_cases(grid):
     rows = []
     if grid == "depthwise":
@@ -561,6 +584,8 @@ def conv_cases(grid):
         return dense_layout_cases()
     if grid == "dilated":
         return dilated_cases()
+    if grid == "conv3d":
+        return conv3d_cases()
     if grid == "tiny":
         rows.append(conv_shape(2, 2, 8, 16, 16, 3))
         rows.append(conv_shape(2, 2, 8, 16, 8, 3, groups=8))
@@ -1753,10 +1778,10 @@ def parse_args(argv):
         description="Measure fom kernel tables on this machine (see README.md).")
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
-    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated"],
+    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d"],
                     default="small",
-                    help="designed grids of every kind, or the depthwise, the dilated or the full "
-                         "grid's dense 2-D convolutions in both memory layouts (--kinds conv)")
+                    help="designed grids of every kind, or the depthwise, the dilated, the 3-D or "
+                         "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
     ap.add_argument("--precisions", default=None,
@@ -1809,7 +1834,7 @@ def run(args):
         print("measure: error: --kinds %s: expected some of %s" % (",".join(bad) or "''", ",".join(KINDS)),
               file=sys.stderr)
         return 2
-    if args.grid in ("depthwise", "dense-layouts", "dilated") and kinds != ["conv"]:
+    if args.grid in ("depthwise", "dense-layouts", "dilated", "conv3d") and kinds != ["conv"]:
         print("measure: error: --grid %s measures convolutions: give --kinds conv" % args.grid,
               file=sys.stderr)
         return 2
