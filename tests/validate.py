@@ -66,7 +66,7 @@ TITLES = {
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
     "development": {"replay": 0.50, "gpu-both": 0.75, "gpu-target": 0.75, "cpu-to-gpu": 0.60,
-                    "fp32-to-bf16": 0.40, "machine-file": 0.55},
+                    "fp32-to-bf16": 0.60, "machine-file": 0.55},
     "held-out": {"replay": 0.50, "gpu-both": 0.70, "gpu-target": 0.70, "cpu-to-gpu": 1.15,
                  "fp32-to-bf16": 1.55, "machine-file": 1.20},
 }
@@ -228,6 +228,8 @@ def main():
         path = os.path.join(ROOT, "README.md")
         text = open(path).read()
         for st, tag in (("development", "validate"), ("held-out", "validate-heldout")):
+            if not any(r[1] for r in rows[st]):
+                continue    # no runs in the set: what the README says of it stands
             a, b = "<!-- %s:begin -->\n" % tag, "<!-- %s:end -->" % tag
             i, j = text.index(a) + len(a), text.index(b)
             text = text[:i] + "\n".join(markdown(rows[st])) + "\n" + text[j:]
