@@ -11,7 +11,7 @@
 . "$TESTS_DIR/t/lib.sh"
 
 ROOT="$TESTS_DIR/.."
-CL="$ROOT/profiles/heldout/h100/convnext_h100_fp32_b32.json.gz"
+CL="$ROOT/profiles/devset/h100/convnext_h100_fp32_b32.json.gz"
 NCHW="$ROOT/profiles/devset/h100/mobilenetv2_h100_fp32_b64.json.gz"
 M="$ROOT/machines/h100-sxm5-80gb.xml"
 

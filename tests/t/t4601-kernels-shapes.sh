@@ -211,7 +211,7 @@ fom_run 3 kernels shapes "$T_TMP/missing.json"
 # A convolution's memory layout is part of its shape: ConvNeXt-T's
 # channels-last convolutions are rows of their own, what the harness
 # measures them in; its contiguous ones (none) and other kinds say none.
-CL="$TESTS_DIR/../profiles/heldout/h100/convnext_h100_fp32_b32.json.gz"
+CL="$TESTS_DIR/../profiles/devset/h100/convnext_h100_fp32_b32.json.gz"
 fom_run 0 kernels shapes "$CL" --format json
 cp "$OUT" "$T_TMP/cl.json"
 fom_run 0 ingest "$CL" --format-out json
