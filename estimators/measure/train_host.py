@@ -32,11 +32,15 @@ import json
 import os
 import shutil
 import statistics
+import sys
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from host_calib import host_info  # noqa: E402
 
 BATCH, CH, HW, SEQ, D, VOCAB, BLOCKS = 2, 8, 8, 16, 32, 100, 6
 
@@ -140,18 +144,8 @@ def main():
         "batch": BATCH, "blocks": BLOCKS,
         "gpu_step_s": {"median": statistics.median([t for r in rounds for t in r]),
                        "round_medians": med, "all": rounds},
-        "torch": torch.__version__, "cuda": torch.version.cuda,
-        "gpu": torch.cuda.get_device_name(dev), "cpu_count": os.cpu_count(),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    info["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    info.update(host_info(dev))
     with open(os.path.join(a.out, "train_host.json"), "w") as f:
         json.dump(info, f, indent=1)
     print("%s: training step %.3f ms (round medians %s)" % (
