@@ -3,7 +3,7 @@
 # tests/data/validate/): each case group's worst |error| stays within the
 # regression guard set from `make validate`.  One TAP line per group.
 . "$(dirname "$0")/lib.sh"
-# Under valgrind the 394 estimates, each loading the shipped tables, take
+# Under valgrind the 734 estimates, each loading the shipped tables, take
 # over an hour; the same commands run under the sanitizers and in make test,
 # and the estimator's own paths are under valgrind in t4500 and t4503.
 if [ "${FOM_UNDER_VALGRIND:-0}" = 1 ]; then
