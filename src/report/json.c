@@ -294,6 +294,53 @@ static const double pow10_exact[] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
+/* "%.15g"'s text of (neg ? -1 : 1) * n / 10^k for a whole n of at most
+ * 15 digits (its trailing zeros dropped): the fixed form, or the exponent
+ * form below 1e-4, into buf (32 bytes).  NULL at 1e15 and above, where
+ * printf writes an exponent this does not. */
+static const char *g15_text(char *buf, int neg, uint64_t n, int k)
+{
+    while (n % 10 == 0 && k > 0) {
+        n /= 10;
+        k--;
+    }
+    char digits[24];
+    int len = 0;
+    for (uint64_t u = n; u; u /= 10)
+        digits[len++] = (char)('0' + u % 10);
+    /* digits holds n backwards; x10 the exponent of its leading digit */
+    int x10 = len - 1 - k;
+    if (x10 >= 15)
+        return NULL;
+    char *b = buf;
+    if (neg)
+        *b++ = '-';
+    if (x10 < -4) {
+        *b++ = digits[len - 1];
+        if (len > 1) {
+            *b++ = '.';
+            for (int i = len - 2; i >= 0; i--)
+                *b++ = digits[i];
+        }
+        b += sprintf(b, "e-%02d", -x10);
+    } else if (x10 >= 0) {
+        for (int i = len - 1; i >= 0; i--) {
+            *b++ = digits[i];
+            if (i == k && i > 0)
+                *b++ = '.';
+        }
+    } else {
+        *b++ = '0';
+        *b++ = '.';
+        for (int i = -1; i > x10; i--)
+            *b++ = '0';
+        for (int i = len - 1; i >= 0; i--)
+            *b++ = digits[i];
+    }
+    *b = '\0';
+    return buf;
+}
+
 /* What "%.15g" prints for v, written into buf (32 bytes), when v is the
  * double nearest to N / 10^k for a whole N below 1e15 and k <= 22; NULL
  * otherwise (the caller asks printf).  Times such as 5e-06 or 4.99992 are
@@ -329,44 +376,48 @@ static const char *fmt_decimal(char *buf, double v)
     double r = nearbyint(x);
     if (!(r > 0 && r / pow10_exact[k] == a))
         return NULL;
-    uint64_t n = (uint64_t)r;
-    while (n % 10 == 0 && k > 0) {
+    return g15_text(buf, v < 0, (uint64_t)r, k);
+}
+
+/* What "%.15g" prints for any v with 1e-7 <= |v| < 1e15, or NULL where
+ * this cannot say it cheaply (the caller asks printf).  Estimates and
+ * other computed times are not short decimals, and printf's exact
+ * binary-to-decimal path was the largest part of writing them.
+ *
+ * Why the text is printf's: "%.15g" prints v's exact binary value rounded
+ * to 15 significant digits.  With k such that 10^14 <= |v| * 10^k < 10^15
+ * (k <= 21 here, so 10^k is an exact double), the product in long double
+ * (64-bit significand) is |v| * 10^k within half its ulp, 2^-15 at most;
+ * rounding it to a whole number gives the digits printf rounds to unless
+ * the product's fraction lies within that of one half, which is left to
+ * printf (a margin of 2^-10 is kept). */
+static const char *fmt_g15(char *buf, double v)
+{
+    double a = fabs(v);
+    if (!(a >= 1e-7 && a < 1e15))
+        return NULL;
+    int k = 14 - (int)floor(log10(a));
+    if (k < 0)
+        k = 0;
+    long double x = (long double)a * (long double)pow10_exact[k];
+    if (x >= 1e15L && k > 0)
+        x = (long double)a * (long double)pow10_exact[--k];
+    else if (x < 1e14L && k < 22)
+        x = (long double)a * (long double)pow10_exact[++k];
+    if (!(x >= 1e14L && x < 1e15L))
+        return NULL;
+    long double f = x - floorl(x);
+    if (fabsl(f - 0.5L) < 1.0L / 1024)
+        return NULL;
+    uint64_t n = (uint64_t)(x + 0.5L);
+    if (n >= 1000000000000000ULL) {
+        /* rounded up to 10^15: 15 digits are 10^14 at one digit less */
+        if (k == 0)
+            return NULL;
         n /= 10;
         k--;
     }
-    char digits[24];
-    int len = 0;
-    for (uint64_t u = n; u; u /= 10)
-        digits[len++] = (char)('0' + u % 10);
-    /* digits holds N backwards; x10 the exponent of its leading digit */
-    int x10 = len - 1 - k;
-    char *b = buf;
-    if (v < 0)
-        *b++ = '-';
-    if (x10 < -4) {
-        *b++ = digits[len - 1];
-        if (len > 1) {
-            *b++ = '.';
-            for (int i = len - 2; i >= 0; i--)
-                *b++ = digits[i];
-        }
-        b += sprintf(b, "e-%02d", -x10);
-    } else if (x10 >= 0) {
-        for (int i = len - 1; i >= 0; i--) {
-            *b++ = digits[i];
-            if (i == k && i > 0)
-                *b++ = '.';
-        }
-    } else {
-        *b++ = '0';
-        *b++ = '.';
-        for (int i = -1; i > x10; i--)
-            *b++ = '0';
-        for (int i = len - 1; i >= 0; i--)
-            *b++ = digits[i];
-    }
-    *b = '\0';
-    return buf;
+    return g15_text(buf, v < 0, n, k);
 }
 
 void json_num(struct json *j, double v)
@@ -382,7 +433,7 @@ void json_num(struct json *j, double v)
         put(j, w, (size_t)(buf + 23 - w));
     else {
         if (v != j->last_num) {
-            if (!fmt_decimal(j->last_text, v))
+            if (!fmt_decimal(j->last_text, v) && !fmt_g15(j->last_text, v))
                 snprintf(j->last_text, sizeof j->last_text, "%.15g", v);
             j->last_num = v;
         }

@@ -266,6 +266,20 @@ static void test_json_numbers_as_printf(void **state)
         if (isfinite(b) && b != 0)
             check_num_as_printf(b);
     }
+    /* computed values: every binary significand, from below 1e-7 to
+     * above 1e15 (2^-27 .. 2^52), both signs */
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double m = (double)((x >> 11) | (1ULL << 52));
+        double w = ldexp(m, (int)((x >> 3) % 80) - 27 - 52);
+        check_num_as_printf(i % 2 ? -w : w);
+    }
+    /* near ties of the 15th digit and the roll-over to the next power of ten */
+    const double edge[] = { 0.5e-6, 1.00000000000000005, 9.999999999999995e-5, 9.9999999999999995e14,
+                            999999999999999.4, 999999999999999.5, 123456789012345.5, 1.234567890123455,
+                            1e-7, 9.99999999999999e-8, 0.000123456789012345678 };
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        check_num_as_printf(edge[i]);
     for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++) {
         char *buf = NULL, want[32];
         size_t len = 0;
