@@ -83,13 +83,18 @@ def host_info(dev):
     return info
 
 
-def main():
+def out_and_device():
+    """The host scripts' command line: --out DIR (created) and --device."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--device", default="cuda:0")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    dev = torch.device(a.device)
+    return a.out, torch.device(a.device)
+
+
+def main():
+    out, dev = out_and_device()
     model = mlp(dev)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     x = torch.randn(32, 256, device=dev)
@@ -102,7 +107,7 @@ def main():
     for _ in range(20):
         step()
     torch.cuda.synchronize(dev)
-    raw = os.path.join(a.out, "calib_mlp.json")
+    raw = os.path.join(out, "calib_mlp.json")
     acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
     with torch.profiler.profile(activities=acts, record_shapes=True,
                                 schedule=torch.profiler.schedule(wait=0, warmup=1, active=3),
@@ -120,7 +125,7 @@ def main():
         "add_loop_host_s_per_op": {"median": med, "all": all_s},
     }
     info.update(host_info(dev))
-    with open(os.path.join(a.out, "host_calib.json"), "w") as f:
+    with open(os.path.join(out, "host_calib.json"), "w") as f:
         json.dump(info, f, indent=1)
     print(json.dumps({k: info[k] for k in ("gpu", "cpu", "cpu_count")}), "add loop %.2f us/op" % (med * 1e6))
 

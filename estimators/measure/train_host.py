@@ -26,7 +26,6 @@ host's cost per op of a training step.
 
   train_host.py --out DIR [--device cuda:0]
 """
-import argparse
 import gzip
 import json
 import os
@@ -40,7 +39,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_calib import host_info  # noqa: E402
+from host_calib import host_info, out_and_device  # noqa: E402
 
 BATCH, CH, HW, SEQ, D, VOCAB, BLOCKS = 2, 8, 8, 16, 32, 100, 6
 
@@ -130,14 +129,9 @@ def cpu_trace(path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--device", default="cuda:0")
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    dev = torch.device(a.device)
+    out, dev = out_and_device()
     rounds = gpu_steps(dev)
-    cpu_trace(os.path.join(a.out, "calib_train_cpu.json.gz"))
+    cpu_trace(os.path.join(out, "calib_train_cpu.json.gz"))
     med = [statistics.median(r) for r in rounds]
     info = {
         "what": "training-step host calibration: see estimators/measure/train_host.py",
@@ -146,7 +140,7 @@ def main():
                        "round_medians": med, "all": rounds},
     }
     info.update(host_info(dev))
-    with open(os.path.join(a.out, "train_host.json"), "w") as f:
+    with open(os.path.join(out, "train_host.json"), "w") as f:
         json.dump(info, f, indent=1)
     print("%s: training step %.3f ms (round medians %s)" % (
         info["gpu"], info["gpu_step_s"]["median"] * 1e3, ", ".join("%.3f" % (m * 1e3) for m in med)))
