@@ -379,6 +379,18 @@ static const char *fmt_decimal(char *buf, double v)
     return g15_text(buf, v < 0, (uint64_t)r, k);
 }
 
+/* The rounding error of the product hi = a * b: a * b == hi + the
+ * result exactly (Dekker's product, splitting each factor into halves of
+ * 26 bits; IEEE doubles with rounding to nearest, no overflow). */
+static double product_error(double a, double b, double hi)
+{
+    const double split = 134217729.0;   /* 2^27 + 1 */
+    double t = split * a, ah = t - (t - a), al = a - ah;
+    t = split * b;
+    double bh = t - (t - b), bl = b - bh;
+    return ((ah * bh - hi) + ah * bl + al * bh) + al * bl;
+}
+
 /* What "%.15g" prints for any v with 1e-7 <= |v| < 1e15, or NULL where
  * this cannot say it cheaply (the caller asks printf).  Estimates and
  * other computed times are not short decimals, and printf's exact
@@ -386,11 +398,11 @@ static const char *fmt_decimal(char *buf, double v)
  *
  * Why the text is printf's: "%.15g" prints v's exact binary value rounded
  * to 15 significant digits.  With k such that 10^14 <= |v| * 10^k < 10^15
- * (k <= 21 here, so 10^k is an exact double), the product in long double
- * (64-bit significand) is |v| * 10^k within half its ulp, 2^-15 at most;
- * rounding it to a whole number gives the digits printf rounds to unless
- * the product's fraction lies within that of one half, which is left to
- * printf (a margin of 2^-10 is kept). */
+ * (k <= 21 here, so 10^k is an exact double), the product is hi + lo
+ * exactly (product_error), so its fraction above floor(hi) is known to
+ * within 2^-53: rounding to the nearest whole number gives printf's 15
+ * digits, unless the fraction is within 2^-30 of one half, which is left
+ * to printf. */
 static const char *fmt_g15(char *buf, double v)
 {
     double a = fabs(v);
@@ -399,17 +411,20 @@ static const char *fmt_g15(char *buf, double v)
     int k = 14 - (int)floor(log10(a));
     if (k < 0)
         k = 0;
-    long double x = (long double)a * (long double)pow10_exact[k];
-    if (x >= 1e15L && k > 0)
-        x = (long double)a * (long double)pow10_exact[--k];
-    else if (x < 1e14L && k < 22)
-        x = (long double)a * (long double)pow10_exact[++k];
-    if (!(x >= 1e14L && x < 1e15L))
+    double hi = a * pow10_exact[k];
+    if (hi >= 1e15 && k > 0)
+        hi = a * pow10_exact[--k];
+    else if (hi < 1e14 && k < 22)
+        hi = a * pow10_exact[++k];
+    if (!(hi >= 1e14 && hi < 1e15))
         return NULL;
-    long double f = x - floorl(x);
-    if (fabsl(f - 0.5L) < 1.0L / 1024)
+    double lo = product_error(a, pow10_exact[k], hi);
+    double r = floor(hi), f = (hi - r) + lo;
+    if (fabs(f - 0.5) < 0x1p-30)
         return NULL;
-    uint64_t n = (uint64_t)(x + 0.5L);
+    uint64_t n = (uint64_t)r + (f > 0.5) - (f < -0.5);
+    if (n < 100000000000000ULL)
+        return NULL;
     if (n >= 1000000000000000ULL) {
         /* rounded up to 10^15: 15 digits are 10^14 at one digit less */
         if (k == 0)
