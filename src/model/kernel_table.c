@@ -993,10 +993,22 @@ static int group_above(const struct kgroup *g, double m, double n, double k)
     return 1;
 }
 
+static int64_t max3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
 static int64_t conv_dil(const struct conv_shape *cs)
 {
-    int64_t d = cs->dil_h > cs->dil_w ? cs->dil_h : cs->dil_w;
-    return d > cs->dil_d ? d : cs->dil_d;
+    return max3(cs->dil_d, cs->dil_h, cs->dil_w);
+}
+
+/* The padding of an undilated twin of taps f: what keeps the output
+ * size, as the dilated grid lays its rows out. */
+static int64_t twin_pad(int64_t f)
+{
+    return (one_if_0(f) - 1) / 2;
 }
 
 /* The dilated rows of a pass that have an undilated twin: the same row
@@ -1019,11 +1031,11 @@ static const struct kdilset *dil_set(const struct kernel_table *t, enum precisio
         memset(twin.time_s, 0, sizeof twin.time_s);
         twin.dil_d = twin.dil_h = twin.dil_w = 1;
         if (dd > 1)
-            twin.pad_d = (one_if_0(r->t) - 1) / 2;
+            twin.pad_d = twin_pad(r->t);
         if (dh > 1)
-            twin.pad_h = (r->r - 1) / 2;
+            twin.pad_h = twin_pad(r->r);
         if (dw > 1)
-            twin.pad_w = (r->s - 1) / 2;
+            twin.pad_w = twin_pad(r->s);
         const struct kernel_row *tw = NULL;
         for (size_t at = keys_lower_bound(t, kk, &twin, conv_key_cmp);
              at < kk->n && conv_same_shape(&t->rows[kk->rows[at]], &twin); at++)
@@ -1040,8 +1052,7 @@ static const struct kdilset *dil_set(const struct kernel_table *t, enum precisio
         d->x[0] = log(m * one_if_0(r->d));
         d->x[1] = log(n);
         d->x[2] = log(k * one_if_0(r->t));
-        int64_t dil = dh > dw ? dh : dw;
-        d->ldil = log((double)(dil > dd ? dil : dd));
+        d->ldil = log((double)max3(dd, dh, dw));
         d->lr = log(r->time_s[pass] / tw->time_s[pass]);
     }
     return ds;
@@ -1102,12 +1113,12 @@ static double dil_ratio(const struct kernel_table *t, enum precision p, enum con
                         const struct conv_shape *cs, double m, double n, double k)
 {
     const struct kdilset *ds = dil_set(t, p, pass);
+    if (!ds->n)
+        return 0;
     int dims = cs->dims ? cs->dims : 2;
     int have = 0;
     for (size_t i = 0; i < ds->n && !have; i++)
         have = ds->pts[i].dims == dims;
-    if (!ds->n)
-        return 0;
     if (!have)
         dims = 0;
     double ld = log((double)conv_dil(cs)), lo = -INFINITY, hi = INFINITY, max = -INFINITY;
@@ -1186,9 +1197,9 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
         struct conv_shape u = *cs;
         u.dil_h = u.dil_w = u.dil_d = 1;
         if (cs->dil_h > 1)
-            u.pad_h = (cs->r - 1) / 2;
+            u.pad_h = twin_pad(cs->r);
         if (cs->dil_w > 1)
-            u.pad_w = (cs->s - 1) / 2;
+            u.pad_w = twin_pad(cs->s);
         if (kernel_table_conv(t, p, &u, pass, layout, out) != 0)
             return -1;
         double r = dil_ratio(t, p, pass, cs, gm, gn, gk);
