@@ -74,6 +74,7 @@ struct est {
     const struct kernel_set *ref;
     const struct machine *ref_m;
     size_t n_ref_m;
+    const struct kernel_table *peer_said;   /* the peer table last warned of (est_op.c) */
     /* the target table's smallest row time per kind and precision: the
      * measuring harness's dispatch gap (est_op.c, less_dispatch_gap) */
     double floor_s[KERNEL_KIND_COUNT][PREC_COUNT];

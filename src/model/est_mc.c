@@ -6,10 +6,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
 
 #include "core/xalloc.h"
-#include "model/stats.h"
 
 /* ------------------------------------------------------- uncertainty */
 
@@ -45,19 +43,24 @@ double est_spread_quantile(const struct est_spread *sp, double q)
     return est_spread_at(sp, gsl_cdf_ugaussian_Pinv(q));
 }
 
-/* The Monte Carlo of the pass time (see estimate.h): o->mc_draws passes,
- * each with every spread op's device time at the same quantile of its own
- * spread (one standard normal per draw from mt19937 seeded with
- * o->mc_seed), composed by est_compose_pass.  dev_s is scratch of n_ops.
+/* The pass's confidence interval and, when asked for, its Monte Carlo
+ * draws (see estimate.h).  dev_s is scratch of n_ops.
  *
- * One draw for all ops, not one per op: a table row's p05/p95 is the
- * spread of repeated calls on the measuring host, whose causes (clocks,
- * the host's dispatch, the harness) move every row of a table together,
- * not thousands of independent errors that would average out.  Drawn
+ * Every spread op's device time sits at the same quantile of its own
+ * spread, not one quantile per op: a table row's p05/p95 is the spread of
+ * repeated calls on the measuring host, whose causes (clocks, the host's
+ * dispatch, the harness) move every row of a table together, not
+ * thousands of independent errors that would average out.  Drawn
  * independently, right-skewed spreads would also centre the pass above
- * the sum of the ops' medians, outside an interval around the estimate;
- * drawn together, the pass is monotone in the draw and its median is the
- * estimate itself. */
+ * the sum of the ops' medians, outside an interval around the estimate.
+ *
+ * With one quantile for all, the pass is a nondecreasing function of it
+ * (each op's time grows with z, and the replay only adds and takes
+ * maxima), so the pass's a/2 and 1 - a/2 quantiles are the passes
+ * composed at the normal's: the interval is exact, two compositions
+ * rather than a percentile of many.  The draws (o->mc_draws passes at
+ * standard normals from mt19937 seeded with o->mc_seed) are for callers
+ * that combine passes, as a study's FOM does. */
 void est_monte_carlo(const struct est *c, const struct replay_index *ri,
                         const struct estimate_opts *o, double host_s, double *dev_s)
 {
@@ -74,6 +77,15 @@ void est_monte_carlo(const struct est *c, const struct replay_index *ri,
     }
     out->n_spread_ops = ns;
     out->mc_seed = o->mc_seed;
+    if (!ns)
+        goto out;
+    double z = gsl_cdf_ugaussian_Pinv((1 + out->ci_level) / 2);
+    for (size_t k = 0; k < ns; k++)
+        dev_s[which[k]] = est_spread_at(&sp[k], -z);
+    out->pass_ci_lo_s = est_compose_pass(c, ri, out, dev_s, host_s);
+    for (size_t k = 0; k < ns; k++)
+        dev_s[which[k]] = est_spread_at(&sp[k], z);
+    out->pass_ci_hi_s = est_compose_pass(c, ri, out, dev_s, host_s);
     size_t per_draw = c->p->n_calls > n ? c->p->n_calls : n;
     size_t draws = o->mc_draws;
     if (per_draw && draws > EST_MC_MIN_DRAWS && draws * per_draw > EST_MC_WORK) {
@@ -81,7 +93,7 @@ void est_monte_carlo(const struct est *c, const struct replay_index *ri,
         if (draws < EST_MC_MIN_DRAWS)
             draws = EST_MC_MIN_DRAWS;
     }
-    if (!ns || !draws)
+    if (!draws)
         goto out;
     rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
@@ -89,19 +101,12 @@ void est_monte_carlo(const struct est *c, const struct replay_index *ri,
     gsl_rng_set(rng, o->mc_seed);
     out->pass_draws = xmalloc(draws * sizeof *out->pass_draws);
     for (size_t b = 0; b < draws; b++) {
-        double z = gsl_ran_ugaussian(rng);
+        double zb = gsl_ran_ugaussian(rng);
         for (size_t k = 0; k < ns; k++)
-            dev_s[which[k]] = est_spread_at(&sp[k], z);
+            dev_s[which[k]] = est_spread_at(&sp[k], zb);
         out->pass_draws[b] = est_compose_pass(c, ri, out, dev_s, host_s);
     }
     out->n_draws = draws;
-    double *sorted = xmalloc(out->n_draws * sizeof *sorted);
-    memcpy(sorted, out->pass_draws, out->n_draws * sizeof *sorted);
-    gsl_sort(sorted, 1, out->n_draws);
-    double a = 1 - out->ci_level;
-    out->pass_ci_lo_s = stats_quantile_sorted(sorted, out->n_draws, a / 2);
-    out->pass_ci_hi_s = stats_quantile_sorted(sorted, out->n_draws, 1 - a / 2);
-    free(sorted);
 out:
     if (rng)
         gsl_rng_free(rng);

@@ -346,8 +346,12 @@ static double peer_scaled(struct est *c, const struct op *op, const struct shape
         oe->method = EST_SCALED_TABLE;
         oe->ratio = r;
         set_from_lookup(oe, &lk, r);
-        est_warn(c, "no table for '%s': ops that '%s' rows measure at their shape are moved from them "
-                    "by the two machines' specs", c->m->id ? c->m->id : "?", t->hw ? t->hw : "?");
+        /* said once per table, not formatted again for each of its ops */
+        if (c->peer_said != t)
+            est_warn(c, "no table for '%s': ops that '%s' rows measure at their shape are moved "
+                        "from them by the two machines' specs", c->m->id ? c->m->id : "?",
+                     t->hw ? t->hw : "?");
+        c->peer_said = t;
         return lk.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED;
     }
     return INFINITY;

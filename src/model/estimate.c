@@ -36,7 +36,6 @@ void estimate_opts_init(struct estimate_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->precision = PREC_UNKNOWN;
-    o->mc_draws = EST_MC_DRAWS;
     o->mc_seed = EST_MC_SEED;
 }
 
@@ -265,8 +264,9 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
                  "'%s' and '%s' table entries", c->st->hw, c->tt->hw, c->st->hw);
 }
 
-/* The pass from the ops' estimates: the point, its table spread and the
- * Monte Carlo, all through est_compose_pass; the pass's bound. */
+/* The pass from the ops' estimates: the point, its table spread, its
+ * interval and any Monte Carlo draws, all through est_compose_pass; the
+ * pass's bound. */
 static void compose(struct est *c, const struct estimate_opts *o, double host, double dev)
 {
     struct estimate *out = c->out;

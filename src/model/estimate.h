@@ -17,13 +17,14 @@
  * estimate.c: replay()) + synchronisation; without a call order, the
  * larger of device and host time + synchronisation.
  *
- * Uncertainty: a Monte Carlo of the pass time over the kernel tables'
- * spreads (see est_spread below).  Each draw samples the device time of
- * every op that has a spread, keeps the others and every host time as
- * they are (host times are measured or machine constants, not table
- * rows), and composes the pass by the same code as the point estimate.
- * It reflects the timing spread of the measured kernels only, not the
- * error of the model itself. */
+ * Uncertainty: the pass time's interval over the kernel tables' spreads
+ * (see est_spread below), every op that has a spread at one quantile of
+ * it, the others and every host time as they are (host times are
+ * measured or machine constants, not table rows), composed by the same
+ * code as the point estimate: exact, since the pass is monotone in that
+ * quantile.  Monte Carlo draws of the same, on request, for callers that
+ * combine passes.  It reflects the timing spread of the measured kernels
+ * only, not the error of the model itself. */
 #ifndef FOM_ESTIMATE_H
 #define FOM_ESTIMATE_H
 #include <stddef.h>
@@ -83,9 +84,9 @@ struct estimate_opts {
     /* Where the profiled device's tables and machine file were found when
      * the user did not name them (said in the output), or NULL. */
     const char *source_table_path, *source_machine_path;
-    /* Monte Carlo of the pass time: draws (0: none) and RNG seed.  The
-     * seed is fixed by default so that the same inputs give the same
-     * draws, bit for bit. */
+    /* Monte Carlo draws of the pass time kept for the caller (0: none;
+     * the interval needs none) and their RNG seed.  The seed is fixed by
+     * default so that the same inputs give the same draws, bit for bit. */
     size_t mc_draws;
     unsigned long mc_seed;
 };
@@ -95,9 +96,8 @@ struct estimate_opts {
  * EST_MC_WORK / EST_MC_DRAWS calls gets EST_MC_WORK / calls draws, at
  * least EST_MC_MIN_DRAWS, so that the Monte Carlo costs what 1000 draws
  * of 16k calls do (about half a second) instead of growing with the
- * profile.  A pass of that many ops sums that many independent spreads:
- * its interval is narrow, and 100 draws place its 2.5% and 97.5%
- * quantiles within a few of its standard deviations' hundredths. */
+ * profile.  The draws serve a study's interval of its FOM, which
+ * resamples them; the pass's own interval is computed without them. */
 #define EST_MC_WORK (1u << 24)
 #define EST_MC_MIN_DRAWS 100
 #define EST_MC_SEED 20170828UL
@@ -160,15 +160,15 @@ struct estimate {
     int efficiency_model;                   /* some op used the efficiency model */
     char **warnings;                /* owned; also sent to the diag */
     size_t n_warnings, alloc_warnings;
-    /* Monte Carlo over the ops' table spreads.  n_draws = 0, pass_draws
-     * NULL and the CI NaN when unavailable: no op has a spread, or no
-     * draws were asked for. */
+    /* The pass over the ops' table spreads: the CI NaN when no op has a
+     * spread; n_draws = 0 and pass_draws NULL when no draws were asked
+     * for or no op has a spread. */
     size_t n_spread_ops;            /* ops whose device time was sampled */
     double *pass_draws;             /* owned: [n_draws] pass times, in draw order */
     size_t n_draws;
     unsigned long mc_seed;
     double ci_level;                /* EST_CI_LEVEL */
-    double pass_ci_lo_s, pass_ci_hi_s;  /* percentile interval of the draws */
+    double pass_ci_lo_s, pass_ci_hi_s;  /* the pass at the spreads' (1 -+ ci_level) / 2 quantiles */
 };
 
 /* The distribution an op's device time is drawn from: a log-normal whose

@@ -76,15 +76,16 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
     fprintf(fp, "sync [ms]          %10.4f\n", ms(e->sync_s));
     fprintf(fp, "pass time [ms]     %10.4f  (p05..p95 %.4f..%.4f)  bound: %s\n", ms(e->pass_time_s),
             ms(e->pass_lo_s), ms(e->pass_hi_s), est_bound_name(e->bound));
-    if (e->n_draws && !ci_moves(e))
+    if (e->n_spread_ops && !ci_moves(e))
         fprintf(fp, "pass %2.0f%% CI [ms]        n/a  (the spreads of %zu op%s do not move the "
                     "pass time: it is bound by the host)\n", e->ci_level * 100, e->n_spread_ops,
                 e->n_spread_ops == 1 ? "" : "s");
-    else if (e->n_draws)
-        fprintf(fp, "pass %2.0f%% CI [ms] %10.4f .. %.4f  (Monte Carlo over the table spreads of "
-                    "%zu op%s, %zu draws, seed %lu: kernel timing spread only, not model error)\n",
+    else if (e->n_spread_ops)
+        fprintf(fp, "pass %2.0f%% CI [ms] %10.4f .. %.4f  (the %zu op%s with a table spread at its "
+                    "%.1f%% and %.1f%% quantiles: kernel timing spread only, not model error)\n",
                 e->ci_level * 100, ms(e->pass_ci_lo_s), ms(e->pass_ci_hi_s), e->n_spread_ops,
-                e->n_spread_ops == 1 ? "" : "s", e->n_draws, e->mc_seed);
+                e->n_spread_ops == 1 ? "" : "s", (1 - e->ci_level) / 2 * 100,
+                (1 + e->ci_level) / 2 * 100);
     else
         fprintf(fp, "pass %2.0f%% CI [ms]        n/a  (no op has a table spread to draw from)\n",
                 e->ci_level * 100);
@@ -159,15 +160,14 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_knum(&j, "pass_time_lo_s", e->pass_lo_s);
     json_knum(&j, "pass_time_hi_s", e->pass_hi_s);
     json_key(&j, "pass_time_ci");
-    if (e->n_draws && ci_moves(e)) {
+    if (e->n_spread_ops && ci_moves(e)) {
         json_obj_begin(&j);
         json_knum(&j, "lo_s", e->pass_ci_lo_s);
         json_knum(&j, "hi_s", e->pass_ci_hi_s);
-        json_kstr(&j, "method", "percentile interval of a Monte Carlo over the kernel tables' "
-                                "p05/p95 spreads (log-normal per op, one quantile per draw)");
+        json_kstr(&j, "method", "the pass with every op at the same quantile of its kernel table's "
+                                "p05/p95 spread (log-normal per op): exact, the pass being monotone "
+                                "in that quantile");
         json_knum(&j, "level", e->ci_level);
-        json_kint(&j, "draws", (int64_t)e->n_draws);
-        json_kint(&j, "seed", (int64_t)e->mc_seed);
         json_kint(&j, "spread_ops", (int64_t)e->n_spread_ops);
         json_obj_end(&j);
     } else {

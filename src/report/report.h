@@ -41,8 +41,8 @@ struct report_cell {
     int estimated;          /* the hours came from the estimator */
     double pass_s;          /* estimated pass time; NaN when measured */
     double pass_lo_s, pass_hi_s;    /* spread from table p05/p95, NaN if none */
-    double pass_ci_lo_s, pass_ci_hi_s;  /* Monte Carlo CI of the pass, NaN if none */
-    size_t n_spread_ops;    /* ops whose time the Monte Carlo drew */
+    double pass_ci_lo_s, pass_ci_hi_s;  /* CI of the pass over its ops' spreads, NaN if none */
+    size_t n_spread_ops;    /* ops with a table spread */
     const char *bound;      /* of the whole pass, NULL when unknown */
     struct report_share methods[8];
     size_t n_methods;

@@ -318,6 +318,7 @@ int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_input
     eo.precision = o->precision;
     eo.cudnn_tf32 = tf32;
     eo.batch = o->batch;
+    eo.mc_draws = o->mc_draws;
     estimate_opts_from_inputs(in, &eo);
     rc = estimate_profile(&in->profile, &in->machine, &in->tables, &eo, out, d);
     /* the estimator keeps its warnings on the result; they are said once here */

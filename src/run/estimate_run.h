@@ -35,6 +35,8 @@ struct estimate_run_opts {
     long batch_line;
     int64_t parameters;             /* trained parameters for the memory
                                        estimate; 0: the trace's .meta.json */
+    size_t mc_draws;                /* Monte Carlo draws of the pass kept on the
+                                       estimate (a study's FOM interval); 0: none */
     enum out_format format;
     const char *out_path;           /* NULL: standard output */
 };

@@ -67,8 +67,8 @@ static void fill_cell(struct report_cell *c, const struct estimate *e,
                  (e->pass_lo_s != e->pass_time_s || e->pass_hi_s != e->pass_time_s);
     c->pass_lo_s = spread ? e->pass_lo_s : NAN;
     c->pass_hi_s = spread ? e->pass_hi_s : NAN;
-    c->pass_ci_lo_s = e->n_draws ? e->pass_ci_lo_s : NAN;
-    c->pass_ci_hi_s = e->n_draws ? e->pass_ci_hi_s : NAN;
+    c->pass_ci_lo_s = e->n_spread_ops ? e->pass_ci_lo_s : NAN;
+    c->pass_ci_hi_s = e->n_spread_ops ? e->pass_ci_hi_s : NAN;
     c->n_spread_ops = e->n_spread_ops;
     c->bound = est_bound_name(e->bound);
     c->n_methods = 0;
@@ -126,6 +126,7 @@ static int run_estimates(struct report_state *rs, struct diag *d)
             struct estimate_run_opts o;
             const char **kern = xcalloc(ns, sizeof *kern);
             study_estimate_opts(st, p, s, &o, kern);
+            o.mc_draws = 0;     /* the evaluation drew them; the report needs none */
             /* the evaluation already printed this estimate's warnings;
              * they are kept in the estimate and shown in the report */
             struct diag quiet;

@@ -174,7 +174,6 @@ int study_scaling(const struct study *st, size_t p, size_t s, struct estimate_in
         eo.precision = o->precision;
         eo.cudnn_tf32 = o->cudnn_tf32;
         eo.batch = w->batch / ws[i];
-        eo.mc_draws = 0;
         /* the same estimator inputs as the cell's own estimate
          * (run/estimate_run.c), so that its width is the same point */
         estimate_opts_from_inputs(in, &eo);

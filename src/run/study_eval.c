@@ -42,6 +42,7 @@ void study_estimate_opts(const struct study *st, size_t p, size_t s,
     }
     o->profile = w->profile;
     o->machine = st->systems[s].machine;
+    o->mc_draws = EST_MC_DRAWS;
     o->kernels = kern;
     o->n_kernels = n;
     o->precision = w->precision;

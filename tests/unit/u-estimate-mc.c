@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+
 #include "core/diag.h"
 #include "core/xalloc.h"
 #include "model/estimate.h"
+#include "model/stats.h"
 
 static void test_spread_quantiles(void **state)
 {
@@ -124,6 +127,7 @@ static void test_reproducible(void **state)
     estimate_init(&b);
     struct estimate_opts o;
     estimate_opts_init(&o);
+    o.mc_draws = EST_MC_DRAWS;
     assert_int_equal(estimate_profile(&f.p, &f.m, &f.ks, &o, &a, &f.d), 0);
     assert_int_equal(estimate_profile(&f.p, &f.m, &f.ks, &o, &b, &f.d), 0);
     assert_int_equal(a.n_draws, EST_MC_DRAWS);
@@ -136,11 +140,14 @@ static void test_reproducible(void **state)
     assert_int_equal(estimate_profile(&f.p, &f.m, &f.ks, &o, &b, &f.d), 0);
     assert_true(memcmp(a.pass_draws, b.pass_draws, a.n_draws * sizeof *a.pass_draws) != 0);
     assert_true(a.pass_time_s == b.pass_time_s);
-    o.mc_draws = 0;
+    /* the interval is not drawn: the same with another seed or without
+     * draws, which are not made unless asked for */
+    assert_true(a.pass_ci_lo_s == b.pass_ci_lo_s && a.pass_ci_hi_s == b.pass_ci_hi_s);
+    estimate_opts_init(&o);
     assert_int_equal(estimate_profile(&f.p, &f.m, &f.ks, &o, &b, &f.d), 0);
     assert_null(b.pass_draws);
     assert_int_equal(b.n_draws, 0);
-    assert_true(isnan(b.pass_ci_lo_s));
+    assert_true(a.pass_ci_lo_s == b.pass_ci_lo_s && a.pass_ci_hi_s == b.pass_ci_hi_s);
     assert_true(a.pass_time_s == b.pass_time_s);
     assert_true(a.pass_lo_s == b.pass_lo_s && a.pass_hi_s == b.pass_hi_s);
     assert_close(a.pass_time_s, 205e-6, 1e-12);
@@ -166,6 +173,7 @@ static void test_draws_capped(void **state)
     estimate_init(&e);
     struct estimate_opts o;
     estimate_opts_init(&o);
+    o.mc_draws = EST_MC_DRAWS;
     assert_int_equal(estimate_profile(&f.p, &f.m, &f.ks, &o, &e, &f.d), 0);
     assert_int_equal(e.n_spread_ops, n);
     assert_int_equal(e.n_draws, EST_MC_WORK / n);
@@ -177,10 +185,10 @@ static void test_draws_capped(void **state)
 
 /* One op with p05 180 us, p95 240 us around 200 us; the host (40 us) never
  * limits: the pass CI is the op's 2.5% and 97.5% quantiles + 5 us sync,
- * python3: 176.40325022275664 and 248.53082972882595 us.  With 20000
- * draws the standard error of a 2.5% quantile is about
- * sqrt(0.025 x 0.975 / 20000) / phi(1.96) = 0.019 sigma, under 0.5 us
- * here: 1% (1.8 us) is four standard errors. */
+ * python3: 176.40325022275664 and 248.53082972882595 us, exactly.  The
+ * draws agree: with 20000 of them the standard error of a 2.5% quantile
+ * is about sqrt(0.025 x 0.975 / 20000) / phi(1.96) = 0.019 sigma, under
+ * 0.5 us here: 1% (1.8 us) is four standard errors. */
 static void test_one_op_ci(void **state)
 {
     (void)state;
@@ -193,8 +201,14 @@ static void test_one_op_ci(void **state)
     o.mc_draws = 20000;
     assert_int_equal(estimate_profile(&f.p, &f.m, &f.ks, &o, &e, &f.d), 0);
     assert_int_equal(e.n_draws, 20000);
-    assert_close(e.pass_ci_lo_s, 5e-6 + 176.40325022275664e-6, 0.01);   /* relative */
-    assert_close(e.pass_ci_hi_s, 5e-6 + 248.53082972882595e-6, 0.008);
+    assert_close(e.pass_ci_lo_s, 5e-6 + 176.40325022275664e-6, 1e-12);  /* relative */
+    assert_close(e.pass_ci_hi_s, 5e-6 + 248.53082972882595e-6, 1e-12);
+    double *sorted = xmalloc(e.n_draws * sizeof *sorted);
+    memcpy(sorted, e.pass_draws, e.n_draws * sizeof *sorted);
+    gsl_sort(sorted, 1, e.n_draws);
+    assert_close(stats_quantile_sorted(sorted, e.n_draws, 0.025), e.pass_ci_lo_s, 0.01);
+    assert_close(stats_quantile_sorted(sorted, e.n_draws, 0.975), e.pass_ci_hi_s, 0.008);
+    free(sorted);
     /* the share of draws below p05 and above p95 (+ sync): 5% each, with
      * a standard error of sqrt(0.05 x 0.95 / 20000) = 0.15%: 0.5% (relative
      * tolerance 0.1) is over three */
