@@ -113,20 +113,77 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
     return 0;
 }
 
-/* The host time of op on the target.  A CPU trace's calls pay the
- * target's dispatch each (and each op the target adds beside them, such
- * as a convolution's bias add), and a recurrent layer's call its loop on
- * the host as well (est_rnn_host_s). */
+/* What a GPU's host spends issuing one op of a training step, in units
+ * of the machine's `dispatch` (a bare add in a loop, host_calib.py), by
+ * what the op is.  Measured with estimators/measure/op_host.py on two lent
+ * H200 machines' hosts (estimators/h200/op-host/ORIGIN.md): chains of 32
+ * layers of one kind at toy sizes (the device idle), forward and
+ * backward, the host's issue time per layer over the add loop's of the
+ * same run, shared among the ops that the layer's CPU trace holds; the
+ * medians of the two runs' kinds:
+ *  - cuDNN's convolutions and the norms (batch, layer): 3.6 to 5.5 times
+ *    a bare add per op, forward or backward, 4.0 in the median: the
+ *    library's descriptors and heuristics besides PyTorch's dispatch and
+ *    autograd;
+ *  - other ops that run kernels (elementwise, activations, softmax,
+ *    dropout, pooling, GEMMs, as modules of their own or eight in one):
+ *    1.5 to 2.9 times, 2.2 in the median: autograd's recording in the
+ *    forward, the engine's node in the backward;
+ *  - views and reads of a host scalar (view, reshape, t, narrow, slice,
+ *    expand, item; no kernel): a view as a module of its own costs 0.8
+ *    to 1.1 times with its module call, which costs 0.2 to 0.7 (an add as
+ *    a module against eight adds in one): 0.5;
+ *  - optimizer ops, outside autograd, and a collective: once. */
+#define HOST_LIBRARY 4.0
+#define HOST_KERNEL 2.2
+#define HOST_VIEW 0.5
+
+static double host_weight(const struct est *c, const struct op *op)
+{
+    if (!c->tgt_gpu)
+        return 1;
+    /* an optimizer's item() reads its step count, a CPU tensor */
+    if (est_is_view_op(op->name)
+        || (op->phase == PHASE_OPTIMIZER && op->name && strcmp(op->name, "aten::item") == 0))
+        return HOST_VIEW;
+    if (op->phase == PHASE_OPTIMIZER)
+        return 1;
+    switch (op->kind) {
+    case OP_CONV:
+    case OP_NORM:
+        return HOST_LIBRARY;
+    case OP_OPTIMIZER:
+    case OP_COMM:
+    case OP_RNN:
+        return 1;
+    default:
+        return HOST_KERNEL;
+    }
+}
+
+/* The host time of one call of a CPU trace's op on the target: the
+ * dispatch its kind costs (host_weight), each op the target adds beside
+ * it (a convolution's bias add), a recurrent layer's loop on the host
+ * (est_rnn_host_s); an optimizer's per-tensor op is one launch of many
+ * tensors on a GPU, of which each call pays its share. */
+double est_call_host_s(const struct est *c, const struct op *op)
+{
+    double d = c->m->dispatch_s, per = host_weight(c, op) * d;
+    if (est_is_foreach_on_gpu(c, op) && op->count > 0)
+        per *= est_foreach_launches(op->count) / op->count;
+    return per + est_conv_bias_calls(c, op, NULL) * HOST_KERNEL * d + est_rnn_host_s(c, op);
+}
+
+/* The host time of op on the target: measured when the profile ran on a
+ * GPU, else its calls' (est_call_host_s). */
 double est_host_of(struct est *c, const struct op *op)
 {
     if (c->src_gpu)
         return op->host_time_s;
     double calls = op->count > 0 ? op->count : 1;
-    if (est_is_foreach_on_gpu(c, op))
-        calls = est_foreach_launches(op->count);
     if (rnn_step_s(c->m, op) <= 0 && est_rnn_launches(c, op) > 0)
         c->n_rnn_launch_host++;
-    return calls * ((1 + est_conv_bias_calls(c, op, NULL)) * c->m->dispatch_s + est_rnn_host_s(c, op));
+    return calls * est_call_host_s(c, op);
 }
 
 

@@ -200,6 +200,7 @@ size_t est_eff_machines(const struct est_eff *e);
 
 /* est_host.c */
 double est_host_of(struct est *c, const struct op *op);
+double est_call_host_s(const struct est *c, const struct op *op);
 double est_rnn_launches(const struct est *c, const struct op *op);
 double est_rnn_host_s(const struct est *c, const struct op *op);
 double est_conv_bias_calls(const struct est *c, const struct op *op, double *kernels);

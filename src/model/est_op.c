@@ -484,7 +484,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     }
 
     if (!c->src_gpu && c->tgt_gpu && est_is_view_op(op->name)) {
-        /* a view: its host time is dispatch (est_host_of), its device time nil */
+        /* a view: its host time is a view's dispatch (est_host_of), its device time nil */
         oe->method = EST_ROOFLINE;
         oe->device_s = 0;
         goto out;

@@ -64,21 +64,15 @@ static void plan_call(const struct est *c, const struct replay_index *ri, const 
         rc->mul = steps;
         rc->div = ncalls[i];
     }
-    /* a per-tensor optimizer op of a CPU trace is one launch of many
-     * tensors on a GPU: each of its calls pays that share of a dispatch */
-    rc->dispatch_s = c->m->dispatch_s;
-    if (est_is_foreach_on_gpu(c, op) && op->count > 0)
-        rc->dispatch_s *= est_foreach_launches(op->count) / op->count;
+    /* a CPU trace's call costs the target's host what its kind does */
+    rc->dispatch_s = est_call_host_s(c, op);
     rc->kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
     double bias_kn;
-    rc->dispatch_s += est_conv_bias_calls(c, op, &bias_kn) * c->m->dispatch_s;
+    est_conv_bias_calls(c, op, &bias_kn);
     rc->kn += bias_kn;
     double rnn = est_rnn_launches(c, op);
-    if (rnn > 0) {
-        /* a recurrent layer's loop on the host (est_rnn_host_s) */
-        rc->dispatch_s += est_rnn_host_s(c, op);
+    if (rnn > 0)
         rc->kn = rnn;
-    }
     if (rc->kn < 1)
         rc->kn = 1;
     /* kernel durations from a trace leave out the gap the
