@@ -545,6 +545,130 @@ def cosmoflow(batch, device):
     return m, make, F.mse_loss, "adamw"
 
 
+# -- fourth round --------------------------------------------------------------
+# Five models recorded after the third round had been looked at: a
+# ShuffleNetV2 (channel shuffles, splits, depthwise), a GraphSAGE network
+# (gathers and scatter-adds over edges), an MLP-Mixer (transposed token
+# MLPs), a DeepSpeech-shaped speech model (2-D convolutions on spectrograms,
+# a 3-layer bidirectional GRU, CTC loss) and a RegNetX (grouped
+# convolutions).
+
+def shufflenet(batch, device):
+    import torchvision
+    m = torchvision.models.shufflenet_v2_x1_0(num_classes=1000)
+    return m, _images(batch, device), _cls_loss, "sgd_momentum"
+
+
+class SAGE(nn.Module):
+    """GraphSAGE (mean aggregation) in plain PyTorch: per layer, gather the
+    neighbours' features along the edges, scatter-add them to their
+    destinations, divide by the degree, and concatenate with the node's own
+    features before a linear layer."""
+
+    def __init__(self, fin=128, hidden=256, classes=47, layers=3):
+        super().__init__()
+        dims = [fin] + [hidden] * (layers - 1) + [classes]
+        self.lins = nn.ModuleList(nn.Linear(2 * a, b) for a, b in zip(dims[:-1], dims[1:]))
+
+    def forward(self, inp):
+        x, src, dst, deg = inp
+        for i, lin in enumerate(self.lins):
+            agg = torch.zeros_like(x).index_add_(0, dst, x.index_select(0, src)) / deg
+            x = lin(torch.cat([x, agg], dim=1))
+            if i < len(self.lins) - 1:
+                x = F.dropout(F.relu(x), 0.5, self.training)
+        return x
+
+
+def gcn(batch, device):
+    """batch: nodes of a random graph with 16 in-edges per node."""
+    m = SAGE()
+
+    def make():
+        n, e = batch, 16 * batch
+        dst = torch.arange(n, device=device).repeat_interleave(16)
+        src = torch.randint(0, n, (e,), device=device)
+        deg = torch.full((n, 1), 16.0, device=device)
+        return ((torch.randn(n, 128, device=device), src, dst, deg),
+                torch.randint(0, 47, (n,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class MixerBlock(nn.Module):
+    def __init__(self, tokens, d, tok_hidden, ch_hidden):
+        super().__init__()
+        self.n1, self.n2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.tok = nn.Sequential(nn.Linear(tokens, tok_hidden), nn.GELU(), nn.Linear(tok_hidden, tokens))
+        self.ch = nn.Sequential(nn.Linear(d, ch_hidden), nn.GELU(), nn.Linear(ch_hidden, d))
+
+    def forward(self, x):
+        x = x + self.tok(self.n1(x).transpose(1, 2)).transpose(1, 2)
+        return x + self.ch(self.n2(x))
+
+
+class Mixer(nn.Module):
+    """MLP-Mixer at 224x224, patch 16 (196 tokens), width 512, 8 blocks."""
+
+    def __init__(self, d=512, blocks=8, classes=1000):
+        super().__init__()
+        self.stem = nn.Conv2d(3, d, 16, stride=16)
+        self.blocks = nn.Sequential(*[MixerBlock(196, d, 256, 2048) for _ in range(blocks)])
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, x):
+        x = self.stem(x).flatten(2).transpose(1, 2)
+        return self.head(self.norm(self.blocks(x)).mean(1))
+
+
+def mixer(batch, device):
+    return Mixer(), _images(batch, device), _cls_loss, "adamw"
+
+
+class DeepSpeech(nn.Module):
+    """Two strided 2-D convolutions over a 161-bin spectrogram, a 3-layer
+    bidirectional GRU (hidden 512), per-frame characters (29), CTC loss."""
+
+    def __init__(self, bins=161, hidden=512, chars=29):
+        super().__init__()
+        self.conv = nn.Sequential(
+            nn.Conv2d(1, 32, (41, 11), stride=(2, 2), padding=(20, 5)), nn.BatchNorm2d(32), nn.Hardtanh(0, 20),
+            nn.Conv2d(32, 32, (21, 11), stride=(2, 1), padding=(10, 5)), nn.BatchNorm2d(32), nn.Hardtanh(0, 20))
+        f = (bins + 2 * 20 - 41) // 2 + 1
+        feat = 32 * ((f + 2 * 10 - 21) // 2 + 1)
+        self.rnn = nn.GRU(feat, hidden, num_layers=3, bidirectional=True, batch_first=True)
+        self.out = nn.Linear(2 * hidden, chars)
+
+    def forward(self, x):
+        x = self.conv(x)                            # b, 32, f, t
+        b, c, f, t = x.shape
+        x = x.permute(0, 3, 1, 2).reshape(b, t, c * f)
+        x, _ = self.rnn(x)
+        return self.out(x).log_softmax(-1)
+
+
+def _ctc_loss(out, y):
+    t = out.shape[1]
+    return F.ctc_loss(out.transpose(0, 1), y,
+                      torch.full((out.shape[0],), t, dtype=torch.long, device=out.device),
+                      torch.full((out.shape[0],), y.shape[1], dtype=torch.long, device=out.device))
+
+
+def deepspeech(batch, device):
+    m = DeepSpeech()
+
+    def make():
+        return (torch.randn(batch, 1, 161, 400, device=device),
+                torch.randint(1, 29, (batch, 60), device=device))
+    return m, make, _ctc_loss, "adamw"
+
+
+def regnet(batch, device):
+    import torchvision
+    m = torchvision.models.regnet_x_400mf(num_classes=1000)
+    return m, _images(batch, device), _cls_loss, "sgd_momentum"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -566,4 +690,9 @@ MODELS = {
     "attnlstm": (attnlstm, "GRU encoder, LSTMCell decoder with additive attention, step by step; third round"),
     "twotower": (twotower, "two-tower retrieval, EmbeddingBag (mean), in-batch softmax; third round"),
     "cosmoflow": (cosmoflow, "CosmoFlow-shaped 3-D CNN on 4 x 64^3 volumes; third round"),
+    "shufflenet": (shufflenet, "ShuffleNetV2 x1.0 ImageNet (channel shuffle, split, depthwise); fourth round"),
+    "gcn": (gcn, "GraphSAGE, 3 layers, mean aggregation by index_add_ over 16 in-edges per node; fourth round"),
+    "mixer": (mixer, "MLP-Mixer 224x224, patch 16, width 512, 8 blocks; fourth round"),
+    "deepspeech": (deepspeech, "DeepSpeech-shaped: 2 Conv2d on spectrograms, 3-layer BiGRU 512, CTC; fourth round"),
+    "regnet": (regnet, "RegNetX-400MF ImageNet (grouped convolutions); fourth round"),
 }

@@ -38,6 +38,7 @@ BATCH = {
     "gru": (64, 16), "bilstm": (128, 32), "dlrm": (2048, 256),
     "convnext": (32, 4), "convae": (32, 4), "tcn": (64, 8), "lstmlm": (32, 8), "seq2seq": (32, 4),
     "densenet": (32, 4), "llama": (16, 2), "attnlstm": (64, 16), "twotower": (4096, 512), "cosmoflow": (16, 2),
+    "shufflenet": (64, 8), "gcn": (32768, 4096), "mixer": (64, 8), "deepspeech": (32, 4), "regnet": (64, 8),
 }
 
 
@@ -169,7 +170,7 @@ def cmd_single(a):
         gb, cb = BATCH[name]
         if dev.type == "cuda":
             cases = [("fp32", gb), ("bf16", gb), ("bf16", 2 * gb)]
-            warm, timed, active = 5, 15, 2
+            warm, timed, active = 5, 15, a.active
         else:
             cases = [("fp32", cb)]
             warm, timed, active = 2, 5, 1
@@ -229,6 +230,7 @@ def main():
     s = sub.add_parser("single")
     s.add_argument("--device", default="cuda")
     s.add_argument("--threads", type=int, default=0)
+    s.add_argument("--active", type=int, default=2, help="profiled steps on a GPU (default 2)")
     d = sub.add_parser("ddp")
     d.add_argument("--ranks", type=int, required=True)
     d.add_argument("--precisions", default="fp32")
