@@ -576,8 +576,33 @@ def conv3d_cases():
     return [(r, "grid") for r in rows]
 
 
+def grouped_cases():
+    """The grouped grid (--grid grouped): grouped 2-D convolutions between
+    the dense (1 group) and the depthwise (a group per channel) ones, as
+    ResNeXt- and RegNet-style networks run them: group widths (channels
+    per group) 4 to 64, 3x3 at stride 1 and 2 and 1x1, filters as many as
+    input channels, over the image pyramid (spatial 7 to 56) x channels 32
+    to 1024 capped at 2^20 activation elements per sample, at batches 8 and
+    32.  Contiguous tensors."""
+    rows = []
+    for n in (8, 32):
+        for sp in (7, 14, 28, 56):
+            for c in pow2(5, 10):
+                if c * sp * sp > (1 << 20):
+                    continue
+                for width in pow2(2, 6):
+                    g = c // width
+                    if g < 2 or width < 2:
+                        continue
+                    for f, stride in ((3, 1), (3, 2), (1, 1)):
+                        rows.append(conv_shape(2, n, c, sp, c, f, stride=stride, groups=g))
+    return [(r, "grid") for r in rows]
+
+
 def conv_cases(grid):
     rows = []
+    if grid == "grouped":
+        return grouped_cases()
     if grid == "depthwise":
         return depthwise_cases()
     if grid == "dense-layouts":
@@ -1778,9 +1803,10 @@ def parse_args(argv):
         description="Measure fom kernel tables on this machine (see README.md).")
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
-    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d"],
+    ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
+                                       "grouped"],
                     default="small",
-                    help="designed grids of every kind, or the depthwise, the dilated, the 3-D or "
+                    help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D or "
                          "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
@@ -1834,7 +1860,7 @@ def run(args):
         print("measure: error: --kinds %s: expected some of %s" % (",".join(bad) or "''", ",".join(KINDS)),
               file=sys.stderr)
         return 2
-    if args.grid in ("depthwise", "dense-layouts", "dilated", "conv3d") and kinds != ["conv"]:
+    if args.grid in ("depthwise", "dense-layouts", "dilated", "conv3d", "grouped") and kinds != ["conv"]:
         print("measure: error: --grid %s measures convolutions: give --kinds conv" % args.grid,
               file=sys.stderr)
         return 2
