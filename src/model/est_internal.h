@@ -216,7 +216,7 @@ double est_compose_pass(const struct est *c, const struct replay_index *ri,
                         const struct estimate *out, const double *dev_s, double host_s);
 
 /* est_mc.c */
-void est_monte_carlo(const struct est *c, const struct replay_index *ri,
-                     const struct estimate_opts *o, double host_s, double *dev_s);
+void est_pass_interval(const struct est *c, const struct replay_index *ri,
+                       const struct estimate_opts *o, double host_s, double *dev_s);
 
 #endif

@@ -61,8 +61,8 @@ double est_spread_quantile(const struct est_spread *sp, double q)
  * rather than a percentile of many.  The draws (o->mc_draws passes at
  * standard normals from mt19937 seeded with o->mc_seed) are for callers
  * that combine passes, as a study's FOM does. */
-void est_monte_carlo(const struct est *c, const struct replay_index *ri,
-                        const struct estimate_opts *o, double host_s, double *dev_s)
+void est_pass_interval(const struct est *c, const struct replay_index *ri,
+                       const struct estimate_opts *o, double host_s, double *dev_s)
 {
     struct estimate *out = c->out;
     size_t n = out->n_ops, ns = 0;

@@ -287,7 +287,7 @@ static void compose(struct est *c, const struct estimate_opts *o, double host, d
     for (size_t i = 0; i < out->n_ops; i++)
         dev_s[i] = out->ops[i].time_hi_s;
     out->pass_hi_s = est_compose_pass(c, &ri, out, dev_s, host);
-    est_monte_carlo(c, &ri, o, host, dev_s);
+    est_pass_interval(c, &ri, o, host, dev_s);
     free(dev_s);
     if (c->tgt_gpu && host > dev) {
         out->bound = BOUND_HOST;

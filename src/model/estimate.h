@@ -163,7 +163,7 @@ struct estimate {
     /* The pass over the ops' table spreads: the CI NaN when no op has a
      * spread; n_draws = 0 and pass_draws NULL when no draws were asked
      * for or no op has a spread. */
-    size_t n_spread_ops;            /* ops whose device time was sampled */
+    size_t n_spread_ops;            /* ops with a table spread */
     double *pass_draws;             /* owned: [n_draws] pass times, in draw order */
     size_t n_draws;
     unsigned long mc_seed;
