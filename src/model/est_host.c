@@ -134,48 +134,72 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
  *    to 1.1 times with its module call, which costs 0.2 to 0.7 (an add as
  *    a module against eight adds in one): 0.5;
  *  - optimizer ops, outside autograd, and a collective: once. */
-#define HOST_LIBRARY 4.0
-#define HOST_KERNEL 2.2
-#define HOST_VIEW 0.5
+static const double host_weights[HOST_CLASS_COUNT] = { 4.0, 2.2, 0.5, 1.0 };
+static const char *const host_class_names[HOST_CLASS_COUNT] = {
+    "cudnn-conv-norm", "kernel-op", "view", "once",
+};
 
-static double host_weight(const struct est *c, const struct op *op)
+const char *est_host_class_name(enum est_host_class k)
+{
+    return (unsigned)k < HOST_CLASS_COUNT ? host_class_names[k] : "unknown";
+}
+
+double est_host_class_weight(enum est_host_class k)
+{
+    return (unsigned)k < HOST_CLASS_COUNT ? host_weights[k] : 1;
+}
+
+static enum est_host_class host_class(const struct est *c, const struct op *op)
 {
     if (!c->tgt_gpu)
-        return 1;
+        return HOST_CLASS_ONCE;
     /* an optimizer's item() reads its step count, a CPU tensor */
     if (est_is_view_op(op->name)
         || (op->phase == PHASE_OPTIMIZER && op->name && strcmp(op->name, "aten::item") == 0))
-        return HOST_VIEW;
+        return HOST_CLASS_VIEW;
     if (op->phase == PHASE_OPTIMIZER)
-        return 1;
+        return HOST_CLASS_ONCE;
     switch (op->kind) {
     case OP_CONV:
     case OP_NORM:
-        return HOST_LIBRARY;
+        return HOST_CLASS_LIBRARY;
     case OP_OPTIMIZER:
     case OP_COMM:
     case OP_RNN:
-        return 1;
+        return HOST_CLASS_ONCE;
     default:
-        return HOST_KERNEL;
+        return HOST_CLASS_KERNEL;
     }
 }
 
+/* One call's dispatches by class: its own (*cls, an optimizer's per-tensor
+ * call the share of a foreach launch) and its bias add's (a kernel op). */
+static double call_dispatches(const struct est *c, const struct op *op, enum est_host_class *cls,
+                              double *bias)
+{
+    *cls = host_class(c, op);
+    double n = 1;
+    if (est_is_foreach_on_gpu(c, op) && op->count > 0)
+        n = est_foreach_launches(op->count) / op->count;
+    *bias = est_conv_bias_calls(c, op, NULL);
+    return n;
+}
+
 /* The host time of one call of a CPU trace's op on the target: the
- * dispatch its kind costs (host_weight), each op the target adds beside
- * it (a convolution's bias add), a recurrent layer's loop on the host
- * (est_rnn_host_s); an optimizer's per-tensor op is one launch of many
- * tensors on a GPU, of which each call pays its share. */
+ * dispatch its class costs, each op the target adds beside it (a
+ * convolution's bias add), a recurrent layer's loop on the host
+ * (est_rnn_host_s). */
 double est_call_host_s(const struct est *c, const struct op *op)
 {
-    double d = c->m->dispatch_s, per = host_weight(c, op) * d;
-    if (est_is_foreach_on_gpu(c, op) && op->count > 0)
-        per *= est_foreach_launches(op->count) / op->count;
-    return per + est_conv_bias_calls(c, op, NULL) * HOST_KERNEL * d + est_rnn_host_s(c, op);
+    enum est_host_class cls;
+    double bias, n = call_dispatches(c, op, &cls, &bias), d = c->m->dispatch_s;
+    return (n * host_weights[cls] + bias * host_weights[HOST_CLASS_KERNEL]) * d
+           + est_rnn_host_s(c, op);
 }
 
 /* The host time of op on the target: measured when the profile ran on a
- * GPU, else its calls' (est_call_host_s). */
+ * GPU, else its calls' (est_call_host_s), counted by class in the
+ * estimate (struct estimate: host_calls). */
 double est_host_of(struct est *c, const struct op *op)
 {
     if (c->src_gpu)
@@ -183,6 +207,17 @@ double est_host_of(struct est *c, const struct op *op)
     double calls = op->count > 0 ? op->count : 1;
     if (rnn_step_s(c->m, op) <= 0 && est_rnn_launches(c, op) > 0)
         c->n_rnn_launch_host++;
+    if (c->tgt_gpu) {
+        struct estimate *out = c->out;
+        enum est_host_class cls;
+        double bias, n = call_dispatches(c, op, &cls, &bias), d = c->m->dispatch_s;
+        out->host_dispatch_s = d;
+        out->host_calls[cls] += calls * n;
+        out->host_class_s[cls] += calls * n * host_weights[cls] * d;
+        out->host_calls[HOST_CLASS_KERNEL] += calls * bias;
+        out->host_class_s[HOST_CLASS_KERNEL] += calls * bias * host_weights[HOST_CLASS_KERNEL] * d;
+        out->host_rnn_loop_s += calls * est_rnn_host_s(c, op);
+    }
     return calls * est_call_host_s(c, op);
 }
 

@@ -49,6 +49,16 @@ enum est_method {
 
 enum est_bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_LATENCY, BOUND_HOST, BOUND_COUNT };
 
+/* What a CPU trace's op costs a GPU's host, by what it is (est_host.c):
+ * cuDNN's convolutions and the norms, other ops that run kernels, views,
+ * and ops charged one bare dispatch (the optimizer's, collectives,
+ * recurrent layers' calls). */
+enum est_host_class { HOST_CLASS_LIBRARY, HOST_CLASS_KERNEL, HOST_CLASS_VIEW, HOST_CLASS_ONCE,
+                      HOST_CLASS_COUNT };
+const char *est_host_class_name(enum est_host_class k);
+/* The class's cost per call in units of the machine's dispatch. */
+double est_host_class_weight(enum est_host_class k);
+
 /* Physics limits an op's estimate was held to (bits of op_estimate.limits):
  *   roofline    no faster than the target's roofline for its flops and
  *               bytes (plus its launches where the method holds them)
@@ -150,6 +160,14 @@ struct estimate {
      * profile: event_gap_s), the events per pass and the host time removed
      * per pass (0 for profiles that do not say). */
     double profiler_event_s, profiler_events, profiler_host_s;
+    /* A CPU trace's host time on a GPU, what it rests on: the machine's
+     * dispatch, the calls of each class (an optimizer's per-tensor calls
+     * as the GPU's foreach launches, a convolution's bias add among the
+     * kernel ops) and their time, and the recurrent layers' host loops;
+     * all 0 for a GPU trace or a CPU target. */
+    double host_dispatch_s;
+    double host_calls[HOST_CLASS_COUNT], host_class_s[HOST_CLASS_COUNT];
+    double host_rnn_loop_s;
     double pass_time_s;
     double pass_lo_s, pass_hi_s;
     double src_pass_time_s;         /* profiled pass (step) time, 0 if unknown */

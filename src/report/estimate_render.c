@@ -28,6 +28,22 @@ static int ci_moves(const struct estimate *e)
     return isfinite(e->pass_ci_lo_s) && isfinite(e->pass_ci_hi_s) && e->pass_ci_hi_s > e->pass_ci_lo_s;
 }
 
+/* What a CPU trace's host time on a GPU rests on (struct estimate:
+ * host_calls), when it has that basis. */
+static void text_host_basis(FILE *fp, const struct estimate *e)
+{
+    if (!(e->host_dispatch_s > 0))
+        return;
+    fprintf(fp, "  host per op kind: the machine's dispatch %.2f us x each call's weight "
+                "(estimators/measure/op_host.py)\n", e->host_dispatch_s * 1e6);
+    for (int k = 0; k < HOST_CLASS_COUNT; k++)
+        if (e->host_calls[k] > 0)
+            fprintf(fp, "  %-16s %10.0f calls x %.1f %12.4f\n", est_host_class_name((enum est_host_class)k),
+                    e->host_calls[k], est_host_class_weight((enum est_host_class)k), ms(e->host_class_s[k]));
+    if (e->host_rnn_loop_s > 0)
+        fprintf(fp, "  %-16s %35.4f\n", "recurrent loops", ms(e->host_rnn_loop_s));
+}
+
 /* ------------------------------------------------------------------ text */
 
 static void render_text(FILE *fp, const struct estimate *e, const struct estimate_render_info *in)
@@ -73,6 +89,7 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
     fputc('\n', fp);
     fprintf(fp, "device time [ms]   %10.4f\n", ms(e->device_time_s));
     fprintf(fp, "host time [ms]     %10.4f\n", ms(e->host_time_s));
+    text_host_basis(fp, e);
     fprintf(fp, "sync [ms]          %10.4f\n", ms(e->sync_s));
     fprintf(fp, "pass time [ms]     %10.4f  (p05..p95 %.4f..%.4f)  bound: %s\n", ms(e->pass_time_s),
             ms(e->pass_lo_s), ms(e->pass_hi_s), est_bound_name(e->bound));
@@ -150,6 +167,33 @@ static void write_op(struct json *j, const struct op_estimate *o)
     json_obj_end(j);
 }
 
+/* "host_basis": a CPU trace's host time on a GPU by class of op, or null
+ * where the host time is the trace's own (a GPU trace) or a CPU's. */
+static void json_host_basis(struct json *j, const struct estimate *e)
+{
+    json_key(j, "host_basis");
+    if (!(e->host_dispatch_s > 0)) {
+        json_null(j);
+        return;
+    }
+    json_obj_begin(j);
+    json_knum(j, "dispatch_s", e->host_dispatch_s);
+    json_key(j, "classes");
+    json_obj_begin(j);
+    for (int k = 0; k < HOST_CLASS_COUNT; k++) {
+        json_key(j, est_host_class_name((enum est_host_class)k));
+        json_obj_begin(j);
+        json_knum(j, "weight", est_host_class_weight((enum est_host_class)k));
+        json_knum(j, "calls", e->host_calls[k]);
+        json_knum(j, "time_s", e->host_class_s[k]);
+        json_obj_end(j);
+    }
+    json_obj_end(j);
+    json_knum(j, "recurrent_loops_s", e->host_rnn_loop_s);
+    json_kstr(j, "weights_from", "estimators/measure/op_host.py on lent H200 hosts (estimators/h200/op-host)");
+    json_obj_end(j);
+}
+
 static void render_json(FILE *fp, const struct estimate *e, const struct estimate_render_info *in)
 {
     struct json j;
@@ -175,6 +219,7 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     }
     json_knum(&j, "device_time_s", e->device_time_s);
     json_knum(&j, "host_time_s", e->host_time_s);
+    json_host_basis(&j, e);
     json_knum(&j, "sync_s", e->sync_s);
     json_key(&j, "profiler_overhead");
     json_obj_begin(&j);

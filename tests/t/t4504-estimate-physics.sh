@@ -393,4 +393,19 @@ PY
 then ok "machine file alone: ops another GPU's queued rows measure move from them by the specs"
 else not_ok "machine file alone: ops moved from another GPU's rows"; fi
 
+# A host-CPU trace's host time on a GPU says what it rests on: the
+# machine's dispatch times each class's weight per call, the classes and
+# the recurrent layers' loops adding up to the host time; a GPU trace's
+# host time is its own (null).
+fom_run 0 estimate --profile "$GRU" --machine machines/h100-sxm5-80gb.xml --kernels estimators/h100 --format json
+expect_json_num 'd["host_basis"]["dispatch_s"]' 13.5e-6 1e-9
+expect_json_num '[d["host_basis"]["classes"][k]["weight"] for k in ("cudnn-conv-norm", "kernel-op", "view", "once")] == [4, 2.2, 0.5, 1]' 1 0
+expect_json_num 'sum(c["time_s"] for c in d["host_basis"]["classes"].values()) + d["host_basis"]["recurrent_loops_s"]' "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["host_time_s"])' "$OUT")" 1e-9
+expect_json_num 'all(abs(c["time_s"] - c["calls"] * c["weight"] * d["host_basis"]["dispatch_s"]) < 1e-12 for c in d["host_basis"]["classes"].values())' 1 0
+expect_json_num 'd["host_basis"]["recurrent_loops_s"] > 0' 1 0
+fom_run 0 estimate --profile "$GRU" --machine machines/h100-sxm5-80gb.xml --kernels estimators/h100
+expect_out_contains "host per op kind: the machine's dispatch 13.50 us x each call's weight"
+fom_run 0 estimate --profile tests/data/traces/h200/p1b2_h200_fp32_b60.json.gz --machine machines/h100-sxm5-80gb.xml --format json
+expect_json_num 'd["host_basis"] is None' 1 0
+
 done_testing

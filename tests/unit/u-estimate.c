@@ -709,11 +709,23 @@ static void test_cpu_host_weights(void **state)
     assert_close(e.ops[0].host_s, 2 * 4.0 * 20e-6, 1e-12);
     assert_close(e.ops[1].host_s, 20e-6, 1e-12);
     assert_close(e.ops[2].host_s, 4 * 0.5 * 20e-6, 1e-12);
+    /* what the host time rests on, by class, adds up to it */
+    assert_close(e.host_dispatch_s, 20e-6, 1e-15);
+    assert_close(e.host_calls[HOST_CLASS_LIBRARY], 2, 1e-15);
+    assert_close(e.host_calls[HOST_CLASS_ONCE], 1, 1e-15);
+    assert_close(e.host_calls[HOST_CLASS_VIEW], 4, 1e-15);
+    assert_close(e.host_calls[HOST_CLASS_KERNEL], 0, 0);
+    double sum = 0;
+    for (int k = 0; k < HOST_CLASS_COUNT; k++)
+        sum += e.host_class_s[k];
+    assert_close(sum, e.host_time_s, 1e-12);
+    assert_close(est_host_class_weight(HOST_CLASS_LIBRARY), 4.0, 0);
     estimate_release(&e);
     m.kind = MACHINE_CPU;
     estimate_init(&e);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_close(e.ops[0].host_s, 2 * 20e-6, 1e-12);
+    assert_close(e.host_dispatch_s, 0, 0);     /* no GPU host to rest on */
     estimate_release(&e);
     profile_release(&p);
     fclose(fp);
