@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "profiles", "devset"))
 from host_calib import host_info  # noqa: E402
+from record import Case, sync  # noqa: E402  (profiles/devset/record.py: the harness's step)
 
 K = 32          # layers per chain
 ROUNDS = 15
@@ -110,10 +111,6 @@ class Lambda(nn.Module):
         return self.f(x)
 
 
-def sync(dev):
-    torch.cuda.synchronize(dev)
-
-
 def time_chain(net, x, dev, autocast):
     """Median host issue time of the forward and of the backward, and the
     device time of both, in seconds per chain."""
@@ -185,7 +182,6 @@ def cpu_traces(out_dir):
 def model_steps(names, dev):
     """Training steps of the development set's models (profiles/devset/record.py's
     Case, the step the harness times), each spec NAME:BATCH:PRECISION."""
-    from record import Case
     out = []
     for spec in names:
         name, batch, prec = spec.split(":")

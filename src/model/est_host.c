@@ -172,53 +172,58 @@ static enum est_host_class host_class(const struct est *c, const struct op *op)
     }
 }
 
-/* One call's dispatches by class: its own (*cls, an optimizer's per-tensor
- * call the share of a foreach launch) and its bias add's (a kernel op). */
-static double call_dispatches(const struct est *c, const struct op *op, enum est_host_class *cls,
-                              double *bias)
+/* What one call of a CPU trace's op costs the target's host, in parts:
+ * its own dispatches (an optimizer's per-tensor call the share of a
+ * foreach launch) at its class's weight, its bias add's (a kernel op),
+ * a recurrent layer's loop on the host (est_rnn_host_s). */
+struct call_host {
+    enum est_host_class cls;
+    double n, bias, rnn_s;
+};
+
+static struct call_host call_host(const struct est *c, const struct op *op)
 {
-    *cls = host_class(c, op);
-    double n = 1;
+    struct call_host h = { .cls = host_class(c, op), .n = 1 };
     if (est_is_foreach_on_gpu(c, op) && op->count > 0)
-        n = est_foreach_launches(op->count) / op->count;
-    *bias = est_conv_bias_calls(c, op, NULL);
-    return n;
+        h.n = est_foreach_launches(op->count) / op->count;
+    h.bias = est_conv_bias_calls(c, op, NULL);
+    h.rnn_s = est_rnn_host_s(c, op);
+    return h;
 }
 
-/* The host time of one call of a CPU trace's op on the target: the
- * dispatch its class costs, each op the target adds beside it (a
- * convolution's bias add), a recurrent layer's loop on the host
- * (est_rnn_host_s). */
+static double call_host_s(const struct call_host *h, double dispatch_s)
+{
+    return (h->n * host_weights[h->cls] + h->bias * host_weights[HOST_CLASS_KERNEL]) * dispatch_s
+           + h->rnn_s;
+}
+
 double est_call_host_s(const struct est *c, const struct op *op)
 {
-    enum est_host_class cls;
-    double bias, n = call_dispatches(c, op, &cls, &bias), d = c->m->dispatch_s;
-    return (n * host_weights[cls] + bias * host_weights[HOST_CLASS_KERNEL]) * d
-           + est_rnn_host_s(c, op);
+    struct call_host h = call_host(c, op);
+    return call_host_s(&h, c->m->dispatch_s);
 }
 
 /* The host time of op on the target: measured when the profile ran on a
  * GPU, else its calls' (est_call_host_s), counted by class in the
- * estimate (struct estimate: host_calls). */
+ * estimate on a GPU (struct estimate: host_calls). */
 double est_host_of(struct est *c, const struct op *op)
 {
     if (c->src_gpu)
         return op->host_time_s;
-    double calls = op->count > 0 ? op->count : 1;
+    double calls = op->count > 0 ? op->count : 1, d = c->m->dispatch_s;
     if (rnn_step_s(c->m, op) <= 0 && est_rnn_launches(c, op) > 0)
         c->n_rnn_launch_host++;
+    struct call_host h = call_host(c, op);
     if (c->tgt_gpu) {
         struct estimate *out = c->out;
-        enum est_host_class cls;
-        double bias, n = call_dispatches(c, op, &cls, &bias), d = c->m->dispatch_s;
         out->host_dispatch_s = d;
-        out->host_calls[cls] += calls * n;
-        out->host_class_s[cls] += calls * n * host_weights[cls] * d;
-        out->host_calls[HOST_CLASS_KERNEL] += calls * bias;
-        out->host_class_s[HOST_CLASS_KERNEL] += calls * bias * host_weights[HOST_CLASS_KERNEL] * d;
-        out->host_rnn_loop_s += calls * est_rnn_host_s(c, op);
+        out->host_calls[h.cls] += calls * h.n;
+        out->host_class_s[h.cls] += calls * h.n * host_weights[h.cls] * d;
+        out->host_calls[HOST_CLASS_KERNEL] += calls * h.bias;
+        out->host_class_s[HOST_CLASS_KERNEL] += calls * h.bias * host_weights[HOST_CLASS_KERNEL] * d;
+        out->host_rnn_loop_s += calls * h.rnn_s;
     }
-    return calls * est_call_host_s(c, op);
+    return calls * call_host_s(&h, d);
 }
 
 
