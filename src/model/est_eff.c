@@ -17,6 +17,7 @@
  * the roofline).  Only machines of the target's kind (GPU, CPU) teach it,
  * never the target itself. */
 #include "model/est_internal.h"
+#include "model/ops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -138,7 +139,11 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
         if (b > 0 && slot >= 0)
             add(s, n, alloc, EK_NORM, cls, octave(b, 0, N_WORK), slot, b / (r->time_s[0] * bw));
     } else if (r->kind == KERNEL_ELTWISE && bw > 0 && r->time_s[0] > 0 && r->bytes > 0) {
-        add(s, n, alloc, EK_MEM, 0, octave(r->bytes, 0, N_WORK), 0, r->bytes / (r->time_s[0] * bw));
+        /* ops that move rows through an index in a slot of their own, per
+         * precision: they run by their elements, not their bytes */
+        int ix = ops_is_indexed(r->op);
+        add(s, n, alloc, EK_MEM, ix ? cls : 0, octave(r->bytes, 0, N_WORK), ix,
+            r->bytes / (r->time_s[0] * bw));
     }
 }
 
@@ -293,7 +298,12 @@ int est_eff_time(const struct est_eff *e, const struct machine *target, const st
     if (!(s->bytes > 0) || !(bw > 0))
         return -1;
     double kernels = s->kernels > 0 ? s->kernels : 1;
-    double frac = frac_at(e, EK_MEM, 0, octave(s->bytes / kernels, 0, N_WORK), 0);
+    int w = octave(s->bytes / kernels, 0, N_WORK);
+    double frac = NAN;
+    if (ops_is_indexed(op_sizes(op)->kop))
+        frac = frac_at(e, EK_MEM, prec_class(s->prec), w, 1);
+    if (isnan(frac))
+        frac = frac_at(e, EK_MEM, 0, w, 0);
     if (isnan(frac))
         return -1;
     *time_s = s->bytes / (bw * frac);

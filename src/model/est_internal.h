@@ -154,6 +154,8 @@ void est_warn(struct est *c, const char *fmt, ...) __attribute__((format(printf,
 /* est_retarget.c */
 void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void *arg), void *arg);
 void est_collect_flat(const int64_t *dims, int n, void *arg);
+/* The batch dimensions an indexed op's index names (est_retarget.c). */
+void est_collect_index_rows(struct est *c, const struct op *op);
 enum precision est_op_prec(const struct profile *p, const struct op *op);
 void est_shape_of(const struct est *c, const struct op *op, struct shape *s);
 int est_is_foreach_on_gpu(const struct est *c, const struct op *op);

@@ -1,4 +1,5 @@
 #include "model/est_internal.h"
+#include "model/ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -144,6 +145,24 @@ static int lk_flops(const struct kernel_table *t, enum precision p, double flops
  * lookup of the call at the op's retargeted sizes, among rows of its
  * precision, pass and category only.  Returns -1 when the table has no
  * such rows (the caller's older route or model takes the op). */
+/* A table's answer for one call, as the lookup of `calls` of them. */
+static void hit_to_lookup(const struct kernel_hit *h, enum kernel_kind kind, double calls,
+                          struct lookup *acc)
+{
+    acc->kind = kind;
+    acc->calls = calls;
+    acc->time_s = h->time_s * calls;
+    acc->lo_s = (h->time_lo_s > 0 ? h->time_lo_s : h->time_s) * calls;
+    acc->hi_s = (h->time_hi_s > 0 ? h->time_hi_s : h->time_s) * calls;
+    acc->method = h->method;
+    acc->distance = h->distance;
+    if (h->method == LOOKUP_EXTRAP) {
+        acc->above = 1;
+        for (int a = 0; a < h->n_axes; a++)
+            acc->above &= h->outside[a] >= 0;
+    }
+}
+
 static int lk_call(const struct kernel_table *t, const struct op *op, const struct shape *s,
                    struct lookup *acc)
 {
@@ -176,19 +195,27 @@ static int lk_call(const struct kernel_table *t, const struct op *op, const stru
             return -1;
         fallback = 1;
     }
-    acc->kind = q.kind;
+    hit_to_lookup(&h, q.kind, s->calls, acc);
     acc->layout_fallback = fallback;
-    acc->calls = s->calls;
-    acc->time_s = h.time_s * s->calls;
-    acc->lo_s = (h.time_lo_s > 0 ? h.time_lo_s : h.time_s) * s->calls;
-    acc->hi_s = (h.time_hi_s > 0 ? h.time_hi_s : h.time_s) * s->calls;
-    acc->method = h.method;
-    acc->distance = h.distance;
-    if (h.method == LOOKUP_EXTRAP) {
-        acc->above = 1;
-        for (int a = 0; a < h.n_axes; a++)
-            acc->above &= h.outside[a] >= 0;
-    }
+    return 0;
+}
+
+/* An op that moves rows through an index (ops_is_indexed) from its own
+ * rows, where the table has them, by its bytes per call: those rows run
+ * at the rate of the index and its atomic adds, which the stream of
+ * contiguous elements (est_lk_stream) does not. */
+static int lk_indexed(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                      struct lookup *acc)
+{
+    const char *kop = op_sizes(op)->kop;
+    if (!ops_is_indexed(kop) || !(s->bytes > 0) || !(s->calls > 0))
+        return -1;
+    struct kernel_query q = { .kind = KERNEL_ELTWISE, .pass = KPASS_FWD, .prec = s->prec,
+                              .op = kop, .bytes = s->bytes / s->calls };
+    struct kernel_hit h;
+    if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0))
+        return -1;
+    hit_to_lookup(&h, KERNEL_ELTWISE, s->calls, acc);
     return 0;
 }
 
@@ -262,6 +289,9 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
         memset(acc, 0, sizeof *acc);
         return est_lk_stream(t, s->prec, s->bytes, s->kernels, acc);
     default:
+        if (lk_indexed(t, op, s, acc) == 0)
+            return 0;
+        memset(acc, 0, sizeof *acc);
         return est_lk_stream(t, s->prec, s->bytes, s->kernels, acc);
     }
 }

@@ -48,6 +48,36 @@ void est_collect_flat(const int64_t *dims, int n, void *arg)
         c->flat[c->n_flat++] = rows;
 }
 
+static int is_flat(const struct est *c, int64_t v);
+
+/* The index of an op that moves rows through one (ops_is_indexed) whose
+ * rows are the batch's (a tensor leading with the batch) names rows per
+ * sample: a graph's edges, a bag's items.  Its length, a multiple of the
+ * batch, is then a batch dimension too, for the ops that carry only it
+ * (index_select_backward's gradient [edges, F]). */
+struct index_arg { struct est *c; int batch_led; int64_t len[MAX_FLAT]; size_t n; };
+
+static void index_groups(const int64_t *dims, int n, void *arg)
+{
+    struct index_arg *a = arg;
+    if (n >= 2 && dims[0] == a->c->b_old)
+        a->batch_led = 1;
+    if (n == 1 && dims[0] > a->c->b_old && dims[0] % a->c->b_old == 0 && a->n < MAX_FLAT)
+        a->len[a->n++] = dims[0];
+}
+
+void est_collect_index_rows(struct est *c, const struct op *op)
+{
+    const char *base = op->name && strncmp(op->name, "aten::", 6) == 0 ? op->name + 6 : op->name;
+    if (!op->shapes || !ops_is_indexed(base) || c->b_old <= 0)
+        return;
+    struct index_arg a = { c, 0, { 0 }, 0 };
+    est_shape_groups(op->shapes, index_groups, &a);
+    for (size_t i = 0; a.batch_led && i < a.n; i++)
+        if (!is_flat(c, a.len[i]) && c->n_flat < MAX_FLAT)
+            c->flat[c->n_flat++] = a.len[i];
+}
+
 struct lead_arg { const struct est *c; int hit; };
 
 static void check_lead(const int64_t *dims, int n, void *arg)

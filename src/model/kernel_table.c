@@ -42,6 +42,7 @@
 #include <gsl/gsl_linalg.h>
 
 #include "core/xalloc.h"
+#include "model/ops.h"
 
 #define KNN_MAX 16
 /* Neighbours, ridge and span were chosen by leave-one-out on the H100/H200
@@ -1282,7 +1283,9 @@ static const struct kcurve *stream_curve(const struct kernel_table *t, enum prec
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];
-        if (!(r->bytes > 0 && r->time_s[0] > 0))
+        /* ops that move rows through an index are not a stream of
+         * contiguous elements: their rows answer for them alone */
+        if (!(r->bytes > 0 && r->time_s[0] > 0) || ops_is_indexed(r->op))
             continue;
         struct kpt *pt = &pts[m++];
         pt->x[0] = log(r->bytes);

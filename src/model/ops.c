@@ -115,6 +115,17 @@ static const char *const meta_names[] = {
     "new_empty_strided", "_nested_tensor_from_mask_left_aligned", NULL,
 };
 
+/* Ops that move rows through an index (ops.h). */
+static const char *const indexed_names[] = {
+    "index_select", "index_add_", "index_add", "index_select_backward", "gather",
+    "scatter_add_", "scatter_add", NULL,
+};
+
+int ops_is_indexed(const char *base)
+{
+    return base && is_one_of(base, indexed_names);
+}
+
 /* TorchInductor names its generated kernels (and the cpu_ops that launch
  * them) by template: triton_poi_ pointwise, triton_red_ reduction,
  * triton_per_ persistent reduction, triton_tem_ a GEMM or convolution
@@ -689,6 +700,29 @@ static int channels_last(const struct op *o, const struct targ *a, int na, const
     return arg_channels_last(a, na, st, nst, cs->input) || arg_channels_last(a, na, st, nst, cs->weight);
 }
 
+/* The output elements of a gather, whose output follows its index, not
+ * its largest input: index_select(self, dim, index) gives self with dim
+ * cut to the index's length, gather(self, dim, index) the index's shape.
+ * Any other op (or a gather without the arguments to tell): dflt. */
+static double gathered_elems(const char *name, const struct targ *a, int na, char **conc, int nc,
+                             double dflt)
+{
+    const char *base = starts(name, "aten::") ? name + 6 : name;
+    if (strcmp(base, "gather") == 0 && na >= 3 && a[2].present)
+        return a[2].elems;
+    if (strcmp(base, "index_select") != 0 || na < 3 || !a[0].present || !a[2].present ||
+        nc < 2 || !conc[1])
+        return dflt;
+    int64_t dim;
+    if (ops_parse_intlist(conc[1], &dim, 1) != 1)
+        return dflt;
+    if (dim < 0)
+        dim += a[0].ndim;
+    if (dim < 0 || dim >= a[0].ndim || a[0].d[dim] < 1)
+        return dflt;
+    return a[0].elems / (double)a[0].d[dim] * a[2].elems;
+}
+
 void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)
 {
     struct targ a[MAX_ARGS], st[MAX_ARGS];
@@ -758,9 +792,12 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
         fill_rnn(o, a, na, flops1);
         *bytes1 = esz * (all + largest);
         break;
-    default:
-        *flops1 = o->kind == OP_OTHER || o->kind == OP_MEMCPY ? 0 : largest;
-        *bytes1 = esz * (all + largest);
+    default: {
+        /* one output as large as the largest input, except where a gather
+         * makes one of the index's length (gathered_elems) */
+        double out = gathered_elems(o->name, a, na, conc, nc, largest);
+        *flops1 = o->kind == OP_OTHER || o->kind == OP_MEMCPY ? 0 : out;
+        *bytes1 = esz * (all + out);
         if (o->kind == OP_OTHER && starts(o->name, "aten::")) {
             /* metadata ops move nothing */
             struct op_class c;
@@ -769,6 +806,7 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
                 *bytes1 = 0;
         }
         break;
+    }
     }
     op_params_fill(o, a, na, conc, nc);
     if ((o->kind == OP_RNN || o->kind == OP_CONV || o->kind == OP_GEMM ||

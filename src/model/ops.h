@@ -19,6 +19,14 @@ struct op_class {
 
 /* Classify a framework op name ("aten::addmm", "MmBackward0", ...). */
 void ops_classify(const char *name, struct op_class *c);
+/* Whether an op (its name without "aten::") reads or adds rows through an
+ * index: a gather (index_select, gather) or a scatter-add made of atomic
+ * adds (index_add_, index_select_backward, scatter_add_).  Their kernels
+ * move one element per thread through the index, so their time follows
+ * the elements more than the bytes (bf16 no faster than fp32: measured,
+ * estimators/h100/index-ops/ORIGIN.md); kernel tables keep their rows
+ * apart from the stream of contiguous elements. */
+int ops_is_indexed(const char *base);
 /* Classify a device kernel / memcpy name with no framework op above it. */
 enum op_kind ops_classify_kernel(const char *name);
 

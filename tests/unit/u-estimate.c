@@ -329,6 +329,22 @@ static void test_batch_rescale(void **state)
     *op_conv_mut(c) = (struct conv_shape){ .n = 100, .c = 3, .h = 32, .w = 32, .k = 8, .r = 3, .s = 3,
                                    .stride_h = 1, .stride_w = 1, .p = 30, .q = 30, .groups = 1 };
     c->flops = 1e9;
+    /* a graph's scatter-add over the batch's rows names 1,600 edges (16
+     * a sample): the gradient of the gather over them, which carries only
+     * the edges, grows with the batch too; the index of an op over rows
+     * that are not the batch's names nothing */
+    struct op *ia = add(&p, "aten::index_add_", OP_ELEMENTWISE, 1);
+    ia->shapes = xstrdup("[100, 8], [], [1600], [1600, 8], []");
+    ia->bytes = 1e6;
+    struct op *ib = add(&p, "aten::index_select_backward", OP_ELEMENTWISE, 1);
+    ib->shapes = xstrdup("[1600, 8], [], [], [1600]");
+    ib->bytes = 1e6;
+    struct op *iw = add(&p, "aten::index_select", OP_ELEMENTWISE, 1);
+    iw->shapes = xstrdup("[3000, 8], [], [900]");
+    iw->bytes = 1e6;
+    struct op *iv = add(&p, "aten::index_select_backward", OP_ELEMENTWISE, 1);
+    iv->shapes = xstrdup("[900, 8], [], [], [900]");
+    iv->bytes = 1e6;
 
     struct estimate_opts eo;
     estimate_opts_init(&eo);
@@ -347,6 +363,10 @@ static void test_batch_rescale(void **state)
     assert_close(e.ops[5].bytes, 1e6, 1e-12);
     assert_close(e.ops[6].bytes, 1e6, 1e-12);
     assert_close(e.ops[7].flops, 2.5e9, 1e-12);
+    assert_close(e.ops[8].bytes, 2.5e6, 1e-12);
+    assert_close(e.ops[9].bytes, 2.5e6, 1e-12);
+    assert_close(e.ops[10].bytes, 1e6, 1e-12);
+    assert_close(e.ops[11].bytes, 1e6, 1e-12);
     /* roofline time follows: 2*250*1000*500 / 10e12 = 25 us */
     assert_close(e.ops[0].device_s, 25e-6, 1e-12);
     estimate_release(&e);
@@ -680,6 +700,79 @@ static void test_cpu_view_ops(void **state)
     fclose(fp);
 }
 
+static void elt_row(struct kernel_table *t, const char *op, enum precision p, double bytes,
+                    double time_s)
+{
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = KERNEL_ELTWISE;
+    r->prec = p;
+    r->op = xstrdup(op);
+    r->bytes = bytes;
+    r->time_s[0] = time_s;
+    r->reps = 20;
+}
+
+/* An op that moves rows through an index (a scatter-add of atomic adds)
+ * takes the time of its own rows, not of the stream of contiguous
+ * elements, whose curve its rows stay out of; in bf16 its rows run no
+ * faster than fp32 (as measured, estimators/h100/index-ops), so neither
+ * does the op.  An add of the same bytes keeps the stream's time. */
+static void test_indexed_rows(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    struct kernel_table *t = kernel_set_get(&ks, "Test GPU");
+    for (int i = 0; i < 2; i++) {
+        enum precision pr = i ? PREC_BF16 : PREC_FP32;
+        double eb = i ? 2 : 4;
+        elt_row(t, "copy", pr, eb * 1e6, eb * 1e6 / 1e12 * 1.25);       /* 80% of 1 TB/s */
+        elt_row(t, "copy", pr, eb * 1e7, eb * 1e7 / 1e12 * 1.25);
+        elt_row(t, "index_add_", pr, eb * 1e6, 30e-6);                  /* fp32 and bf16 alike */
+        elt_row(t, "index_add_", pr, eb * 1e7, 300e-6);
+    }
+    struct profile p;
+    profile_init(&p);
+    struct op *o = add(&p, "aten::index_add_", OP_ELEMENTWISE, 2);
+    o->time_s = 9e-3;                           /* host CPU time of 2 calls */
+    o->bytes = 2 * 4e6;
+    snprintf(op_sizes_mut(o)->kop, sizeof op_sizes_mut(o)->kop, "index_add_");
+    struct op *a = add(&p, "aten::add", OP_ELEMENTWISE, 2);
+    a->time_s = 1e-3;
+    a->bytes = 2 * 4e6;
+    snprintf(op_sizes_mut(a)->kop, sizeof op_sizes_mut(a)->kop, "add");
+
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, NULL, &e, &d), 0);
+    /* 2 calls of 4 MB: the index row at 4 MB, 30 us a call */
+    const struct op_estimate *oi = &e.ops[0], *oa = &e.ops[1];
+    if (strcmp(e.ops[0].name, "aten::index_add_") != 0) {
+        oi = &e.ops[1];
+        oa = &e.ops[0];
+    }
+    assert_int_equal(oi->method, EST_TABLE_EXACT);
+    assert_close(oi->device_s, 2 * 30e-6, 1e-3);
+    /* the add: the copy rows' 80% of 1 TB/s, 5 us a call; the slow index
+     * rows at the same bytes leave the stream curve alone */
+    assert_close(oa->device_s, 2 * 5e-6, 1e-3);
+    /* bf16: 2 MB a call, the bf16 index rows' 30 us, no faster */
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.precision = PREC_BF16;
+    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    oi = strcmp(e.ops[0].name, "aten::index_add_") == 0 ? &e.ops[0] : &e.ops[1];
+    assert_close(oi->device_s, 2 * 30e-6, 1e-3);
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&ks);
+    fclose(fp);
+}
+
 /* A CPU trace's op on a GPU costs the host by what it is: a norm as
  * cuDNN's ops (4.0 bare adds), an optimizer's op once, an optimizer's
  * item() (its step count, a CPU tensor) as a view, a CPU target a bare
@@ -994,6 +1087,67 @@ static void efficiency_or_peer(int per_call)
     fclose(fp);
 }
 
+/* The efficiency model learns the ops that move rows through an index
+ * apart, per precision: they take their own rows' fraction of the
+ * bandwidth (bf16 no faster than fp32), and the stream's fraction that
+ * every other op takes is the copies' alone. */
+static void test_efficiency_indexed(void **state)
+{
+    (void)state;
+    struct machine tgt, ref;
+    gpu(&tgt, "Target GPU");
+    gpu(&ref, "Ref GPU");
+    tgt.launch_latency_s = 0;
+    struct kernel_set refs;
+    kernel_set_init(&refs);
+    struct kernel_table *t = kernel_set_get(&refs, "Ref GPU");
+    t->software = xstrdup(KERNEL_TIMED_PER_CALL);   /* no peer rows: the model alone */
+    elt_row(t, "copy", PREC_FP32, 4e6, 5e-6);           /* 80% of 1 TB/s */
+    elt_row(t, "index_add_", PREC_FP32, 4e6, 40e-6);    /* 10% */
+    elt_row(t, "index_add_", PREC_BF16, 2e6, 40e-6);    /* 5%: no faster */
+    struct profile p;
+    profile_init(&p);
+    struct op *o = add(&p, "aten::index_add_", OP_ELEMENTWISE, 1);
+    o->time_s = 1e-3;
+    o->bytes = 4e6;
+    snprintf(op_sizes_mut(o)->kop, sizeof op_sizes_mut(o)->kop, "index_add_");
+    struct op *a = add(&p, "aten::add", OP_ELEMENTWISE, 1);
+    a->time_s = 1e-4;
+    a->bytes = 4e6;
+    snprintf(op_sizes_mut(a)->kop, sizeof op_sizes_mut(a)->kop, "add");
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    struct machine ms[2] = { ref, tgt };
+    eo.reference = &refs;
+    eo.ref_machines = ms;
+    eo.n_ref_machines = 2;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        eo.precision = bf16 ? PREC_BF16 : PREC_UNKNOWN;
+        assert_int_equal(estimate_profile(&p, &tgt, NULL, &eo, &e, &d), 0);
+        int seen = 0;
+        for (size_t i = 0; i < e.n_ops; i++) {
+            seen += strcmp(e.ops[i].name, "aten::index_add_") == 0;
+            if (strcmp(e.ops[i].name, "aten::index_add_") == 0) {
+                assert_int_equal(e.ops[i].method, EST_EFFICIENCY);
+                /* 4 MB at 10% of 1 TB/s; bf16: 2 MB at 5% */
+                assert_close(e.ops[i].device_s, 40e-6, 1e-9);
+            } else if (strcmp(e.ops[i].name, "aten::add") == 0 && !bf16) {
+                assert_int_equal(e.ops[i].method, EST_EFFICIENCY);
+                assert_close(e.ops[i].device_s, 5e-6, 1e-9);  /* 80%, the copies' */
+            }
+        }
+        assert_int_equal(seen, 1);
+    }
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&refs);
+    fclose(fp);
+}
+
 static void test_efficiency_model(void **state)
 {
     (void)state;
@@ -1019,6 +1173,8 @@ int main(void)
         cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_cpu_view_ops),
         cmocka_unit_test(test_cpu_host_weights),
+        cmocka_unit_test(test_indexed_rows),
+        cmocka_unit_test(test_efficiency_indexed),
         cmocka_unit_test(test_keep_measured_warning),
         cmocka_unit_test(test_scaled_last_resort),
         cmocka_unit_test(test_names),

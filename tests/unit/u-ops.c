@@ -430,6 +430,53 @@ static void test_elementwise_and_lists(void **state)
     clear(&o);
 }
 
+/* Ops that move rows through an index: a gather's output is the index's
+ * rows, not its largest input, and the bytes are those
+ * estimators/measure/index_rows.py writes beside the measured rows (the
+ * table looks them up by these bytes, so both must count alike). */
+static void test_indexed(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    const double n = 6000, w = 40, e = 18000;     /* rows, row width, index */
+    fill(&o, "aten::index_select", OP_ELEMENTWISE, "[[6000, 40], [], [18000]]",
+         "[\"float\", \"Scalar\", \"long int\"]", NULL, "[\"\", \"0\", \"\"]", &f, &b);
+    assert_close(f, e * w, 1e-15);
+    assert_close(b, 4.0 * (n * w + e + e * w), 1e-15);
+    clear(&o);
+    /* along the last dimension: [6000, 40] cut to [6000, 7] */
+    fill(&o, "aten::index_select", OP_ELEMENTWISE, "[[6000, 40], [], [7]]",
+         "[\"float\", \"Scalar\", \"long int\"]", NULL, "[\"\", \"-1\", \"\"]", &f, &b);
+    assert_close(f, n * 7, 1e-15);
+    clear(&o);
+    /* no dimension recorded: the largest input, as for any op */
+    fill(&o, "aten::index_select", OP_ELEMENTWISE, "[[6000, 40], [], [18000]]",
+         "[\"float\", \"Scalar\", \"long int\"]", NULL, NULL, &f, &b);
+    assert_close(f, n * w, 1e-15);
+    clear(&o);
+    fill(&o, "aten::gather", OP_ELEMENTWISE, "[[6000, 40], [], [18000, 40], []]",
+         "[\"c10::BFloat16\", \"Scalar\", \"long int\", \"Scalar\"]", NULL, NULL, &f, &b);
+    assert_close(b, 2.0 * (n * w + 2 * e * w), 1e-15);
+    clear(&o);
+    fill(&o, "aten::index_add_", OP_ELEMENTWISE, "[[6000, 40], [], [18000], [18000, 40], []]",
+         "[\"float\", \"Scalar\", \"long int\", \"float\", \"Scalar\"]", NULL, NULL, &f, &b);
+    assert_close(b, 4.0 * (n * w + e + 2 * e * w), 1e-15);
+    clear(&o);
+    fill(&o, "aten::index_select_backward", OP_ELEMENTWISE, "[[18000, 40], [], [], [18000]]",
+         "[\"float\", \"ScalarList\", \"Scalar\", \"long int\"]", NULL, NULL, &f, &b);
+    assert_close(b, 4.0 * (2 * e * w + e), 1e-15);
+    clear(&o);
+    fill(&o, "aten::scatter_add_", OP_ELEMENTWISE, "[[6000, 40], [], [18000, 40], [18000, 40]]",
+         "[\"float\", \"Scalar\", \"long int\", \"float\"]", NULL, NULL, &f, &b);
+    assert_close(b, 4.0 * (n * w + 3 * e * w), 1e-15);
+    clear(&o);
+    assert_true(ops_is_indexed("index_add_"));
+    assert_false(ops_is_indexed("index"));
+    assert_false(ops_is_indexed("add_"));
+    assert_false(ops_is_indexed(NULL));
+}
+
 static void test_top(void **state)
 {
     (void)state;
@@ -514,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_table_params),
         cmocka_unit_test(test_rnn),
         cmocka_unit_test(test_elementwise_and_lists),
+        cmocka_unit_test(test_indexed),
         cmocka_unit_test(test_top),
         cmocka_unit_test(test_borrowed_strings),
     };
