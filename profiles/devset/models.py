@@ -669,6 +669,142 @@ def regnet(batch, device):
     return m, _images(batch, device), _cls_loss, "sgd_momentum"
 
 
+# -- fifth round ---------------------------------------------------------------
+# Five models recorded after the fourth round had been looked at: a GIN
+# graph network (per-element gather and scatter_add_ over edges, sum
+# aggregation), a ResNeXt-50 (grouped convolutions of 32 groups), a Swin-T
+# (shifted-window attention: rolls, window partitions, LayerNorm), a
+# PointNet classifier (1x1 1-D convolutions over points, max over points,
+# 3x3 transform by bmm) and a WaveNet-shaped audio model (gated dilated
+# causal 1-D convolutions, residual and skip 1x1 convolutions).
+
+class GIN(nn.Module):
+    """Graph Isomorphism Network, sum aggregation: per layer, the
+    neighbours' features gathered along the edges (torch.gather with a
+    per-element index) and summed at their destinations by scatter_add_,
+    then an MLP of two linear layers with BatchNorm."""
+
+    def __init__(self, fin=100, hidden=300, classes=40, layers=4):
+        super().__init__()
+        dims = [fin] + [hidden] * layers
+        self.mlps = nn.ModuleList(
+            nn.Sequential(nn.Linear(a, b), nn.BatchNorm1d(b), nn.ReLU(), nn.Linear(b, b), nn.ReLU())
+            for a, b in zip(dims[:-1], dims[1:]))
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, inp):
+        x, src, dst = inp
+        for mlp in self.mlps:
+            f = x.shape[1]
+            msg = torch.gather(x, 0, src.unsqueeze(1).expand(-1, f))
+            agg = torch.zeros_like(x).scatter_add_(0, dst.unsqueeze(1).expand(-1, f), msg)
+            x = mlp(x + agg)
+        return self.head(x)
+
+
+def gin(batch, device):
+    """batch: nodes of a random graph with 6 in-edges per node."""
+    m = GIN()
+
+    def make():
+        n, e = batch, 6 * batch
+        dst = torch.randint(0, n, (e,), device=device)
+        src = torch.randint(0, n, (e,), device=device)
+        return ((torch.randn(n, 100, device=device), src, dst),
+                torch.randint(0, 40, (n,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+def resnext(batch, device):
+    import torchvision
+    m = torchvision.models.resnext50_32x4d(num_classes=1000)
+    return m, _images(batch, device), _cls_loss, "sgd_momentum"
+
+
+def swin(batch, device):
+    import torchvision
+    m = torchvision.models.swin_t(num_classes=1000)
+    return m, _images(batch, device), _cls_loss, "adamw"
+
+
+class PointNet(nn.Module):
+    """PointNet classifier over 1,024 points: an input transform (3x3, by
+    bmm), shared per-point MLPs as 1x1 Conv1d with BatchNorm1d, a max over
+    the points, and a fully connected head."""
+
+    def __init__(self, classes=40):
+        super().__init__()
+
+        def mlp(chs):
+            layers = []
+            for a, b in zip(chs[:-1], chs[1:]):
+                layers += [nn.Conv1d(a, b, 1), nn.BatchNorm1d(b), nn.ReLU()]
+            return nn.Sequential(*layers)
+        self.tnet = mlp([3, 64, 128, 1024])
+        self.tfc = nn.Sequential(nn.Linear(1024, 256), nn.ReLU(), nn.Linear(256, 9))
+        self.feat = mlp([3, 64, 64, 64, 128, 1024])
+        self.head = nn.Sequential(nn.Linear(1024, 512), nn.BatchNorm1d(512), nn.ReLU(),
+                                  nn.Dropout(0.3), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, classes))
+
+    def forward(self, x):                           # b, 3, points
+        t = self.tfc(self.tnet(x).amax(2)).view(-1, 3, 3) + torch.eye(3, device=x.device)
+        x = torch.bmm(t, x)
+        return self.head(self.feat(x).amax(2))
+
+
+def pointnet(batch, device):
+    m = PointNet()
+
+    def make():
+        return (torch.randn(batch, 3, 1024, device=device),
+                torch.randint(0, 40, (batch,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class WaveNet(nn.Module):
+    """WaveNet-shaped: 2 stacks of 10 gated dilated causal 1-D convolutions
+    (kernel 2, dilation 1..512, 64 residual channels), residual and skip
+    1x1 convolutions, 256-way output per sample."""
+
+    def __init__(self, ch=64, skip=128, classes=256, stacks=2, layers=10):
+        super().__init__()
+        self.inp = nn.Conv1d(1, ch, 1)
+        self.dil = nn.ModuleList()
+        self.res = nn.ModuleList()
+        self.skp = nn.ModuleList()
+        for _ in range(stacks):
+            for i in range(layers):
+                self.dil.append(nn.Conv1d(ch, 2 * ch, 2, dilation=2 ** i))
+                self.res.append(nn.Conv1d(ch, ch, 1))
+                self.skp.append(nn.Conv1d(ch, skip, 1))
+        self.out = nn.Sequential(nn.ReLU(), nn.Conv1d(skip, skip, 1), nn.ReLU(), nn.Conv1d(skip, classes, 1))
+
+    def forward(self, x):
+        x = self.inp(x)
+        total = 0
+        for dil, res, skp in zip(self.dil, self.res, self.skp):
+            d = dil.dilation[0]
+            h = dil(F.pad(x, (d, 0)))
+            a, b = h.chunk(2, dim=1)
+            z = torch.tanh(a) * torch.sigmoid(b)
+            total = total + skp(z)
+            x = x + res(z)
+        return self.out(total)
+
+
+def _wave_loss(out, y):
+    return F.cross_entropy(out, y)
+
+
+def wavenet(batch, device):
+    m = WaveNet()
+
+    def make():
+        return (torch.randn(batch, 1, 8000, device=device),
+                torch.randint(0, 256, (batch, 8000), device=device))
+    return m, make, _wave_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -695,4 +831,9 @@ MODELS = {
     "mixer": (mixer, "MLP-Mixer 224x224, patch 16, width 512, 8 blocks; fourth round"),
     "deepspeech": (deepspeech, "DeepSpeech-shaped: 2 Conv2d on spectrograms, 3-layer BiGRU 512, CTC; fourth round"),
     "regnet": (regnet, "RegNetX-400MF ImageNet (grouped convolutions); fourth round"),
+    "gin": (gin, "GIN, 4 layers of 300, sum aggregation by gather and scatter_add_ over 6 in-edges; fifth round"),
+    "resnext": (resnext, "ResNeXt-50 32x4d ImageNet (grouped convolutions); fifth round"),
+    "swin": (swin, "Swin-T ImageNet (shifted-window attention); fifth round"),
+    "pointnet": (pointnet, "PointNet classifier, 1,024 points (1x1 Conv1d, max over points, bmm); fifth round"),
+    "wavenet": (wavenet, "WaveNet-shaped, 20 gated dilated causal Conv1d, 8,000 samples; fifth round"),
 }

@@ -39,6 +39,7 @@ BATCH = {
     "convnext": (32, 4), "convae": (32, 4), "tcn": (64, 8), "lstmlm": (32, 8), "seq2seq": (32, 4),
     "densenet": (32, 4), "llama": (16, 2), "attnlstm": (64, 16), "twotower": (4096, 512), "cosmoflow": (16, 2),
     "shufflenet": (64, 8), "gcn": (32768, 4096), "mixer": (64, 8), "deepspeech": (32, 4), "regnet": (64, 8),
+    "gin": (50000, 5000), "resnext": (64, 8), "swin": (64, 8), "pointnet": (128, 16), "wavenet": (16, 2),
 }
 
 
