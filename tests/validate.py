@@ -65,10 +65,10 @@ TITLES = {
 # set (make validate), rounded up to the next 5%.  A change that makes a
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
-    "development": {"replay": 0.50, "gpu-both": 0.75, "gpu-target": 0.75, "cpu-to-gpu": 0.55,
-                    "fp32-to-bf16": 0.60, "machine-file": 0.55},
-    "held-out": {"replay": 0.40, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.90,
-                 "fp32-to-bf16": 0.85, "machine-file": 0.85},
+    "development": {"replay": 0.50, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.55,
+                    "fp32-to-bf16": 0.85, "machine-file": 0.55},
+    "held-out": {"replay": 0.15, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.50,
+                 "fp32-to-bf16": 0.35, "machine-file": 0.60},
 }
 SETS = ["development", "held-out"]
 
