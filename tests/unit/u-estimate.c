@@ -1028,6 +1028,20 @@ static void test_limits(void **state)
  * per_call 0 the other table's rows were timed queued and the row of the
  * op's own shape is nearer measured data: the op is that row moved by the
  * two peaks (scaled-table), said in a warning. */
+/* Options whose reference tables are refs, measured on ref; the target
+ * tgt is named among the reference machines too (its own tables, where
+ * refs has them, are never learned from). */
+static void with_reference(struct estimate_opts *eo, struct kernel_set *refs, struct machine ms[2],
+                           const struct machine *ref, const struct machine *tgt)
+{
+    estimate_opts_init(eo);
+    ms[0] = *ref;
+    ms[1] = *tgt;
+    eo->reference = refs;
+    eo->ref_machines = ms;
+    eo->n_ref_machines = 2;
+}
+
 static void efficiency_or_peer(int per_call)
 {
     struct machine tgt, ref;
@@ -1054,13 +1068,8 @@ static void efficiency_or_peer(int per_call)
     o->bytes = 3 * 1024.0 * 1024 * 4;
     o->time_s = 0.5;
     struct estimate_opts eo;
-    estimate_opts_init(&eo);
     struct machine ms[2];
-    ms[0] = ref;
-    ms[1] = tgt;
-    eo.reference = &refs;
-    eo.ref_machines = ms;
-    eo.n_ref_machines = 2;
+    with_reference(&eo, &refs, ms, &ref, &tgt);
     struct estimate e;
     estimate_init(&e);
     FILE *fp;
@@ -1116,11 +1125,8 @@ static void test_efficiency_indexed(void **state)
     a->bytes = 4e6;
     snprintf(op_sizes_mut(a)->kop, sizeof op_sizes_mut(a)->kop, "add");
     struct estimate_opts eo;
-    estimate_opts_init(&eo);
-    struct machine ms[2] = { ref, tgt };
-    eo.reference = &refs;
-    eo.ref_machines = ms;
-    eo.n_ref_machines = 2;
+    struct machine ms[2];
+    with_reference(&eo, &refs, ms, &ref, &tgt);
     struct estimate e;
     estimate_init(&e);
     FILE *fp;
