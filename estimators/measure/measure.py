@@ -724,6 +724,16 @@ def norm_cases(grid):
     def add(op, n, c, s, groups=0):
         rows.append(({"op": op, "n": n, "c": c, "s": s, "groups": groups},
                      "grid"))
+    if grid == "norm2d":
+        # Batch norm over rows of features ([N, C] input, s = 1: BatchNorm1d
+        # after a linear layer in MLP heads, graph and point-cloud networks),
+        # which PyTorch runs as its own kernels, not as the 4-D ones above:
+        # 1k to 256k rows, 32 to 2,048 features.
+        for n in pow2(10, 18, 2):
+            for c in (32, 128, 512, 2048):
+                if n * c <= 1 << 28:
+                    add("batch_norm", n, c, 1)
+        return rows
     if grid == "tiny":
         add("batch_norm", 4, 8, 64)
         add("group_norm", 4, 8, 64, 4)
@@ -1036,7 +1046,8 @@ def build_norm(s, prec, pas, dev):
                 return rms_norm(x, w)
             params = [x, w]
     else:
-        x = rand((n, c, sp), dt, dev, grad)
+        # s = 1 is an [N, C] input (BatchNorm1d over features), as models give it
+        x = rand((n, c) if sp == 1 else (n, c, sp), dt, dev, grad)
         # cuDNN batch norm keeps fp32 scale and statistics for half inputs
         pdt = torch.float32 if (op == "batch_norm" and dev.type == "cuda") else dt
         w = rand((c,), pdt, dev, grad)
@@ -1804,10 +1815,11 @@ def parse_args(argv):
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
     ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
-                                       "grouped"],
+                                       "grouped", "norm2d"],
                     default="small",
                     help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D or "
-                         "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv)")
+                         "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv), or "
+                         "batch norms over [N, C] inputs (norm2d, --kinds norm)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
     ap.add_argument("--precisions", default=None,
@@ -1863,6 +1875,9 @@ def run(args):
     if args.grid in ("depthwise", "dense-layouts", "dilated", "conv3d", "grouped") and kinds != ["conv"]:
         print("measure: error: --grid %s measures convolutions: give --kinds conv" % args.grid,
               file=sys.stderr)
+        return 2
+    if args.grid == "norm2d" and kinds != ["norm"]:
+        print("measure: error: --grid norm2d measures batch norms: give --kinds norm", file=sys.stderr)
         return 2
     if args.device == "cpu" and "comm" in kinds and args.kinds is not None:
         print("measure: error: --kinds comm needs --device cuda:N on a host of 2+ GPUs",
