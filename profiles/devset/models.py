@@ -807,6 +807,207 @@ def wavenet(batch, device):
     return m, make, _wave_loss, "adamw"
 
 
+# -- sixth round ---------------------------------------------------------------
+# Five models recorded after the fifth round had been looked at: a DCN-v2
+# recommender (embeddings, cross layers, BatchNorm1d MLP), a MaxViT-T
+# (MBConv with squeeze-excite, block and grid attention), a NeRF-style MLP
+# (positional encoding by sin and cos, wide ReLU MLP over sample points),
+# a Fourier neural operator (2-D FFTs and complex mode mixing) and a
+# Conformer encoder (feed-forward halves, self-attention, depthwise 1-D
+# convolution with GLU and BatchNorm1d).
+
+class DCN(nn.Module):
+    """DCN-v2: 26 categorical fields of 100,000 ids embedded 32 wide and 13
+    dense features, 3 full-rank cross layers and a 3-layer MLP with
+    BatchNorm1d, one logit."""
+
+    def __init__(self, fields=26, ids=100000, dim=32, dense=13):
+        super().__init__()
+        self.emb = nn.ModuleList(nn.Embedding(ids, dim) for _ in range(fields))
+        d = fields * dim + dense
+        self.cross = nn.ModuleList(nn.Linear(d, d) for _ in range(3))
+        self.mlp = nn.Sequential(nn.Linear(d, 1024), nn.BatchNorm1d(1024), nn.ReLU(),
+                                 nn.Linear(1024, 512), nn.BatchNorm1d(512), nn.ReLU(),
+                                 nn.Linear(512, 256), nn.BatchNorm1d(256), nn.ReLU())
+        self.out = nn.Linear(d + 256, 1)
+
+    def forward(self, inp):
+        cat, dense = inp
+        x0 = torch.cat([e(cat[:, i]) for i, e in enumerate(self.emb)] + [dense], dim=1)
+        x = x0
+        for lin in self.cross:
+            x = x0 * lin(x) + x
+        return self.out(torch.cat([x, self.mlp(x0)], dim=1)).squeeze(1)
+
+
+def _bce_loss(out, y):
+    return F.binary_cross_entropy_with_logits(out, y)
+
+
+def dcn(batch, device):
+    m = DCN()
+
+    def make():
+        return ((torch.randint(0, 100000, (batch, 26), device=device),
+                 torch.randn(batch, 13, device=device)),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return m, make, _bce_loss, "adamw"
+
+
+def maxvit(batch, device):
+    import torchvision
+    m = torchvision.models.maxvit_t(num_classes=1000)
+    return m, _images(batch, device), _cls_loss, "adamw"
+
+
+class NeRF(nn.Module):
+    """NeRF-style MLP over sample points: positional encoding of xyz (10
+    frequencies) and of the view direction (4), 8 layers of 256 with a skip,
+    density and colour heads."""
+
+    def __init__(self, w=256):
+        super().__init__()
+        px, pd = 3 + 3 * 2 * 10, 3 + 3 * 2 * 4
+        self.l1 = nn.ModuleList([nn.Linear(px, w)] + [nn.Linear(w, w) for _ in range(4)])
+        self.l2 = nn.ModuleList([nn.Linear(w + px, w)] + [nn.Linear(w, w) for _ in range(2)])
+        self.sigma = nn.Linear(w, 1)
+        self.feat = nn.Linear(w, w)
+        self.rgb = nn.Sequential(nn.Linear(w + pd, w // 2), nn.ReLU(), nn.Linear(w // 2, 3))
+
+    @staticmethod
+    def enc(x, n):
+        f = 2.0 ** torch.arange(n, device=x.device, dtype=x.dtype)
+        a = (x.unsqueeze(-1) * f).flatten(1)
+        return torch.cat([x, torch.sin(a), torch.cos(a)], dim=1)
+
+    def forward(self, inp):
+        xyz, d = inp
+        ex, ed = self.enc(xyz, 10), self.enc(d, 4)
+        h = ex
+        for lin in self.l1:
+            h = F.relu(lin(h))
+        h = torch.cat([h, ex], dim=1)
+        for lin in self.l2:
+            h = F.relu(lin(h))
+        sigma = F.softplus(self.sigma(h))
+        rgb = torch.sigmoid(self.rgb(torch.cat([self.feat(h), ed], dim=1)))
+        return torch.cat([rgb, sigma], dim=1)
+
+
+def _mse_loss(out, y):
+    return F.mse_loss(out, y)
+
+
+def nerf(batch, device):
+    """batch: sample points."""
+    m = NeRF()
+
+    def make():
+        return ((torch.rand(batch, 3, device=device), torch.randn(batch, 3, device=device)),
+                torch.rand(batch, 4, device=device))
+    return m, make, _mse_loss, "adamw"
+
+
+class SpectralConv(nn.Module):
+    def __init__(self, c, modes):
+        super().__init__()
+        self.modes = modes
+        scale = 1.0 / (c * c)
+        self.w1 = nn.Parameter(scale * torch.randn(c, c, modes, modes, 2))
+        self.w2 = nn.Parameter(scale * torch.randn(c, c, modes, modes, 2))
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        m = self.modes
+        xf = torch.fft.rfft2(x.float())
+        out = torch.zeros(b, c, h, w // 2 + 1, dtype=torch.cfloat, device=x.device)
+        w1, w2 = torch.view_as_complex(self.w1), torch.view_as_complex(self.w2)
+        out[:, :, :m, :m] = torch.einsum("bixy,ioxy->boxy", xf[:, :, :m, :m], w1)
+        out[:, :, -m:, :m] = torch.einsum("bixy,ioxy->boxy", xf[:, :, -m:, :m], w2)
+        return torch.fft.irfft2(out, s=(h, w))
+
+
+class FNO(nn.Module):
+    """2-D Fourier neural operator on a 128x128 grid: 4 layers of width 32,
+    16 Fourier modes each way, a 1x1 convolution beside each spectral one."""
+
+    def __init__(self, c=32, modes=16, layers=4):
+        super().__init__()
+        self.lift = nn.Conv2d(3, c, 1)
+        self.spec = nn.ModuleList(SpectralConv(c, modes) for _ in range(layers))
+        self.pw = nn.ModuleList(nn.Conv2d(c, c, 1) for _ in range(layers))
+        self.proj = nn.Sequential(nn.Conv2d(c, 128, 1), nn.GELU(), nn.Conv2d(128, 1, 1))
+
+    def forward(self, x):
+        x = self.lift(x)
+        for sp, pw in zip(self.spec, self.pw):
+            x = F.gelu(sp(x) + pw(x))
+        return self.proj(x)
+
+
+def fno(batch, device):
+    m = FNO()
+
+    def make():
+        return (torch.randn(batch, 3, 128, 128, device=device),
+                torch.randn(batch, 1, 128, 128, device=device))
+    return m, make, _mse_loss, "adamw"
+
+
+class ConformerBlock(nn.Module):
+    def __init__(self, d=256, heads=4, kernel=31):
+        super().__init__()
+        self.ff1 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+        self.ff2 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+        self.ln_att = nn.LayerNorm(d)
+        self.att = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.ln_conv = nn.LayerNorm(d)
+        self.pw1 = nn.Conv1d(d, 2 * d, 1)
+        self.dw = nn.Conv1d(d, d, kernel, padding=kernel // 2, groups=d)
+        self.bn = nn.BatchNorm1d(d)
+        self.pw2 = nn.Conv1d(d, d, 1)
+        self.ln_out = nn.LayerNorm(d)
+
+    def forward(self, x):
+        x = x + 0.5 * self.ff1(x)
+        h = self.ln_att(x)
+        x = x + self.att(h, h, h, need_weights=False)[0]
+        h = self.ln_conv(x).transpose(1, 2)
+        h = F.glu(self.pw1(h), dim=1)
+        h = self.pw2(F.silu(self.bn(self.dw(h))))
+        x = x + h.transpose(1, 2)
+        x = x + 0.5 * self.ff2(x)
+        return self.ln_out(x)
+
+
+class Conformer(nn.Module):
+    """Conformer encoder: 80 filterbanks over 400 frames, a 4x subsampling by
+    two strided 2-D convolutions, 6 blocks of width 256, per-frame
+    classes (128)."""
+
+    def __init__(self, d=256, blocks=6, classes=128):
+        super().__init__()
+        self.sub = nn.Sequential(nn.Conv2d(1, d, 3, stride=2), nn.ReLU(), nn.Conv2d(d, d, 3, stride=2), nn.ReLU())
+        self.inp = nn.Linear(d * 19, d)
+        self.blocks = nn.Sequential(*[ConformerBlock(d) for _ in range(blocks)])
+        self.out = nn.Linear(d, classes)
+
+    def forward(self, x):                       # b, 1, 80 bins, 400 frames
+        x = self.sub(x)                         # b, d, 19, 99
+        b, c, f, t = x.shape
+        x = self.inp(x.permute(0, 3, 1, 2).reshape(b, t, c * f))
+        return self.out(self.blocks(x)).transpose(1, 2)   # b, classes, t
+
+
+def conformer(batch, device):
+    m = Conformer()
+
+    def make():
+        return (torch.randn(batch, 1, 80, 400, device=device),
+                torch.randint(0, 128, (batch, 99), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -838,4 +1039,9 @@ MODELS = {
     "swin": (swin, "Swin-T ImageNet (shifted-window attention); fifth round"),
     "pointnet": (pointnet, "PointNet classifier, 1,024 points (1x1 Conv1d, max over points, bmm); fifth round"),
     "wavenet": (wavenet, "WaveNet-shaped, 20 gated dilated causal Conv1d, 8,000 samples; fifth round"),
+    "dcn": (dcn, "DCN-v2 recommender, 26 embeddings, 3 cross layers, BatchNorm1d MLP; sixth round"),
+    "maxvit": (maxvit, "MaxViT-T ImageNet (MBConv, block and grid attention); sixth round"),
+    "nerf": (nerf, "NeRF-style MLP, positional encoding, 8 x 256 with a skip; sixth round"),
+    "fno": (fno, "2-D Fourier neural operator, 128x128, 4 layers of 32, 16 modes; sixth round"),
+    "conformer": (conformer, "Conformer encoder, 6 blocks of 256, depthwise Conv1d, BatchNorm1d; sixth round"),
 }

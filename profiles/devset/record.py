@@ -40,6 +40,7 @@ BATCH = {
     "densenet": (32, 4), "llama": (16, 2), "attnlstm": (64, 16), "twotower": (4096, 512), "cosmoflow": (16, 2),
     "shufflenet": (64, 8), "gcn": (32768, 4096), "mixer": (64, 8), "deepspeech": (32, 4), "regnet": (64, 8),
     "gin": (50000, 5000), "resnext": (64, 8), "swin": (64, 8), "pointnet": (128, 16), "wavenet": (16, 2),
+    "dcn": (8192, 1024), "maxvit": (32, 4), "nerf": (65536, 8192), "fno": (16, 2), "conformer": (32, 4),
 }
 
 
