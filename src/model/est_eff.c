@@ -42,11 +42,15 @@ enum { EK_GEMM, EK_CONV, EK_MEM, EK_NORM, EK_COUNT };
  * copy moves 3), so a copy's bandwidth says nothing of them. */
 static const char *const norm_ops[] = { "batch_norm", "layer_norm", "group_norm", "rms_norm", NULL };
 
-static int norm_slot(const char *op, enum kernel_pass pass)
+#define N_NORM_OPS 4
+
+/* A norm over [N, C] (dim[NORM_S] 1) in slots of its own, after the maps'
+ * (kernel_lookup.c keeps its rows apart likewise). */
+static int norm_slot(const char *op, enum kernel_pass pass, const int64_t *dim)
 {
     for (int i = 0; op && norm_ops[i]; i++)
         if (strcmp(op, norm_ops[i]) == 0)
-            return 2 * i + (pass == KPASS_BWD);
+            return 2 * i + (pass == KPASS_BWD) + (dim[NORM_S] == 1 ? 2 * N_NORM_OPS : 0);
     return -1;
 }
 
@@ -135,7 +139,7 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
                     f / (r->time_s[pass] * pk));
     } else if (r->kind == KERNEL_NORM && bw > 0 && r->time_s[0] > 0) {
         double b = norm_bytes(r->dim, r->prec, r->pass);
-        int slot = norm_slot(r->op, r->pass);
+        int slot = norm_slot(r->op, r->pass, r->dim);
         if (b > 0 && slot >= 0)
             add(s, n, alloc, EK_NORM, cls, octave(b, 0, N_WORK), slot, b / (r->time_s[0] * bw));
     } else if (r->kind == KERNEL_ELTWISE && bw > 0 && r->time_s[0] > 0 && r->bytes > 0) {
@@ -258,7 +262,7 @@ static int norm_time(const struct est_eff *e, const struct machine *target, cons
     double bw = machine_mem_bw(target);
     if (kernel_query_from_op(op, pass, &q) != 0 || q.kind != KERNEL_NORM || !(bw > 0))
         return -1;
-    int slot = norm_slot(q.op, pass);
+    int slot = norm_slot(q.op, pass, s->kdim);
     double b = norm_bytes(s->kdim, s->prec, pass);
     if (slot < 0 || !(b > 0))
         return -1;

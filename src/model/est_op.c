@@ -303,8 +303,9 @@ static int scaled_measurement(struct est *c, const struct op *op, const struct s
     return 0;
 }
 
-/* A target known only from its file: the op at the target's shape in
- * another GPU's table, moved by the two machines' specs (peaks of its
+/* An op the target's tables do not hold (a target known only from its
+ * file, or rows of its table far from the op's shape): the op at the
+ * target's shape in another GPU's table, moved by the two machines' specs (peaks of its
  * precision for matrix ops; for the others the share of the row's time
  * at that GPU's bandwidth by the bandwidth ratio, the rest by the fp32
  * vector peaks', as off_roof_ratio reads a measurement).  The nearest
@@ -318,7 +319,7 @@ static int scaled_measurement(struct est *c, const struct op *op, const struct s
 static double peer_scaled(struct est *c, const struct op *op, const struct shape *s,
                           struct op_estimate *oe)
 {
-    if (c->tt || !c->tgt_gpu || !c->ref || op->kind == OP_COMM)
+    if (!c->tgt_gpu || !c->ref || op->kind == OP_COMM)
         return INFINITY;
     for (size_t i = 0; i < c->ref->n; i++) {
         const struct kernel_table *t = &c->ref->tables[i];
@@ -347,10 +348,14 @@ static double peer_scaled(struct est *c, const struct op *op, const struct shape
         oe->ratio = r;
         set_from_lookup(oe, &lk, r);
         /* said once per table, not formatted again for each of its ops */
-        if (c->peer_said != t)
+        if (c->peer_said != t && !c->tt)
             est_warn(c, "no table for '%s': ops that '%s' rows measure at their shape are moved "
                         "from them by the two machines' specs", c->m->id ? c->m->id : "?",
                      t->hw ? t->hw : "?");
+        else if (c->peer_said != t)
+            est_warn(c, "ops that the tables of '%s' do not hold and '%s' rows measure at their "
+                        "shape are moved from those rows by the two machines' specs",
+                     c->m->id ? c->m->id : "?", t->hw ? t->hw : "?");
         c->peer_said = t;
         return lk.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED;
     }
@@ -387,7 +392,11 @@ static double nearest_candidate(struct est *c, const struct op *op, const struct
     }
     double d;
     alt = *oe;
-    if (best > DIST_SCALED && (d = peer_scaled(c, op, &s, &alt)) < best) {
+    /* another GPU's row where the target has no table, or where its own
+     * rows do not reach the op (none, or only below them): never in place
+     * of the target's own rows past their largest sizes */
+    if (best > DIST_SCALED && (!c->tt || best > DIST_EFFICIENCY)
+        && (d = peer_scaled(c, op, &s, &alt)) < best) {
         *oe = alt;
         best = d;
     }

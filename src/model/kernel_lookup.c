@@ -232,6 +232,11 @@ static int query_point(const struct kernel_query *q, struct lpoint *pt)
     if (q->kind != KERNEL_ATTENTION && q->kind != KERNEL_COMM)
         pt->key.mode = q->mode ? q->mode : "";
     pt->key.flag = q->flag;
+    /* a norm over [N, C] (no spatial points: BatchNorm1d after a linear
+     * layer) runs other kernels than one over maps; its rows answer for
+     * it alone, and the maps' rows for the maps */
+    if (q->kind == KERNEL_NORM && q->dim[NORM_S] == 1)
+        pt->key.flag = 2;
     if (q->kind == KERNEL_COMM || q->kind == KERNEL_OPTIMIZER)
         pt->key.pass = q->kind == KERNEL_OPTIMIZER ? KPASS_STEP : KPASS_FWD;
     pt->work = dims_work(q->kind, q->dim);

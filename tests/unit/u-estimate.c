@@ -1166,6 +1166,70 @@ static void test_peer_rows(void **state)
     efficiency_or_peer(0);
 }
 
+/* A target with tables of its own that do not reach an op (rows only far
+ * above it) takes the op from another GPU's row at its shape, moved by
+ * the two machines' peaks; an op past the target's largest rows keeps
+ * the target's own rate (a scaled measurement of its own). */
+static void test_peer_rows_beside_own_table(void **state)
+{
+    (void)state;
+    struct machine tgt, ref;
+    gpu(&tgt, "Target GPU");
+    gpu(&ref, "Ref GPU");
+    tgt.peak_flops[PREC_TF32][EXEC_MATRIX] = 0;
+    ref.peak_flops[PREC_TF32][EXEC_MATRIX] = 0;
+    tgt.peak_flops[PREC_FP32][EXEC_VECTOR] = 20e12;
+    tgt.launch_latency_s = ref.launch_latency_s = 0;
+    struct kernel_set own, refs;
+    kernel_set_init(&own);
+    kernel_set_init(&refs);
+    gemm_row(kernel_set_get(&own, "Target GPU"), PREC_FP32, 1024, 1024, 1024, 200e-6);
+    gemm_row(kernel_set_get(&refs, "Ref GPU"), PREC_FP32, 64, 64, 64, 8e-6);
+    struct profile p;
+    profile_init(&p);
+    struct op *small = add(&p, "aten::mm", OP_GEMM, 1);
+    small->m = small->n = small->k = 64;
+    small->a_t = small->b_t = 'N';
+    small->flops = 2.0 * 64 * 64 * 64;
+    small->bytes = 3 * 64.0 * 64 * 4;
+    small->time_s = 1e-3;
+    struct op *big = add(&p, "aten::mm", OP_GEMM, 1);
+    big->m = big->n = big->k = 2048;
+    big->a_t = big->b_t = 'N';
+    big->flops = 2.0 * 2048 * 2048 * 2048;
+    big->bytes = 3 * 2048.0 * 2048 * 4;
+    big->time_s = 1.0;
+    struct estimate_opts eo;
+    struct machine ms[2];
+    with_reference(&eo, &refs, ms, &ref, &tgt);
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &tgt, &own, &eo, &e, &d), 0);
+    int seen = 0;
+    for (size_t i = 0; i < e.n_ops; i++) {
+        if (e.ops[i].flops < 1e6) {
+            /* 8 us at the ref's 10 TFLOP/s, the target's 20: 4 us */
+            assert_int_equal(e.ops[i].method, EST_SCALED_TABLE);
+            assert_close(e.ops[i].device_s, 4e-6, 1e-9);
+            seen++;
+        } else {
+            /* 8x the work of the target's own 1024^3 row at its rate */
+            assert_int_not_equal(e.ops[i].method, EST_SCALED_TABLE);
+            assert_close(e.ops[i].device_s, 8 * 200e-6, 1e-6);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    assert_true(warned(&e, "tables of 'testgpu' do not hold"));
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&own);
+    kernel_set_release(&refs);
+    fclose(fp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1181,6 +1245,7 @@ int main(void)
         cmocka_unit_test(test_cpu_host_weights),
         cmocka_unit_test(test_indexed_rows),
         cmocka_unit_test(test_efficiency_indexed),
+        cmocka_unit_test(test_peer_rows_beside_own_table),
         cmocka_unit_test(test_keep_measured_warning),
         cmocka_unit_test(test_scaled_last_resort),
         cmocka_unit_test(test_names),

@@ -54,6 +54,49 @@ static void att_query(struct kernel_query *q, int64_t seq, int64_t d, int causal
     memcpy(q->dim, dim, sizeof dim);
 }
 
+/* A batch norm over [N, C] (s = 1) and one over maps are other kernels:
+ * a query of either kind is answered from its own kind's rows only, never
+ * from a mix of the two, whatever their sizes. */
+static void test_norm_2d_apart(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    for (int64_t n = 8; n <= 64; n *= 2)            /* maps: 1 us per 1M elements */
+        for (int64_t sp = 64; sp <= 4096; sp *= 4) {
+            int64_t dim[4] = { n, 64, sp, 1 };
+            dims_row(&t, KERNEL_NORM, PREC_FP32, KPASS_FWD, "batch_norm", 0, dim, 4,
+                     (double)n * 64 * sp * 1e-12);
+        }
+    for (int64_t n = 1024; n <= 262144; n *= 4) {   /* [N, C]: 10x slower a element */
+        int64_t dim[4] = { n, 64, 1, 1 };
+        dims_row(&t, KERNEL_NORM, PREC_FP32, KPASS_FWD, "batch_norm", 0, dim, 4,
+                 (double)n * 64 * 1e-11);
+    }
+    struct kernel_query q;
+    struct kernel_hit h;
+    memset(&q, 0, sizeof q);
+    q.kind = KERNEL_NORM;
+    q.prec = PREC_FP32;
+    q.pass = KPASS_FWD;
+    q.op = "batch_norm";
+    int64_t maps[4] = { 16, 64, 1024, 1 };
+    memcpy(q.dim, maps, sizeof maps);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_close(h.time_s, 16.0 * 64 * 1024 * 1e-12, 0.05);
+    int64_t rows[4] = { 16384, 64, 1, 1 };
+    memcpy(q.dim, rows, sizeof rows);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 16384.0 * 64 * 1e-11, 1e-9);
+    /* a [N, C] norm of 2,048 rows: between its own rows, not the maps' */
+    int64_t mid[4] = { 2048, 64, 1, 1 };
+    memcpy(q.dim, mid, sizeof mid);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_close(h.time_s, 2048.0 * 64 * 1e-11, 0.05);
+    kernel_table_release(&t);
+}
+
 static void test_attention(void **state)
 {
     (void)state;
@@ -480,6 +523,7 @@ static void test_query_from_op(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_norm_2d_apart),
         cmocka_unit_test(test_attention),
         cmocka_unit_test(test_rnn_cells),
         cmocka_unit_test(test_conv_classes),
