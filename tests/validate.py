@@ -66,9 +66,9 @@ TITLES = {
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
     "development": {"replay": 0.50, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.55,
-                    "fp32-to-bf16": 0.85, "machine-file": 0.55},
-    "held-out": {"replay": 0.15, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.50,
-                 "fp32-to-bf16": 0.35, "machine-file": 0.60},
+                    "fp32-to-bf16": 0.85, "machine-file": 0.60},
+    "held-out": {"replay": 0.35, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.55,
+                 "fp32-to-bf16": 0.75, "machine-file": 0.55},
 }
 SETS = ["development", "held-out"]
 
