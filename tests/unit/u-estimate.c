@@ -1028,6 +1028,19 @@ static void test_limits(void **state)
  * per_call 0 the other table's rows were timed queued and the row of the
  * op's own shape is nearer measured data: the op is that row moved by the
  * two peaks (scaled-table), said in a warning. */
+/* A square fp32 product n x n x n, its flops and least bytes, taking
+ * time_s on the profiled machine. */
+static struct op *mm_op(struct profile *p, int64_t n, double time_s)
+{
+    struct op *o = add(p, "aten::mm", OP_GEMM, 1);
+    o->m = o->n = o->k = n;
+    o->a_t = o->b_t = 'N';
+    o->flops = 2.0 * (double)n * (double)n * (double)n;
+    o->bytes = 3.0 * (double)n * (double)n * 4;
+    o->time_s = time_s;
+    return o;
+}
+
 /* Options whose reference tables are refs, measured on ref; the target
  * tgt is named among the reference machines too (its own tables, where
  * refs has them, are never learned from). */
@@ -1061,12 +1074,7 @@ static void efficiency_or_peer(int per_call)
     gemm_row(&refs.tables[1], PREC_FP32, 1024, 1024, 1024, 1e-3);
     struct profile p;
     profile_init(&p);
-    struct op *o = add(&p, "aten::mm", OP_GEMM, 1);
-    o->m = o->n = o->k = 1024;
-    o->a_t = o->b_t = 'N';
-    o->flops = f1;
-    o->bytes = 3 * 1024.0 * 1024 * 4;
-    o->time_s = 0.5;
+    mm_op(&p, 1024, 0.5);
     struct estimate_opts eo;
     struct machine ms[2];
     with_reference(&eo, &refs, ms, &ref, &tgt);
@@ -1187,18 +1195,8 @@ static void test_peer_rows_beside_own_table(void **state)
     gemm_row(kernel_set_get(&refs, "Ref GPU"), PREC_FP32, 64, 64, 64, 8e-6);
     struct profile p;
     profile_init(&p);
-    struct op *small = add(&p, "aten::mm", OP_GEMM, 1);
-    small->m = small->n = small->k = 64;
-    small->a_t = small->b_t = 'N';
-    small->flops = 2.0 * 64 * 64 * 64;
-    small->bytes = 3 * 64.0 * 64 * 4;
-    small->time_s = 1e-3;
-    struct op *big = add(&p, "aten::mm", OP_GEMM, 1);
-    big->m = big->n = big->k = 2048;
-    big->a_t = big->b_t = 'N';
-    big->flops = 2.0 * 2048 * 2048 * 2048;
-    big->bytes = 3 * 2048.0 * 2048 * 4;
-    big->time_s = 1.0;
+    mm_op(&p, 64, 1e-3);
+    mm_op(&p, 2048, 1.0);
     struct estimate_opts eo;
     struct machine ms[2];
     with_reference(&eo, &refs, ms, &ref, &tgt);
