@@ -42,7 +42,7 @@ enum { EK_GEMM, EK_CONV, EK_MEM, EK_NORM, EK_COUNT };
  * copy moves 3), so a copy's bandwidth says nothing of them. */
 static const char *const norm_ops[] = { "batch_norm", "layer_norm", "group_norm", "rms_norm", NULL };
 
-#define N_NORM_OPS 4
+#define N_NORM_OPS ((int)(sizeof norm_ops / sizeof norm_ops[0]) - 1)
 
 /* A norm over [N, C] (dim[NORM_S] 1) in slots of its own, after the maps'
  * (kernel_lookup.c keeps its rows apart likewise). */

@@ -48,7 +48,27 @@ void est_collect_flat(const int64_t *dims, int n, void *arg)
         c->flat[c->n_flat++] = rows;
 }
 
-static int is_flat(const struct est *c, int64_t v);
+struct lead_arg { const struct est *c; int hit; };
+
+static void check_lead(const int64_t *dims, int n, void *arg)
+{
+    struct lead_arg *a = arg;
+    if (n < 1)
+        return;
+    if (dims[0] == a->c->b_old)
+        a->hit = 1;
+    for (size_t i = 0; i < a->c->n_flat; i++)
+        if (dims[0] == a->c->flat[i])
+            a->hit = 1;
+}
+
+static int is_flat(const struct est *c, int64_t v)
+{
+    for (size_t i = 0; i < c->n_flat; i++)
+        if (v == c->flat[i])
+            return 1;
+    return 0;
+}
 
 /* The index of an op that moves rows through one (ops_is_indexed) whose
  * rows are the batch's (a tensor leading with the batch) names rows per
@@ -76,28 +96,6 @@ void est_collect_index_rows(struct est *c, const struct op *op)
     for (size_t i = 0; a.batch_led && i < a.n; i++)
         if (!is_flat(c, a.len[i]) && c->n_flat < MAX_FLAT)
             c->flat[c->n_flat++] = a.len[i];
-}
-
-struct lead_arg { const struct est *c; int hit; };
-
-static void check_lead(const int64_t *dims, int n, void *arg)
-{
-    struct lead_arg *a = arg;
-    if (n < 1)
-        return;
-    if (dims[0] == a->c->b_old)
-        a->hit = 1;
-    for (size_t i = 0; i < a->c->n_flat; i++)
-        if (dims[0] == a->c->flat[i])
-            a->hit = 1;
-}
-
-static int is_flat(const struct est *c, int64_t v)
-{
-    for (size_t i = 0; i < c->n_flat; i++)
-        if (v == c->flat[i])
-            return 1;
-    return 0;
 }
 
 /* ------------------------------------------------------------ op shapes */
