@@ -250,7 +250,7 @@ static void count_group(const int64_t *dims, int n, void *arg)
 static double param_elems(const struct op *op, int *tensors)
 {
     *tensors = 0;
-    if (op->phase != PHASE_FORWARD)
+    if (op->phase != PHASE_FORWARD || ops_keeps_precision(op))
         return 0;
     if (op->kind == OP_GEMM && op->batch <= 1 && op->n > 0 && op->k > 0) {
         double e = (double)op->k * (double)op->n;
@@ -324,8 +324,8 @@ static double fp32_op_elems(const struct est *c, const struct op *op, int *tenso
  * autocast, which adds work an fp32 trace does not show: each forward
  * GEMM/convolution call casts its fp32 parameters to the low precision,
  * and the backward pass casts their gradients back.  Each cast is one
- * dispatch on the host (the target's dispatch cost) and one elementwise
- * kernel reading and writing the tensor.  The casts become one entry in
+ * op on the host (a kernel op's cost, below) and one elementwise kernel
+ * reading and writing the tensor.  The casts become one entry in
  * the estimate; the replay issues them beside their calls. */
 void est_autocast_casts(struct est *c)
 {
@@ -369,7 +369,21 @@ void est_autocast_casts(struct est *c)
     }
     if (!(n_all > 0))
         return;
-    c->cast_one_s = c->tgt_gpu ? c->m->dispatch_s : 0;
+    /* A cast is an op that runs a kernel under autograd (its backward
+     * records ToCopyBackward): the kernel-op class, in the units the
+     * target's host is costed in.  From a CPU trace those are the class
+     * weights, which hold the host's whole issue time per op (autograd's
+     * engine and the Python between ops); the op-host chains measured a
+     * cast directly too: the same conv and linear chains with and without
+     * autocast differ by 0.9 to 4.6 adds per cast (two casts per weight,
+     * four with a bias), 2.2 in the median of 23 pairs on the two H200
+     * hosts (estimators/h200/op-host/ORIGIN.md).  A GPU trace's host
+     * times are the ops' own, the gaps between top-level ops left out
+     * (kineto.c: kt_calls), a cast's own time is one dispatch, as
+     * before (in the H100's bf16 traces of the development set it is 0.8
+     * to 1.9 of the machine's dispatch, 1.3 in the median; not fitted). */
+    double w = c->src_gpu ? 1.0 : host_weights[HOST_CLASS_KERNEL];
+    c->cast_one_s = c->tgt_gpu ? w * c->m->dispatch_s : 0;
     struct op_estimate *oe = &out->ops[out->n_ops];
     c->cast_op = out->n_ops++;
     oe->name = "(autocast casts)";

@@ -238,7 +238,13 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
             /* a batched GEMM is one kernel running its nb products side
              * by side: the rate of one GEMM of nb times the rows, not nb
              * launches of a small one */
-            if (lk_gemm(t, s->prec, s->m * s->nb, s->n, s->k, op->a_t, op->b_t, s->calls, acc) != 0)
+            /* a complex product is the real one of [Re -Im; Im Re] (2m x
+             * 2k) by [Re; Im] (2k x n): the same flops, on the same
+             * units (cuBLAS's fp32 complex GEMMs run FMAs, as its IEEE
+             * fp32 ones) */
+            int64_t cx = ops_is_complex(op) ? 2 : 1;
+            if (lk_gemm(t, s->prec, cx * s->m * s->nb, s->n, cx * s->k, op->a_t, op->b_t, s->calls,
+                        acc) != 0)
                 return -1;
             if (acc->method == LOOKUP_EXTRAP) {
                 /* Outside the rows the table measured, the fit of the

@@ -218,9 +218,11 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
     /* The optimizer works on the fp32 master weights whatever the compute
      * precision (autocast keeps parameters in fp32), so it is left alone. */
     /* Autocast runs its fp32 list (norms over features, softmax, losses)
-     * on fp32 copies of their inputs: such ops keep fp32 in a low-precision run. */
+     * on fp32 copies of their inputs, and complex ops and FFTs stay as
+     * they are (ops_keeps_precision): such ops keep fp32 in a
+     * low-precision run. */
     if ((want == PREC_BF16 || want == PREC_FP16) && (from == PREC_FP32 || from == PREC_TF32) &&
-        ops_autocast_fp32(op, 1))
+        (ops_autocast_fp32(op, 1) || ops_keeps_precision(op)))
         want = from;
     if (want != PREC_UNKNOWN && is_float(from) && want != from && op->kind != OP_OPTIMIZER) {
         s->prec = want;

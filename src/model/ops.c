@@ -126,6 +126,37 @@ int ops_is_indexed(const char *base)
     return base && is_one_of(base, indexed_names);
 }
 
+enum precision ops_complex_parts(const char *type)
+{
+    static const char pre[] = "c10::complex<";
+    if (!type || strncmp(type, pre, sizeof pre - 1) != 0)
+        return PREC_UNKNOWN;
+    const char *in = type + sizeof pre - 1;
+    size_t n = strcspn(in, ">");
+    if (in[n] != '>' || in[n + 1] != 0)
+        return PREC_UNKNOWN;
+    char part[32];
+    if (n == 0 || n >= sizeof part)
+        return PREC_UNKNOWN;
+    memcpy(part, in, n);
+    part[n] = 0;
+    return precision_parse(part);
+}
+
+int ops_is_complex(const struct op *op)
+{
+    return op_has_flag(op, "complex");
+}
+
+int ops_keeps_precision(const struct op *op)
+{
+    if (ops_is_complex(op))
+        return 1;
+    const char *base = op->name ? strstr(op->name, "::") : NULL;
+    base = base ? base + 2 : op->name ? op->name : "";
+    return starts(base, "fft_") || starts(base, "_fft_");
+}
+
 /* TorchInductor names its generated kernels (and the cpu_ops that launch
  * them) by template: triton_poi_ pointwise, triton_red_ reduction,
  * triton_per_ persistent reduction, triton_tem_ a GEMM or convolution
@@ -734,18 +765,24 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
     *flops1 = 0;
     *bytes1 = 0;
 
-    /* dtype: the first tensor argument that has one */
+    /* dtype: the first tensor argument that has one; a complex one is
+     * two parts of its precision */
     o->dtype = PREC_UNKNOWN;
+    int cplx = 0;
     for (int i = 0; i < nt; i++) {
         if (i < na && !a[i].present)
             continue;
         enum precision p = precision_parse(types[i]);
+        if (p == PREC_UNKNOWN && (p = ops_complex_parts(types[i])) != PREC_UNKNOWN)
+            cplx = 1;
         if (p != PREC_UNKNOWN) {
             o->dtype = p;
             break;
         }
     }
-    int esz = precision_bytes(o->dtype);
+    int esz = precision_bytes(o->dtype) * (cplx ? 2 : 1);
+    if (cplx)
+        op_add_flag(o, "complex");
 
     /* shapes text: the tensor arguments, "[100, 29532], [1000, 29532]" */
     if (args->dims) {
@@ -771,6 +808,9 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
     switch (o->kind) {
     case OP_GEMM:
         fill_gemm(o, a, na, st, nst, flops1);
+        /* a complex multiply-add is four real products and four adds */
+        if (cplx)
+            *flops1 *= 4;
         if (*flops1 > 0)
             *bytes1 = (double)esz * ((double)o->m * o->k + (double)o->k * o->n +
                                      (double)o->m * o->n) * (double)o->batch;
@@ -810,8 +850,8 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
     }
     op_params_fill(o, a, na, conc, nc);
     if ((o->kind == OP_RNN || o->kind == OP_CONV || o->kind == OP_GEMM ||
-         o->kind == OP_ATTENTION) && *flops1 == 0 && !o->flags)
-        o->flags = xstrdup("flops-unknown");
+         o->kind == OP_ATTENTION) && *flops1 == 0)
+        op_add_flag(o, "flops-unknown");
     free_strlist(types, nt);
     free_strlist(conc, nc);
 }

@@ -27,6 +27,15 @@ void ops_classify(const char *name, struct op_class *c);
  * estimators/h100/index-ops/ORIGIN.md); kernel tables keep their rows
  * apart from the stream of contiguous elements. */
 int ops_is_indexed(const char *base);
+/* Complex tensors ("c10::complex<float>"): the op's dtype is its parts'
+ * precision and it carries the flag "complex"; an element is two of them.
+ * Returns the parts' precision of a complex type name, else PREC_UNKNOWN. */
+enum precision ops_complex_parts(const char *type);
+int ops_is_complex(const struct op *op);
+/* Whether an op keeps its precision when the run moves to bf16/fp16:
+ * complex ops (autocast casts floating-point tensors only) and FFTs
+ * (PyTorch's cuFFT path has no bf16, so models cast to fp32 around them). */
+int ops_keeps_precision(const struct op *op);
 /* Classify a device kernel / memcpy name with no framework op above it. */
 enum op_kind ops_classify_kernel(const char *name);
 

@@ -295,6 +295,76 @@ static void test_precision_fallback_warns(void **state)
     fclose(fp);
 }
 
+/* --precision bf16 leaves complex ops and FFTs in fp32 (autocast casts
+ * floating-point tensors only; PyTorch's FFTs have no bf16), casts none of
+ * their operands, and a complex GEMM is timed from the real rows of its
+ * [Re -Im; Im Re] form: (2m x 2k) by (2k x n). */
+static void test_complex_ops(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    kernel_set_get(&ks, "Test GPU");
+    gemm_row(&ks.tables[0], PREC_FP32, 2 * 64 * 8, 64, 2 * 32, 40e-6);
+    gemm_row(&ks.tables[0], PREC_FP32, 64 * 8, 64, 32, 10e-6);
+    gemm_row(&ks.tables[0], PREC_BF16, 64 * 8, 64, 32, 7e-6);
+    gemm_row(&ks.tables[0], PREC_BF16, 512, 512, 512, 30e-6);
+
+    struct profile p;
+    profile_init(&p);
+    struct op *c = add(&p, "aten::bmm", OP_GEMM, 1);
+    c->m = 64; c->n = 64; c->k = 32; c->batch = 8;
+    c->a_t = c->b_t = 'N';
+    c->flops = 8.0 * 64 * 64 * 32 * 8;
+    c->bytes = 8.0 * (64 * 32 + 32 * 64 + 64 * 64) * 8;
+    op_add_flag(c, "complex");
+    struct op *r = add(&p, "aten::bmm", OP_GEMM, 1);    /* the same product of reals */
+    r->m = 64; r->n = 64; r->k = 32; r->batch = 8;
+    r->a_t = r->b_t = 'N';
+    r->flops = 2.0 * 64 * 64 * 32 * 8;
+    r->bytes = 4.0 * (64 * 32 + 32 * 64 + 64 * 64) * 8;
+    struct op *f = add(&p, "aten::_fft_r2c", OP_ELEMENTWISE, 1);
+    f->bytes = 1e6;
+    struct op *w = add(&p, "aten::mm", OP_GEMM, 1);     /* a weight autocast casts */
+    w->m = w->n = w->k = 512;
+    w->a_t = w->b_t = 'N';
+    w->flops = 2.0 * 512 * 512 * 512;
+    w->bytes = 3.0 * 512 * 512 * 4;
+    struct op *wc = add(&p, "aten::mm", OP_GEMM, 1);    /* a complex one it does not */
+    *wc = *w;
+    wc->name = xstrdup("aten::mm");
+    wc->shapes = NULL;
+    wc->flags = NULL;
+    op_add_flag(wc, "complex");
+
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.precision = PREC_BF16;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    assert_int_equal(e.ops[0].prec, PREC_FP32);
+    assert_int_equal(e.ops[0].method, EST_TABLE_EXACT);
+    assert_close(e.ops[0].device_s, 40e-6, 1e-12);
+    assert_close(e.ops[0].bytes, c->bytes, 1e-12);
+    assert_int_equal(e.ops[1].prec, PREC_BF16);
+    assert_close(e.ops[1].device_s, 7e-6, 1e-12);
+    assert_int_equal(e.ops[2].prec, PREC_FP32);
+    assert_close(e.ops[2].bytes, 1e6, 1e-12);
+    assert_int_equal(e.ops[3].prec, PREC_BF16);
+    assert_int_equal(e.ops[4].prec, PREC_FP32);
+    /* one weight cast each way, the complex weight's none */
+    assert_true(warned(&e, "2 casts added per pass"));
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&ks);
+    fclose(fp);
+}
+
 static void test_batch_rescale(void **state)
 {
     (void)state;
@@ -1236,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_bound_rule),
         cmocka_unit_test(test_host_bound_same_device),
         cmocka_unit_test(test_precision_fallback_warns),
+        cmocka_unit_test(test_complex_ops),
         cmocka_unit_test(test_batch_rescale),
         cmocka_unit_test(test_scaled_table),
         cmocka_unit_test(test_scaled_table_batch),

@@ -477,6 +477,49 @@ static void test_indexed(void **state)
     assert_false(ops_is_indexed(NULL));
 }
 
+/* Complex tensors: two parts of their precision per element, four real
+ * products and four adds per complex multiply-add; FFTs and complex ops
+ * keep their precision in a bf16 run. */
+static void test_complex(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    fill(&o, "aten::bmm", OP_GEMM, "[[256, 32, 16], [256, 16, 32]]",
+         "[\"c10::complex<float>\", \"c10::complex<float>\"]", NULL, NULL, &f, &b);
+    assert_int_equal(o.dtype, PREC_FP32);
+    assert_true(ops_is_complex(&o));
+    assert_true(ops_keeps_precision(&o));
+    assert_close(f, 8.0 * 32 * 32 * 16 * 256, 1e-15);
+    assert_close(b, 8.0 * (32 * 16 + 16 * 32 + 32 * 32) * 256, 1e-15);
+    clear(&o);
+    /* the same product of reals */
+    fill(&o, "aten::bmm", OP_GEMM, "[[256, 32, 16], [256, 16, 32]]", "[\"float\", \"float\"]",
+         NULL, NULL, &f, &b);
+    assert_false(ops_is_complex(&o));
+    assert_false(ops_keeps_precision(&o));
+    assert_close(f, 2.0 * 32 * 32 * 16 * 256, 1e-15);
+    clear(&o);
+    /* an inverse FFT reads complex elements and writes reals */
+    fill(&o, "aten::_fft_c2r", OP_ELEMENTWISE, "[[16, 32, 128, 65], [], [], []]",
+         "[\"c10::complex<float>\", \"ScalarList\", \"Scalar\", \"Scalar\"]", NULL, NULL, &f, &b);
+    assert_close(b, 8.0 * 2 * 16 * 32 * 128 * 65, 1e-15);
+    assert_true(ops_keeps_precision(&o));
+    clear(&o);
+    fill(&o, "aten::fft_rfft2", OP_ELEMENTWISE, "[[16, 32, 128, 128], [], [], []]",
+         "[\"float\", \"\", \"ScalarList\", \"\"]", NULL, NULL, &f, &b);
+    assert_false(ops_is_complex(&o));
+    assert_true(ops_keeps_precision(&o));
+    clear(&o);
+    assert_int_equal(ops_complex_parts("c10::complex<double>"), PREC_FP64);
+    assert_int_equal(ops_complex_parts("c10::complex<c10::Half>"), PREC_FP16);
+    assert_int_equal(ops_complex_parts("c10::complex<float"), PREC_UNKNOWN);
+    assert_int_equal(ops_complex_parts("c10::complex<float>x"), PREC_UNKNOWN);
+    assert_int_equal(ops_complex_parts("c10::complex<int>"), PREC_UNKNOWN);
+    assert_int_equal(ops_complex_parts("float"), PREC_UNKNOWN);
+    assert_int_equal(ops_complex_parts(NULL), PREC_UNKNOWN);
+}
+
 static void test_top(void **state)
 {
     (void)state;
@@ -562,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_rnn),
         cmocka_unit_test(test_elementwise_and_lists),
         cmocka_unit_test(test_indexed),
+        cmocka_unit_test(test_complex),
         cmocka_unit_test(test_top),
         cmocka_unit_test(test_borrowed_strings),
     };
