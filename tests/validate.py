@@ -32,6 +32,12 @@ changes of the day were settled, kept out of its development; a change made
 after looking at their results moves them to the development set, as it
 moved the second round, profiles/devset/SECOND-ROUND.md).
 
+Beside each group's median and maximum |error|: the median's 95% interval
+(order statistics, no assumption on the errors' distribution), how many
+estimates fall inside the target run's own p05 to p95 of timed steps, and
+that range's half-width over its median (the median over the group): an
+error within the spread of the measurement itself says no more than it.
+
 Options: -v (per-case lines), --guard (TAP: each group's max |error| at most
 its guard below, for make test), --markdown (the table in Markdown),
 --update-readme (write that table into README.md between its markers).
@@ -41,6 +47,7 @@ run set's own setting (RUN_DIRS).
 """
 import glob
 import json
+import math
 import os
 import shutil
 import statistics
@@ -101,8 +108,9 @@ def runs():
                 m = json.load(open(meta))
                 trace = meta[: -len(".meta.json")] + ".json.gz"
                 if os.path.exists(trace):
+                    t = m["step_time_s"]
                     out[(dev, m["model"], m["precision"], int(m["batch"]))] = (
-                        trace, m["step_time_s"]["median"], tf32, st)
+                        trace, t["median"], tf32, st, t.get("p05", t["median"]), t.get("p95", t["median"]))
     return out
 
 
@@ -182,7 +190,11 @@ def measure(verbose):
             if group == "replay":
                 src_t = d.get("profiled_step_time_s") or src_t
             base = (src_t - truth) / truth
-            res[st][group].append((err, base))
+            # the measured steps' own spread: where 90% of the timed steps
+            # of the target run fell (p05 to p95), as a fraction of their median
+            lo, hi = rs[aim][4], rs[aim][5]
+            inside = lo <= d["pass_time_s"] <= hi
+            res[st][group].append((err, base, inside, (hi - lo) / (2 * truth)))
             if verbose:
                 mt = d.get("method_time_s", {})
                 tot = sum(mt.values()) or 1
@@ -195,22 +207,50 @@ def measure(verbose):
     return res, failed
 
 
+def median_ci(xs, level=0.95):
+    """A distribution-free confidence interval of the median: the order
+    statistics x(j), x(n+1-j) with j the largest rank for which a
+    Binomial(n, 1/2) count falls below j with probability at most
+    (1 - level) / 2 (no assumption on the errors' distribution; the cases
+    of a group share models and machines, so the interval is a guide, not
+    a guarantee).  None when n is too small for the level."""
+    s = sorted(xs)
+    n = len(s)
+    tail, j = 0.0, 0
+    for i in range(n + 1):
+        tail += math.comb(n, i) / 2.0 ** n
+        if tail > (1 - level) / 2:
+            break
+        j = i + 1
+    if j < 1:
+        return None
+    return s[j - 1], s[n - j]
+
+
 def summary(res):
     """Per group of one set's results: (group, cases, median, max, baseline
-    median, baseline max) of the |errors|."""
+    median, baseline max, median's 95% interval, cases whose estimate lies
+    inside the measured steps' p05 to p95, median half-width of that range)
+    of the |errors|."""
     rows = []
     for g in GROUPS:
         e = [abs(x[0]) for x in res[g]]
         b = [abs(x[1]) for x in res[g]]
         if e:
-            rows.append((g, len(e), statistics.median(e), max(e), statistics.median(b), max(b)))
+            rows.append((g, len(e), statistics.median(e), max(e), statistics.median(b), max(b),
+                         median_ci(e), sum(1 for x in res[g] if x[2]),
+                         statistics.median(x[3] for x in res[g])))
         else:
-            rows.append((g, 0, None, None, None, None))
+            rows.append((g, 0, None, None, None, None, None, 0, None))
     return rows
 
 
 def pct(v):
     return "-" if v is None else "%.1f%%" % (100 * v)
+
+
+def ci(v):
+    return "-" if v is None else "%.1f-%.1f%%" % (100 * v[0], 100 * v[1])
 
 
 def main():
@@ -248,7 +288,7 @@ def main():
                 # has nothing to guard: said, not counted as a skipped test
                 print("# %s set: no runs" % st)
                 continue
-            for g, n, med, mx, bmed, bmx in rows[st]:
+            for g, n, med, mx, bmed, bmx, _, _, _ in rows[st]:
                 k += 1
                 guard = GUARDS[st][g]
                 if n == 0:
@@ -266,21 +306,29 @@ def main():
         return 0
     for st in SETS:
         print()
-        print("%-13s %6s %15s %13s %17s %14s   (%s set)" % ("group", "cases", "median |error|", "max |error|",
-                                                           "baseline median", "baseline max", st))
-        for g, n, med, mx, bmed, bmx in rows[st]:
-            print("%-13s %6d %15s %13s %17s %14s" % (g, n, pct(med), pct(mx), pct(bmed), pct(bmx)))
+        print("%-13s %6s %15s %13s %17s %14s %13s %10s %9s   (%s set)" % (
+            "group", "cases", "median |error|", "max |error|", "baseline median", "baseline max",
+            "median 95% CI", "in p05-p95", "spread", st))
+        for g, n, med, mx, bmed, bmx, mci, inside, spread in rows[st]:
+            print("%-13s %6d %15s %13s %17s %14s %13s %10s %9s" % (
+                g, n, pct(med), pct(mx), pct(bmed), pct(bmx), ci(mci), "%d/%d" % (inside, n),
+                pct(spread)))
     print("baseline: the source run's measured step time taken as the target's (replay: the traced step)")
+    print("median 95% CI: distribution-free interval of the median |error| (order statistics)")
+    print("in p05-p95: estimates inside the range of the target run's middle 90% of timed steps;")
+    print("spread: that range's half-width over its median, the median over the group's cases")
     for g, name, why in failed:
         print("validate: %s %s failed: %s" % (g, name, why))
     return 1 if failed else 0
 
 
 def markdown(rows):
-    lines = ["| case group | cases | median \\|error\\| | max \\|error\\| | baseline median | baseline max |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for g, n, med, mx, bmed, bmx in rows:
-        lines.append("| %s | %d | %s | %s | %s | %s |" % (TITLES[g], n, pct(med), pct(mx), pct(bmed), pct(bmx)))
+    lines = ["| case group | cases | median \\|error\\| (95% CI) | max \\|error\\| | baseline median | "
+             "baseline max | inside the measured p05-p95 | measured spread |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for g, n, med, mx, bmed, bmx, mci, inside, spread in rows:
+        lines.append("| %s | %d | %s (%s) | %s | %s | %s | %d | %s |" % (
+            TITLES[g], n, pct(med), ci(mci), pct(mx), pct(bmed), pct(bmx), inside, pct(spread)))
     return lines
 
 if __name__ == "__main__":
