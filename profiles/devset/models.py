@@ -8,6 +8,8 @@ synthetic (random data of the right shape): the kernels a training step runs
 depend on shapes, not on values.  Sizes are chosen to look like common models
 of each family; none is taken from the validation traces of the project.
 """
+import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -1008,6 +1010,465 @@ def conformer(batch, device):
     return m, make, _cls_loss, "adamw"
 
 
+# -- seventh round -------------------------------------------------------------
+# Five models recorded after the sixth round had been looked at: a
+# mixture-of-experts decoder (a router, top-2 choice, tokens gathered per
+# expert with nonzero and index_select and combined with index_add_: data-
+# dependent shapes and a host sync per expert), a diffusion U-Net (GroupNorm,
+# SiLU, timestep embeddings, attention over feature maps, nearest upsampling,
+# skip concatenations), a T5-small-shaped encoder-decoder (hand-written RMS
+# norm, relative position bias added to explicit matmul-softmax attention,
+# gated GELU), a 1-D ResNet over 12-lead ECGs (long Conv1d with
+# BatchNorm1d, multi-label BCE) and a graph attention network (edge softmax
+# by scatter_reduce_ and index_add_ over the edges).
+
+class MoEFFN(nn.Module):
+    """Top-k mixture of expert MLPs over a flat list of tokens.  Tokens are
+    dispatched by gathering the ids routed to each expert, so every expert
+    runs dense GEMMs on a variable number of rows, as token-choice MoE
+    layers do without a capacity factor."""
+
+    def __init__(self, d, ff, experts, top):
+        super().__init__()
+        self.router = nn.Linear(d, experts, bias=False)
+        self.experts = nn.ModuleList(nn.Sequential(nn.Linear(d, ff), nn.GELU(), nn.Linear(ff, d))
+                                     for _ in range(experts))
+        self.top = top
+
+    def forward(self, x):                                       # tokens, d
+        probs = torch.softmax(self.router(x).float(), dim=-1)   # tokens, experts
+        w, idx = probs.topk(self.top, dim=-1)                   # tokens, top
+        w = w / w.sum(dim=-1, keepdim=True)
+        out = torch.zeros_like(x)
+        for e, expert in enumerate(self.experts):
+            tok, slot = torch.nonzero(idx == e, as_tuple=True)  # routed tokens, which of their top-k
+            y = expert(x.index_select(0, tok)) * w[tok, slot].unsqueeze(1)
+            # under autocast the expert's output is bf16 and the weights fp32
+            out.index_add_(0, tok, y.to(out.dtype))
+        return out
+
+
+class MoEBlock(nn.Module):
+    def __init__(self, d, heads, experts, top):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.moe = MoEFFN(d, 4 * d, experts, top)
+        self.heads = heads
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads) \
+            .permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, t, d))
+        return x + self.moe(self.ln2(x).reshape(b * t, d)).view(b, t, d)
+
+
+class MoELM(nn.Module):
+    """A decoder-only language model whose feed-forward layers are
+    mixtures of 8 GELU experts (384 -> 1536 -> 384) with a top-2 softmax
+    router; causal SDPA and LayerNorm as in GPTMini."""
+
+    def __init__(self, vocab=8000, d=384, layers=6, heads=6, seq=256, experts=8, top=2):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        self.blocks = nn.ModuleList(MoEBlock(d, heads, experts, top) for _ in range(layers))
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        x = self.tok(idx) + self.pos(torch.arange(t, device=idx.device))
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln(x))
+
+
+def moe(batch, device):
+    return MoELM(), _tokens(batch, 256, 8000, device), _lm_loss, "adamw"
+
+
+def _timestep_embedding(t, dim):
+    """Sinusoidal embedding of integer diffusion timesteps: b -> b, dim."""
+    half = dim // 2
+    freqs = torch.exp(-math.log(10000.0) * torch.arange(half, device=t.device, dtype=torch.float32) / half)
+    a = t.float()[:, None] * freqs[None]
+    return torch.cat([a.sin(), a.cos()], dim=1)
+
+
+class ResBlock2d(nn.Module):
+    def __init__(self, cin, cout, tdim):
+        super().__init__()
+        self.n1, self.c1 = nn.GroupNorm(32, cin), nn.Conv2d(cin, cout, 3, padding=1)
+        self.t = nn.Linear(tdim, cout)
+        self.n2, self.c2 = nn.GroupNorm(32, cout), nn.Conv2d(cout, cout, 3, padding=1)
+        self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else nn.Identity()
+
+    def forward(self, x, temb):
+        h = self.c1(F.silu(self.n1(x)))
+        h = h + self.t(F.silu(temb))[:, :, None, None]
+        h = self.c2(F.silu(self.n2(h)))
+        return self.skip(x) + h
+
+
+class Attn2d(nn.Module):
+    """Self-attention over the h*w positions of a feature map, heads of 64."""
+
+    def __init__(self, c, head_dim=64):
+        super().__init__()
+        self.norm = nn.GroupNorm(32, c)
+        self.qkv, self.proj = nn.Conv2d(c, 3 * c, 1), nn.Conv2d(c, c, 1)
+        self.heads = c // head_dim
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        qkv = self.qkv(self.norm(x)).reshape(b, 3 * c, h * w).transpose(1, 2)   # b, hw, 3c
+        # heads last-dim contiguous, as the fused SDPA kernels want them
+        q, k, v = qkv.reshape(b, h * w, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v)                             # b, heads, hw, dh
+        return x + self.proj(a.permute(0, 1, 3, 2).reshape(b, c, h, w))
+
+
+class _UNetStage(nn.Module):
+    def __init__(self, cin, cout, tdim, attn):
+        super().__init__()
+        self.res = ResBlock2d(cin, cout, tdim)
+        self.attn = Attn2d(cout) if attn else nn.Identity()
+
+    def forward(self, x, temb):
+        return self.attn(self.res(x, temb))
+
+
+class _DownSample(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, stride=2, padding=1)
+
+    def forward(self, x, temb):
+        return self.conv(x)
+
+
+class _UpSample(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+    def forward(self, x, temb):
+        return self.conv(F.interpolate(x, scale_factor=2, mode="nearest"))
+
+
+class UNet2D(nn.Module):
+    """DDPM-shaped noise-prediction U-Net on 64x64 RGB: base width 64,
+    multipliers (1, 2, 2, 4) over the 64, 32, 16 and 8 levels, two
+    ResBlocks per level going down and three coming up (each concatenating
+    a skip), attention at 16x16 and 8x8 and in the middle."""
+
+    def __init__(self, base=64, mult=(1, 2, 2, 4), blocks=2, attn_levels=(2, 3)):
+        super().__init__()
+        tdim = 4 * base
+        self.base = base
+        self.temb = nn.Sequential(nn.Linear(base, tdim), nn.SiLU(), nn.Linear(tdim, tdim))
+        self.conv_in = nn.Conv2d(3, base, 3, padding=1)
+        self.down = nn.ModuleList()
+        chans, c = [base], base     # channels of every skip, in push order
+        for lvl, m in enumerate(mult):
+            for _ in range(blocks):
+                self.down.append(_UNetStage(c, base * m, tdim, lvl in attn_levels))
+                c = base * m
+                chans.append(c)
+            if lvl < len(mult) - 1:
+                self.down.append(_DownSample(c))
+                chans.append(c)
+        self.mid1, self.mid_attn, self.mid2 = ResBlock2d(c, c, tdim), Attn2d(c), ResBlock2d(c, c, tdim)
+        self.up = nn.ModuleList()
+        for lvl, m in reversed(list(enumerate(mult))):
+            for _ in range(blocks + 1):
+                self.up.append(_UNetStage(c + chans.pop(), base * m, tdim, lvl in attn_levels))
+                c = base * m
+            if lvl > 0:
+                self.up.append(_UpSample(c))
+        self.out = nn.Sequential(nn.GroupNorm(32, c), nn.SiLU(), nn.Conv2d(c, 3, 3, padding=1))
+
+    def forward(self, inp):
+        x, t = inp                                          # b, 3, 64, 64; b
+        temb = self.temb(_timestep_embedding(t, self.base))  # b, 4 * base
+        h = self.conv_in(x)
+        hs = [h]
+        for mod in self.down:
+            h = mod(h, temb)
+            hs.append(h)
+        h = self.mid2(self.mid_attn(self.mid1(h, temb)), temb)   # b, 256, 8, 8
+        for mod in self.up:
+            if isinstance(mod, _UpSample):
+                h = mod(h, temb)
+            else:
+                h = mod(torch.cat([h, hs.pop()], dim=1), temb)
+        return self.out(h)                                  # b, 3, 64, 64
+
+
+def unet2d(batch, device):
+    m = UNet2D()
+
+    def make():
+        return ((torch.randn(batch, 3, 64, 64, device=device),
+                 torch.randint(0, 1000, (batch,), device=device)),
+                torch.randn(batch, 3, 64, 64, device=device))
+    return m, make, _mse_loss, "adamw"
+
+
+class T5Norm(nn.Module):
+    """T5's layer norm: scale by the root mean square, no centring, no bias
+    (in fp32, as T5 computes it whatever the activations' type)."""
+
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        x = x.float()
+        return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps))
+
+
+def _t5_bucket(rel, bidirectional, buckets=32, max_dist=128):
+    """T5's buckets of key-minus-query offsets: half of them exact, the rest
+    logarithmic up to max_dist; the encoder's split by the offset's sign."""
+    ret = 0
+    if bidirectional:
+        buckets //= 2
+        ret = (rel > 0).long() * buckets
+        n = rel.abs()
+    else:
+        n = (-rel).clamp(min=0)
+    exact = buckets // 2
+    # clamped below so that log never sees 0; those offsets take the exact bucket
+    far = exact + (torch.log(n.float().clamp(min=exact) / exact) / math.log(max_dist / exact)
+                   * (buckets - exact)).long()
+    return ret + torch.where(n < exact, n, far.clamp(max=buckets - 1))
+
+
+class T5Bias(nn.Module):
+    """Relative position bias: one learned scalar per bucket and head,
+    computed once per forward and shared by every layer of the stack."""
+
+    def __init__(self, heads, bidirectional, buckets=32, max_dist=128):
+        super().__init__()
+        self.emb = nn.Embedding(buckets, heads)
+        self.bidirectional, self.buckets, self.max_dist = bidirectional, buckets, max_dist
+
+    def forward(self, q, k, device):
+        rel = torch.arange(k, device=device)[None, :] - torch.arange(q, device=device)[:, None]   # q, k
+        b = _t5_bucket(rel, self.bidirectional, self.buckets, self.max_dist)
+        return self.emb(b).permute(2, 0, 1).unsqueeze(0)                                        # 1, heads, q, k
+
+
+class T5Attention(nn.Module):
+    """Explicit matmul-softmax-matmul attention: the additive position bias
+    rules out the fused SDPA kernels."""
+
+    def __init__(self, d, heads, dh):
+        super().__init__()
+        self.q, self.k, self.v = (nn.Linear(d, heads * dh, bias=False) for _ in range(3))
+        self.o = nn.Linear(heads * dh, d, bias=False)
+        self.heads, self.dh = heads, dh
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x, kv, bias):
+        b, t, _ = x.shape
+        s = kv.shape[1]
+        q = self.q(x).view(b, t, self.heads, self.dh).transpose(1, 2)     # b, heads, t, dh
+        k = self.k(kv).view(b, s, self.heads, self.dh).transpose(1, 2)    # b, heads, s, dh
+        v = self.v(kv).view(b, s, self.heads, self.dh).transpose(1, 2)
+        scores = q @ k.transpose(2, 3)          # b, heads, t, s; T5 leaves out the 1/sqrt(dh)
+        if bias is not None:
+            scores = scores + bias
+        w = self.drop(torch.softmax(scores.float(), dim=-1)).type_as(v)
+        return self.o((w @ v).transpose(1, 2).reshape(b, t, self.heads * self.dh))
+
+
+class T5Layer(nn.Module):
+    """Pre-norm T5 layer: self-attention, cross-attention in the decoder,
+    gated-GELU feed-forward (T5 v1.1), dropout on every residual branch."""
+
+    def __init__(self, d, heads, dh, ff, cross):
+        super().__init__()
+        self.n1, self.sa = T5Norm(d), T5Attention(d, heads, dh)
+        if cross:
+            self.n2, self.ca = T5Norm(d), T5Attention(d, heads, dh)
+        self.n3 = T5Norm(d)
+        self.wi0, self.wi1 = nn.Linear(d, ff, bias=False), nn.Linear(d, ff, bias=False)
+        self.wo = nn.Linear(ff, d, bias=False)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x, bias, mem=None):
+        h = self.n1(x)
+        x = x + self.drop(self.sa(h, h, bias))
+        if mem is not None:
+            x = x + self.drop(self.ca(self.n2(x), mem, None))
+        h = self.n3(x)
+        g = F.gelu(self.wi0(h), approximate="tanh") * self.wi1(h)
+        return x + self.drop(self.wo(self.drop(g)))
+
+
+class T5Small(nn.Module):
+    """T5-small-shaped encoder-decoder (v1.1 layout): shared input
+    embedding, 6 + 6 layers of width 512, 8 heads of 64, feed-forward 1024,
+    relative position bias (32 buckets, distance 128), an untied LM head."""
+
+    def __init__(self, vocab=8000, d=512, layers=6, heads=8, dh=64, ff=1024):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.enc_bias, self.dec_bias = T5Bias(heads, True), T5Bias(heads, False)
+        self.enc = nn.ModuleList(T5Layer(d, heads, dh, ff, False) for _ in range(layers))
+        self.dec = nn.ModuleList(T5Layer(d, heads, dh, ff, True) for _ in range(layers))
+        self.enc_norm, self.dec_norm = T5Norm(d), T5Norm(d)
+        self.drop = nn.Dropout(0.1)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, inp):
+        src, tgt = inp                                      # b, 256; b, 64
+        s, t = src.shape[1], tgt.shape[1]
+        x = self.drop(self.emb(src))
+        bias = self.enc_bias(s, s, src.device)              # 1, heads, s, s
+        for layer in self.enc:
+            x = layer(x, bias)
+        mem = self.drop(self.enc_norm(x))                   # b, s, d
+        causal = torch.ones(t, t, dtype=torch.bool, device=tgt.device).triu(1)
+        bias = self.dec_bias(t, t, tgt.device).masked_fill(causal, float("-inf"))   # 1, heads, t, t
+        y = self.drop(self.emb(tgt))
+        for layer in self.dec:
+            y = layer(y, bias, mem)
+        return self.head(self.drop(self.dec_norm(y)))       # b, t, vocab
+
+
+def t5small(batch, device):
+    m = T5Small()
+
+    def make():
+        return ((torch.randint(0, 8000, (batch, 256), device=device),
+                 torch.randint(0, 8000, (batch, 64), device=device)),
+                torch.randint(0, 8000, (batch, 64), device=device))
+    return m, make, _lm_loss, "adamw"
+
+
+class _Basic1d(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1 = nn.Conv1d(cin, cout, 7, stride=stride, padding=3, bias=False)
+        self.b1 = nn.BatchNorm1d(cout)
+        self.c2 = nn.Conv1d(cout, cout, 7, padding=3, bias=False)
+        self.b2 = nn.BatchNorm1d(cout)
+        self.short = (nn.Sequential(nn.Conv1d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm1d(cout))
+                      if stride != 1 or cin != cout else nn.Identity())
+
+    def forward(self, x):
+        h = F.relu(self.b1(self.c1(x)))
+        return F.relu(self.b2(self.c2(h)) + self.short(x))
+
+
+class ECGResNet(nn.Module):
+    """ResNet-18-shaped 1-D network over 10 s of 12-lead ECG at 500 Hz: a
+    kernel-15 strided stem and max-pool, four stages of two basic blocks
+    (kernel 7; the first stage keeps the pooled length, the others halve
+    it), average pooling, 27 diagnostic labels."""
+
+    def __init__(self, leads=12, classes=27, widths=(64, 128, 256, 512)):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv1d(leads, widths[0], 15, stride=2, padding=7, bias=False),
+                                  nn.BatchNorm1d(widths[0]), nn.ReLU(), nn.MaxPool1d(3, 2, padding=1))
+        blocks, c = [], widths[0]
+        for i, w in enumerate(widths):
+            blocks += [_Basic1d(c, w, 1 if i == 0 else 2), _Basic1d(w, w, 1)]
+            c = w
+        self.blocks = nn.Sequential(*blocks)
+        self.pool = nn.AdaptiveAvgPool1d(1)
+        self.head = nn.Linear(c, classes)
+
+    def forward(self, x):                       # b, 12, 5000
+        x = self.blocks(self.stem(x))           # stem 64 x 1250, stages to 512 x 157
+        return self.head(self.pool(x).flatten(1))
+
+
+def ecgresnet(batch, device):
+    m = ECGResNet()
+
+    def make():
+        return (torch.randn(batch, 12, 5000, device=device),
+                torch.randint(0, 2, (batch, 27), device=device).float())
+    return m, make, _bce_loss, "sgd_momentum"
+
+
+class GATLayer(nn.Module):
+    """One graph attention layer: per head, a score per edge from the
+    projected source and destination features, a softmax over each
+    destination's in-edges (max by scatter_reduce_, sum by index_add_),
+    and the attention-weighted messages summed by index_add_."""
+
+    def __init__(self, fin, fout, heads, concat, drop):
+        super().__init__()
+        self.lin = nn.Linear(fin, heads * fout, bias=False)
+        self.att_src = nn.Parameter(torch.empty(heads, fout))
+        self.att_dst = nn.Parameter(torch.empty(heads, fout))
+        nn.init.xavier_uniform_(self.att_src)
+        nn.init.xavier_uniform_(self.att_dst)
+        self.bias = nn.Parameter(torch.zeros(heads * fout if concat else fout))
+        self.heads, self.fout, self.concat, self.drop = heads, fout, concat, drop
+
+    def forward(self, x, src, dst):
+        n, h = x.shape[0], self.heads
+        z = self.lin(x).view(n, h, self.fout)                       # n, heads, fout
+        a_src = (z * self.att_src).sum(-1)                          # n, heads
+        a_dst = (z * self.att_dst).sum(-1)
+        e = F.leaky_relu(a_src.index_select(0, src) + a_dst.index_select(0, dst), 0.2).float()   # E, heads
+        # the per-destination max only keeps exp() in range: no gradient through it
+        mx = e.new_full((n, h), float("-inf")).scatter_reduce_(
+            0, dst.unsqueeze(1).expand(-1, h), e.detach(), "amax")   # n, heads
+        p = torch.exp(e - mx.index_select(0, dst))                  # E, heads
+        den = e.new_zeros(n, h).index_add_(0, dst, p)               # n, heads
+        alpha = F.dropout(p / den.index_select(0, dst), self.drop, self.training)
+        msg = z.index_select(0, src) * alpha.unsqueeze(2).to(z.dtype)   # E, heads, fout
+        out = msg.new_zeros(n, h, self.fout).index_add_(0, dst, msg)    # n, heads, fout
+        out = out.flatten(1) if self.concat else out.mean(1)
+        return out + self.bias
+
+
+class GAT(nn.Module):
+    """Graph attention network: two layers of 8 heads of 64 (concatenated)
+    with ELU, an output layer of one head over the 40 classes, dropout 0.1
+    on the features and the attention coefficients."""
+
+    def __init__(self, fin=128, hidden=64, heads=8, classes=40, drop=0.1):
+        super().__init__()
+        self.layers = nn.ModuleList([GATLayer(fin, hidden, heads, True, drop),
+                                     GATLayer(hidden * heads, hidden, heads, True, drop),
+                                     GATLayer(hidden * heads, classes, 1, False, drop)])
+        self.drop = drop
+
+    def forward(self, inp):
+        x, src, dst = inp
+        for i, layer in enumerate(self.layers):
+            x = layer(F.dropout(x, self.drop, self.training), src, dst)
+            if i < len(self.layers) - 1:
+                x = F.elu(x)
+        return x
+
+
+def gat(batch, device):
+    """batch: nodes of a random graph with 10 in-edges per node on average,
+    plus a self-loop on every node (as GAT adds them), so that no
+    destination's softmax is empty."""
+    m = GAT()
+
+    def make():
+        n, e = batch, 10 * batch
+        loop = torch.arange(n, device=device)
+        src = torch.cat([torch.randint(0, n, (e,), device=device), loop])
+        dst = torch.cat([torch.randint(0, n, (e,), device=device), loop])
+        return ((torch.randn(n, 128, device=device), src, dst),
+                torch.randint(0, 40, (n,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -1044,4 +1505,9 @@ MODELS = {
     "nerf": (nerf, "NeRF-style MLP, positional encoding, 8 x 256 with a skip; sixth round"),
     "fno": (fno, "2-D Fourier neural operator, 128x128, 4 layers of 32, 16 modes; sixth round"),
     "conformer": (conformer, "Conformer encoder, 6 blocks of 256, depthwise Conv1d, BatchNorm1d; sixth round"),
+    "moe": (moe, "decoder LM d384 x 6, MoE feed-forwards of 8 experts, top-2, seq 256; seventh round"),
+    "unet2d": (unet2d, "diffusion U-Net 64x64, base 64, GroupNorm, SiLU, attention at 16x16 and 8x8; seventh round"),
+    "t5small": (t5small, "T5-small-shaped encoder-decoder 6+6, relative position bias, gated GELU; seventh round"),
+    "ecgresnet": (ecgresnet, "1-D ResNet-18-shaped ECG classifier, 12 x 5000, 27 labels (BCE); seventh round"),
+    "gat": (gat, "GAT, 3 layers, 8 heads of 64, edge softmax by scatter_reduce_ and index_add_; seventh round"),
 }

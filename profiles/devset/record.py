@@ -41,6 +41,7 @@ BATCH = {
     "shufflenet": (64, 8), "gcn": (32768, 4096), "mixer": (64, 8), "deepspeech": (32, 4), "regnet": (64, 8),
     "gin": (50000, 5000), "resnext": (64, 8), "swin": (64, 8), "pointnet": (128, 16), "wavenet": (16, 2),
     "dcn": (8192, 1024), "maxvit": (32, 4), "nerf": (65536, 8192), "fno": (16, 2), "conformer": (32, 4),
+    "moe": (16, 2), "unet2d": (32, 4), "t5small": (32, 4), "ecgresnet": (128, 16), "gat": (50000, 5000),
 }
 
 
