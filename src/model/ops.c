@@ -754,6 +754,28 @@ static double gathered_elems(const char *name, const struct targ *a, int na, cha
     return a[0].elems / (double)a[0].d[dim] * a[2].elems;
 }
 
+/* dtype: the first tensor argument that has one; a complex one is two
+ * parts of its precision (flag "complex").  Returns 1 when complex. */
+static int fill_dtype(struct op *o, const struct targ *a, int na, char *const *types, int nt)
+{
+    o->dtype = PREC_UNKNOWN;
+    for (int i = 0; i < nt; i++) {
+        if (i < na && !a[i].present)
+            continue;
+        enum precision p = precision_parse(types[i]);
+        int cplx = 0;
+        if (p == PREC_UNKNOWN && (p = ops_complex_parts(types[i])) != PREC_UNKNOWN)
+            cplx = 1;
+        if (p != PREC_UNKNOWN) {
+            o->dtype = p;
+            if (cplx)
+                op_add_flag(o, "complex");
+            return cplx;
+        }
+    }
+    return 0;
+}
+
 void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)
 {
     struct targ a[MAX_ARGS], st[MAX_ARGS];
@@ -765,24 +787,8 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
     *flops1 = 0;
     *bytes1 = 0;
 
-    /* dtype: the first tensor argument that has one; a complex one is
-     * two parts of its precision */
-    o->dtype = PREC_UNKNOWN;
-    int cplx = 0;
-    for (int i = 0; i < nt; i++) {
-        if (i < na && !a[i].present)
-            continue;
-        enum precision p = precision_parse(types[i]);
-        if (p == PREC_UNKNOWN && (p = ops_complex_parts(types[i])) != PREC_UNKNOWN)
-            cplx = 1;
-        if (p != PREC_UNKNOWN) {
-            o->dtype = p;
-            break;
-        }
-    }
+    int cplx = fill_dtype(o, a, na, types, nt);
     int esz = precision_bytes(o->dtype) * (cplx ? 2 : 1);
-    if (cplx)
-        op_add_flag(o, "complex");
 
     /* shapes text: the tensor arguments, "[100, 29532], [1000, 29532]" */
     if (args->dims) {
