@@ -73,9 +73,9 @@ TITLES = {
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
     "development": {"replay": 0.50, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.55,
-                    "fp32-to-bf16": 0.85, "machine-file": 0.60},
-    "held-out": {"replay": 0.35, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.55,
-                 "fp32-to-bf16": 0.75, "machine-file": 0.55},
+                    "fp32-to-bf16": 0.85, "machine-file": 0.75},
+    "held-out": {"replay": 0.30, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.45,
+                 "fp32-to-bf16": 0.50, "machine-file": 0.40},
 }
 SETS = ["development", "held-out"]
 
@@ -327,8 +327,9 @@ def markdown(rows):
              "baseline max | inside the measured p05-p95 | measured spread |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for g, n, med, mx, bmed, bmx, mci, inside, spread in rows:
-        lines.append("| %s | %d | %s (%s) | %s | %s | %s | %d | %s |" % (
-            TITLES[g], n, pct(med), ci(mci), pct(mx), pct(bmed), pct(bmx), inside, pct(spread)))
+        m = pct(med) if mci is None else "%s (%s)" % (pct(med), ci(mci))
+        lines.append("| %s | %d | %s | %s | %s | %s | %d | %s |" % (
+            TITLES[g], n, m, pct(mx), pct(bmed), pct(bmx), inside, pct(spread)))
     return lines
 
 if __name__ == "__main__":
