@@ -15,7 +15,7 @@
 
 #include "model/estimate.h"
 
-#define MAX_FLAT 16
+#define MAX_FLAT 64
 
 /* Distances from measured data of the per-op methods (est_op.c picks the
  * nearest).  They rank what each method rests on; the lookups do not

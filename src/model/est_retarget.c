@@ -71,18 +71,21 @@ static int is_flat(const struct est *c, int64_t v)
 }
 
 /* The index of an op that moves rows through one (ops_is_indexed) whose
- * rows are the batch's (a tensor leading with the batch) names rows per
- * sample: a graph's edges, a bag's items.  Its length, a multiple of the
- * batch, is then a batch dimension too, for the ops that carry only it
- * (index_select_backward's gradient [edges, F]). */
+ * rows are the batch's (a tensor leading with the batch, or with the
+ * batch's flattened rows) names rows per sample: a graph's edges, a bag's
+ * items, the tokens a mixture-of-experts layer routes to one expert.  Its
+ * length grows with the batch (in expectation where the data decide it:
+ * routed tokens are no multiple of anything), so it is a batch dimension
+ * too, for the ops that carry only it (index_select_backward's gradient
+ * [edges, F], an expert's GEMMs over its tokens). */
 struct index_arg { struct est *c; int batch_led; int64_t len[MAX_FLAT]; size_t n; };
 
 static void index_groups(const int64_t *dims, int n, void *arg)
 {
     struct index_arg *a = arg;
-    if (n >= 2 && dims[0] == a->c->b_old)
+    if (n >= 2 && (dims[0] == a->c->b_old || is_flat(a->c, dims[0])))
         a->batch_led = 1;
-    if (n == 1 && dims[0] > a->c->b_old && dims[0] % a->c->b_old == 0 && a->n < MAX_FLAT)
+    if (n == 1 && dims[0] > 1 && dims[0] != a->c->b_old && a->n < MAX_FLAT)
         a->len[a->n++] = dims[0];
 }
 

@@ -241,11 +241,13 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
     }
     if (c->b_new > 0 && c->b_old > 0)
         out->batch_scale = (double)c->b_new / (double)c->b_old;
-    if (c->b_new > 0 && c->b_new != c->b_old)
-        for (size_t i = 0; i < p->n_ops; i++) {
+    if (c->b_new > 0 && c->b_new != c->b_old) {
+        /* the flattened batch rows first: an index names rows of them */
+        for (size_t i = 0; i < p->n_ops; i++)
             est_shape_groups(p->ops[i].shapes, est_collect_flat, c);
+        for (size_t i = 0; i < p->n_ops; i++)
             est_collect_index_rows(c, &p->ops[i]);
-        }
+    }
     if (c->want != PREC_UNKNOWN && c->tt) {
         if (!kernel_table_has(c->tt, KERNEL_GEMM, c->want))
             est_warn(c, "tables of '%s' have no %s gemm rows", c->tt->hw ? c->tt->hw : "?",

@@ -415,6 +415,15 @@ static void test_batch_rescale(void **state)
     struct op *iv = add(&p, "aten::index_select_backward", OP_ELEMENTWISE, 1);
     iv->shapes = xstrdup("[900, 8], [], [], [900]");
     iv->bytes = 1e6;
+    /* a mixture-of-experts layer gathers the tokens routed to an expert
+     * from the batch's flattened rows ([100, 7, 32] as 700 x 32): 183 of
+     * them, a number the data decide, and the expert's GEMM runs over them */
+    struct op *ir = add(&p, "aten::index_select", OP_ELEMENTWISE, 1);
+    ir->shapes = xstrdup("[700, 32], [], [183]");
+    ir->bytes = 1e6;
+    struct op *ex = add(&p, "aten::addmm", OP_GEMM, 1);
+    ex->m = 183; ex->n = 64; ex->k = 32;
+    ex->flops = 2.0 * 183 * 64 * 32;
 
     struct estimate_opts eo;
     estimate_opts_init(&eo);
@@ -437,6 +446,8 @@ static void test_batch_rescale(void **state)
     assert_close(e.ops[9].bytes, 2.5e6, 1e-12);
     assert_close(e.ops[10].bytes, 1e6, 1e-12);
     assert_close(e.ops[11].bytes, 1e6, 1e-12);
+    assert_close(e.ops[12].bytes, 2.5e6, 1e-12);
+    assert_close(e.ops[13].flops, 2.0 * 458 * 64 * 32, 1e-12);   /* 183 x 2.5, rounded */
     /* roofline time follows: 2*250*1000*500 / 10e12 = 25 us */
     assert_close(e.ops[0].device_s, 25e-6, 1e-12);
     estimate_release(&e);
