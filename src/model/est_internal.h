@@ -123,6 +123,8 @@ struct replay_call {
     double kn;                      /* kernels per call, at least 1 */
     double launch_s;
     double dispatch_s;              /* a CPU trace's call: the target host's dispatch */
+    int sync;                       /* a CPU trace's call that reads device data on a GPU
+                                       host (ops_syncs_host): it waits for the device */
 };
 
 struct replay_index {

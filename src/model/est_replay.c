@@ -1,4 +1,5 @@
 #include "model/est_internal.h"
+#include "model/ops.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,6 +67,9 @@ static void plan_call(const struct est *c, const struct replay_index *ri, const 
     }
     /* a CPU trace's call costs the target's host what its kind does */
     rc->dispatch_s = est_call_host_s(c, op);
+    /* a GPU trace's host times hold its waits already; an optimizer's
+     * item() reads its step count, kept on the host */
+    rc->sync = !c->src_gpu && op->phase != PHASE_OPTIMIZER && ops_syncs_host(op->name);
     rc->kn = op->kernels > 0 && op->count > 0 ? op->kernels / op->count : 1;
     double bias_kn;
     est_conv_bias_calls(c, op, &bias_kn);
@@ -179,9 +183,11 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
                 launch = begin + k->host_s;
             } else {
                 /* a CPU trace's host times hold the compute: the
-                 * target pays its own dispatch per call */
-                begin = host;
-                launch = host + (i != SIZE_MAX ? rc->dispatch_s : c->m->dispatch_s);
+                 * target pays its own dispatch per call; a call whose
+                 * result the host reads (a count of nonzeros, an item)
+                 * waits for the device's queue first */
+                begin = rc->sync && dev > host ? dev : host;
+                launch = begin + (i != SIZE_MAX ? rc->dispatch_s : c->m->dispatch_s);
             }
             if (launch > host)
                 host = launch;

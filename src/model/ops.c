@@ -157,6 +157,22 @@ int ops_keeps_precision(const struct op *op)
     return starts(base, "fft_") || starts(base, "_fft_");
 }
 
+int ops_syncs_host(const char *name)
+{
+    /* ATen's CUDA kernels that copy a size or value to the host before
+     * they return (cudaStreamSynchronize or a blocking copy):
+     * nonzero and masked_select size their output by a count, _unique2
+     * and the unique variants by the uniques, _local_scalar_dense is
+     * item(), is_nonzero and equal return a bool */
+    static const char *const names[] = {
+        "nonzero", "nonzero_numpy", "masked_select", "_unique2", "unique_consecutive",
+        "unique_dim", "_local_scalar_dense", "item", "is_nonzero", "equal", NULL,
+    };
+    if (!name || strncmp(name, "aten::", 6) != 0)
+        return 0;
+    return is_one_of(name + 6, names);
+}
+
 /* TorchInductor names its generated kernels (and the cpu_ops that launch
  * them) by template: triton_poi_ pointwise, triton_red_ reduction,
  * triton_per_ persistent reduction, triton_tem_ a GEMM or convolution

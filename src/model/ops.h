@@ -36,6 +36,11 @@ int ops_is_complex(const struct op *op);
  * complex ops (autocast casts floating-point tensors only) and FFTs
  * (PyTorch's cuFFT path has no bf16, so models cast to fp32 around them). */
 int ops_keeps_precision(const struct op *op);
+/* Whether an op (its full name, "aten::nonzero") hands the host a value
+ * computed on the device, so that on a GPU its caller waits until the
+ * device has run everything queued before it: a count of nonzeros or of
+ * unique values that sizes the output, a scalar read by item(). */
+int ops_syncs_host(const char *name);
 /* Classify a device kernel / memcpy name with no framework op above it. */
 enum op_kind ops_classify_kernel(const char *name);
 

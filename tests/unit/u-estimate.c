@@ -10,6 +10,7 @@
 #include "core/diag.h"
 #include "core/xalloc.h"
 #include "model/estimate.h"
+#include "model/ops.h"
 
 /* A GPU with fp32 10 TFLOP/s (vector), bf16 100 TFLOP/s (matrix),
  * 1 TB/s, 5 us per launch, 20 us host dispatch per op. */
@@ -1044,6 +1045,58 @@ static void test_replay(void **state)
     fclose(fp);
 }
 
+/* A CPU trace on a GPU: a call whose result the host reads (nonzero's
+ * count) waits for the device's queue, so after a long GEMM the next calls
+ * are issued only once it is done: the device then waits for their
+ * dispatch.  The same order without the sync overlaps them. */
+static void test_replay_sync(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    p.steps = 1;
+    p.framework = xstrdup("PyTorch");
+    struct op *a = add(&p, "aten::mm", OP_GEMM, 1);
+    a->id = 1;
+    a->m = a->n = a->k = 1000;
+    a->flops = 2e9;                             /* 200 us at 10 TFLOP/s */
+    struct op *b = add(&p, "aten::nonzero", OP_ELEMENTWISE, 1);
+    b->id = 2;
+    b->bytes = 1e3;
+    struct op *r = add(&p, "aten::relu", OP_ELEMENTWISE, 1);
+    r->id = 3;
+    r->bytes = 1e3;
+    call(&p, 1, 0, 1e-3, 0);
+    call(&p, 2, 1e-3, 1e-3, 0);
+    call(&p, 3, 2e-3, 1e-3, 0);
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    double with_sync = e.pass_time_s;
+    /* the GEMM launched after its 44 us dispatch (2.2 x 20 us) runs to
+     * 44 us + its time; nonzero's dispatch starts then, relu's after it:
+     * the device ends at the GEMM's end + 2 x 44 us + relu's time */
+    double dispatch = 2.2 * m.dispatch_s;
+    double gemm_end = dispatch + e.ops[0].device_s;
+    assert_close(with_sync, gemm_end + 2 * dispatch + e.ops[2].device_s + e.sync_s, 1e-9);
+    free(b->name);
+    b->name = xstrdup("aten::abs");
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    /* queued behind the GEMM: its end + the two small kernels */
+    assert_close(e.pass_time_s, gemm_end + e.ops[1].device_s + e.ops[2].device_s + e.sync_s, 1e-9);
+    assert_true(with_sync > e.pass_time_s + dispatch);
+    assert_true(ops_syncs_host("aten::_local_scalar_dense"));
+    assert_false(ops_syncs_host("aten::nonzero_static"));
+    assert_false(ops_syncs_host("nonzero"));
+    estimate_release(&e);
+    profile_release(&p);
+    fclose(fp);
+}
+
 /* Physics limits: a table row faster than the target's roofline is held to
  * it (and says so), and a measured op moved to another GPU at the same shape
  * changes by no more than the machines' spec ratios allow. */
@@ -1330,6 +1383,7 @@ int main(void)
         cmocka_unit_test(test_scaled_last_resort),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_replay),
+        cmocka_unit_test(test_replay_sync),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_efficiency_model),
         cmocka_unit_test(test_peer_rows),
