@@ -1469,6 +1469,158 @@ def gat(batch, device):
     return m, make, _cls_loss, "adamw"
 
 
+# -- eighth round --------------------------------------------------------------
+# Five models recorded after the seventh round had been looked at: a
+# Perceiver classifier (cross-attention of a few learned latents to a long
+# input, with separate key and value widths, then latent self-attention), an
+# RNN-Transducer-shaped speech model (LSTMs, and a joint network whose
+# [batch, frames, labels, vocabulary] logits dwarf the rest of the model),
+# an EfficientNetV2-S (fused-MBConv, MBConv, squeeze-excite, stochastic
+# depth), an R3D-18 video network (3-D convolutions and BatchNorm3d over
+# 16-frame clips) and a NeuMF recommender (large embeddings, a GMF product
+# and a small MLP, tens of thousands of rows per batch).
+
+class PerceiverCross(nn.Module):
+    """Pre-norm cross-attention of the latents to the inputs, then a GELU
+    MLP; keys and values come from the narrower input width (kdim, vdim)."""
+
+    def __init__(self, d, din, heads):
+        super().__init__()
+        self.nq, self.nkv, self.n2 = nn.LayerNorm(d), nn.LayerNorm(din), nn.LayerNorm(d)
+        self.att = nn.MultiheadAttention(d, heads, kdim=din, vdim=din, batch_first=True)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, lat, x):                  # b, latents, d; b, inputs, din
+        kv = self.nkv(x)
+        lat = lat + self.att(self.nq(lat), kv, kv, need_weights=False)[0]
+        return lat + self.fc2(F.gelu(self.fc1(self.n2(lat))))
+
+
+class Perceiver(nn.Module):
+    """Perceiver classifier: 2,048 input tokens of 64 features projected to
+    256, 256 learned latents of width 512 that cross-attend to them once
+    (one head, as the Perceiver's cross-attention has), 6 pre-norm latent
+    self-attention blocks (8 heads, MLP 4x), a mean over the latents, 100
+    classes."""
+
+    def __init__(self, fin=64, din=256, latents=256, d=512, layers=6, heads=8, classes=100):
+        super().__init__()
+        self.inp = nn.Linear(fin, din)
+        self.latents = nn.Parameter(0.02 * torch.randn(latents, d))
+        self.cross = PerceiverCross(d, din, 1)
+        self.blocks = nn.ModuleList(Block(d, heads, False) for _ in range(layers))
+        self.norm, self.head = nn.LayerNorm(d), nn.Linear(d, classes)
+
+    def forward(self, x):                       # b, 2048, 64
+        x = self.inp(x)                         # b, 2048, 256
+        lat = self.cross(self.latents.expand(x.shape[0], -1, -1), x)   # b, 256, 512
+        for blk in self.blocks:
+            lat = blk(lat)
+        return self.head(self.norm(lat).mean(1))
+
+
+def perceiver(batch, device):
+    m = Perceiver()
+
+    def make():
+        return (torch.randn(batch, 2048, 64, device=device),
+                torch.randint(0, 100, (batch,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class RNNT(nn.Module):
+    """RNN-Transducer-shaped: a 2-layer LSTM encoder (80 filterbanks, hidden
+    320) over 200 frames, not subsampled; a prediction network (embedding of
+    128 labels, a 1-layer LSTM of 320) over the 40 labels and a start; a
+    joint network adding every frame to every label position, tanh, and a
+    129-way output (the labels and the blank)."""
+
+    def __init__(self, feat=80, hidden=320, vocab=128):
+        super().__init__()
+        self.enc = nn.LSTM(feat, hidden, 2, batch_first=True)
+        self.emb = nn.Embedding(vocab, hidden)
+        self.pred = nn.LSTM(hidden, hidden, 1, batch_first=True)
+        self.joint = nn.Linear(hidden, vocab + 1)
+
+    def forward(self, inp):
+        x, labels = inp                                     # b, 200, 80; b, 40
+        f, _ = self.enc(x)                                  # b, T, 320
+        e = self.emb(labels)                                # b, U, 320
+        # the start of every label sequence is a zero vector
+        e = torch.cat([e.new_zeros(e.shape[0], 1, e.shape[2]), e], dim=1)   # b, U + 1, 320
+        g, _ = self.pred(e)                                 # b, U + 1, 320
+        h = torch.tanh(f.unsqueeze(2) + g.unsqueeze(1))     # b, T, U + 1, 320
+        return self.joint(h)                                # b, T, U + 1, 129
+
+
+def _rnnt_loss(out, y):
+    """Stands in for the transducer loss, which would need torchaudio: the
+    log-softmax over the whole joint output, as the transducer loss takes
+    it, then the mean negative log-likelihood of one random target per
+    (frame, label position).  The joint's size and its softmax stay; the
+    loss's alignment recursion over (frame, label) is left out."""
+    return -F.log_softmax(out, dim=-1).gather(-1, y.unsqueeze(-1)).mean()
+
+
+def rnnt(batch, device):
+    m = RNNT()
+
+    def make():
+        return ((torch.randn(batch, 200, 80, device=device),
+                 torch.randint(0, 128, (batch, 40), device=device)),
+                torch.randint(0, 129, (batch, 200, 41), device=device))
+    return m, make, _rnnt_loss, "adamw"
+
+
+def effnetv2(batch, device):
+    import torchvision
+    # EfficientNetV2-S at 224x224: fused-MBConv (full 3x3) early, MBConv
+    # (depthwise, squeeze-excite) later, SiLU, stochastic depth while training
+    m = torchvision.models.efficientnet_v2_s(num_classes=1000)
+    return m, _images(batch, device), _cls_loss, "sgd_momentum"
+
+
+def r3d(batch, device):
+    import torchvision
+    # R3D-18 (Kinetics-400 head): full 3x3x3 convolutions, BatchNorm3d
+    m = torchvision.models.video.r3d_18(num_classes=400)
+
+    def make():
+        return (torch.randn(batch, 3, 16, 112, 112, device=device),
+                torch.randint(0, 400, (batch,), device=device))
+    return m, make, _cls_loss, "sgd_momentum"
+
+
+class NeuMF(nn.Module):
+    """Neural collaborative filtering (NeuMF) at MovieLens-20M's size,
+    138,000 users and 27,000 items: a GMF branch (the product of 64-wide
+    user and item embeddings) and an MLP branch (128-wide embeddings,
+    concatenated, 256 -> 128 -> 64 with ReLU), one logit from both."""
+
+    def __init__(self, users=138000, items=27000, gmf=64, mlp=128):
+        super().__init__()
+        self.gu, self.gi = nn.Embedding(users, gmf), nn.Embedding(items, gmf)
+        self.mu, self.mi = nn.Embedding(users, mlp), nn.Embedding(items, mlp)
+        self.mlp = nn.Sequential(nn.Linear(2 * mlp, 128), nn.ReLU(), nn.Linear(128, 64), nn.ReLU())
+        self.out = nn.Linear(gmf + 64, 1)
+
+    def forward(self, inp):
+        u, i = inp                                          # b; b
+        g = self.gu(u) * self.gi(i)                         # b, 64
+        h = self.mlp(torch.cat([self.mu(u), self.mi(i)], dim=1))   # b, 64
+        return self.out(torch.cat([g, h], dim=1)).squeeze(1)       # b
+
+
+def ncf(batch, device):
+    m = NeuMF()
+
+    def make():
+        return ((torch.randint(0, 138000, (batch,), device=device),
+                 torch.randint(0, 27000, (batch,), device=device)),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return m, make, _bce_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -1510,4 +1662,9 @@ MODELS = {
     "t5small": (t5small, "T5-small-shaped encoder-decoder 6+6, relative position bias, gated GELU; seventh round"),
     "ecgresnet": (ecgresnet, "1-D ResNet-18-shaped ECG classifier, 12 x 5000, 27 labels (BCE); seventh round"),
     "gat": (gat, "GAT, 3 layers, 8 heads of 64, edge softmax by scatter_reduce_ and index_add_; seventh round"),
+    "perceiver": (perceiver, "Perceiver, 2,048 inputs of 256, 256 latents of 512, cross-attention, 6 blocks; eighth round"),
+    "rnnt": (rnnt, "RNN-T-shaped: LSTM encoder and prediction net of 320, 200 x 41 x 129 joint; eighth round"),
+    "effnetv2": (effnetv2, "EfficientNetV2-S ImageNet 224 (fused-MBConv, MBConv, squeeze-excite); eighth round"),
+    "r3d": (r3d, "R3D-18 video, 16 x 112x112 clips (Conv3d, BatchNorm3d), 400 classes; eighth round"),
+    "ncf": (ncf, "NeuMF, 138k users x 27k items, GMF and MLP branches, BCE; eighth round"),
 }

@@ -42,6 +42,7 @@ BATCH = {
     "gin": (50000, 5000), "resnext": (64, 8), "swin": (64, 8), "pointnet": (128, 16), "wavenet": (16, 2),
     "dcn": (8192, 1024), "maxvit": (32, 4), "nerf": (65536, 8192), "fno": (16, 2), "conformer": (32, 4),
     "moe": (16, 2), "unet2d": (32, 4), "t5small": (32, 4), "ecgresnet": (128, 16), "gat": (50000, 5000),
+    "perceiver": (32, 4), "rnnt": (32, 4), "effnetv2": (64, 8), "r3d": (16, 2), "ncf": (65536, 8192),
 }
 
 
