@@ -72,10 +72,10 @@ TITLES = {
 # set (make validate), rounded up to the next 5%.  A change that makes a
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
-    "development": {"replay": 0.50, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.55,
+    "development": {"replay": 0.50, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.60,
                     "fp32-to-bf16": 0.85, "machine-file": 0.75},
-    "held-out": {"replay": 0.30, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.45,
-                 "fp32-to-bf16": 0.50, "machine-file": 0.40},
+    "held-out": {"replay": 0.30, "gpu-both": 0.30, "gpu-target": 0.30, "cpu-to-gpu": 0.55,
+                 "fp32-to-bf16": 0.25, "machine-file": 0.50},
 }
 SETS = ["development", "held-out"]
 
