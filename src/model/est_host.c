@@ -301,8 +301,7 @@ static double fp32_op_elems(const struct est *c, const struct op *op, int *tenso
     *tensors = 0;
     if (op->phase != PHASE_FORWARD || !ops_autocast_fp32(op, 0))
         return 0;
-    const char *base = op->name ? strstr(op->name, "::") : NULL;
-    base = base ? base + 2 : op->name;
+    const char *base = ops_base_name(op);
     int boundaries = 1;
     for (int i = 0; no_cast[i]; i++)
         if (strcmp(base, no_cast[i]) == 0)

@@ -148,12 +148,17 @@ int ops_is_complex(const struct op *op)
     return op_has_flag(op, "complex");
 }
 
+const char *ops_base_name(const struct op *op)
+{
+    const char *base = op->name ? strstr(op->name, "::") : NULL;
+    return base ? base + 2 : op->name ? op->name : "";
+}
+
 int ops_keeps_precision(const struct op *op)
 {
     if (ops_is_complex(op))
         return 1;
-    const char *base = op->name ? strstr(op->name, "::") : NULL;
-    base = base ? base + 2 : op->name ? op->name : "";
+    const char *base = ops_base_name(op);
     return starts(base, "fft_") || starts(base, "_fft_");
 }
 
@@ -978,8 +983,7 @@ int ops_autocast_fp32(const struct op *op, int backward_too)
                                         "nll_loss2d", "cross_entropy_loss", "mse_loss",
                                         "l1_loss", "smooth_l1_loss", "huber_loss",
                                         "binary_cross_entropy_with_logits", "kl_div", NULL };
-    const char *s = op->name ? strstr(op->name, "::") : NULL;
-    s = s ? s + 2 : op->name ? op->name : "";
+    const char *s = ops_base_name(op);
     size_t n = strlen(s);
     static const char *const bwd[] = { "_backward", "_backward_data", NULL };
     for (int i = 0; backward_too && bwd[i]; i++) {

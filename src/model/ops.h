@@ -27,6 +27,8 @@ void ops_classify(const char *name, struct op_class *c);
  * estimators/h100/index-ops/ORIGIN.md); kernel tables keep their rows
  * apart from the stream of contiguous elements. */
 int ops_is_indexed(const char *base);
+/* An op's name without its namespace ("aten::mm" -> "mm"); "" when it has none. */
+const char *ops_base_name(const struct op *op);
 /* Complex tensors ("c10::complex<float>"): the op's dtype is its parts'
  * precision and it carries the flag "complex"; an element is two of them.
  * Returns the parts' precision of a complex type name, else PREC_UNKNOWN. */
