@@ -72,10 +72,10 @@ TITLES = {
 # set (make validate), rounded up to the next 5%.  A change that makes a
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
-    "development": {"replay": 0.50, "gpu-both": 0.90, "gpu-target": 0.90, "cpu-to-gpu": 0.60,
-                    "fp32-to-bf16": 0.85, "machine-file": 0.75},
-    "held-out": {"replay": 0.30, "gpu-both": 0.30, "gpu-target": 0.30, "cpu-to-gpu": 0.55,
-                 "fp32-to-bf16": 0.25, "machine-file": 0.50},
+    "development": {"replay": 0.50, "gpu-both": 0.70, "gpu-target": 0.70, "cpu-to-gpu": 0.60,
+                    "fp32-to-bf16": 0.80, "machine-file": 0.75},
+    "held-out": {"replay": 0.30, "gpu-both": 0.20, "gpu-target": 0.20, "cpu-to-gpu": 0.55,
+                 "fp32-to-bf16": 0.35, "machine-file": 0.50},
 }
 SETS = ["development", "held-out"]
 
@@ -119,7 +119,9 @@ def cases(rs):
     out = []
     for (dev, model, prec, batch) in sorted(rs):
         if dev in MACHINES:
-            out.append(("replay", (dev, model, prec, batch), (dev, model, prec, batch), []))
+            # the trace alone: its run's measured step (the .meta.json
+            # beside it) would calibrate the replay onto the answer
+            out.append(("replay", (dev, model, prec, batch), (dev, model, prec, batch), ["alone"]))
             for other in gpus:
                 aim = (other, model, prec, batch)
                 if other != dev and aim in rs:
@@ -140,6 +142,8 @@ def command(tmp, src, aim, flags, rs):
     trace = rs[src][0]
     cmd = [FOM, "estimate", "--profile", trace, "--machine", os.path.join(tmp, "machines", MACHINES[aim[0]]),
            "--profile-batch", str(src[3]), "--format", "json"]
+    if "alone" in flags:
+        cmd += ["--measured-step", "none"]
     if "notables" not in flags:
         cmd += ["--kernels", os.path.join(tmp, "estimators", aim[0])]
     if "both" in flags and src[0] != aim[0]:

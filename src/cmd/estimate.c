@@ -1,14 +1,17 @@
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "core/ctx.h"
 #include "core/options.h"
+#include "core/units.h"
 #include "run/estimate_run.h"
 
 static const char *const estimate_usage =
     "usage: fom estimate --profile TRACE_OR_PROFILE --machine MACHINE.xml [--kernels PATH]...\n"
     "                    [--precision fp32|tf32|bf16|fp16] [--cudnn-tf32] [--batch N]\n"
     "                    [--profile-batch N] [--source-machine M.xml]\n"
+    "                    [--measured-step TIME|none]\n"
     "                    [--format text|json|csv] [-o FILE]\n"
     "\n"
     "Estimate the time of one training pass of a profile on a machine, op by\n"
@@ -29,6 +32,10 @@ static const char *const estimate_usage =
     "trace order, an op's kernels start once launched and the device is free)\n"
     "plus synchronisation; without a recorded call order (tfprof, tables),\n"
     "max(device time, host dispatch time) + synchronisation.\n"
+    "A GPU trace's host times are calibrated against the same run's step\n"
+    "measured without the profiler when one is known (--measured-step, or\n"
+    "step_time_s in the NAME.meta.json beside NAME.json.gz): scaled so that\n"
+    "the trace replayed on its own device gives that step.\n"
     "\n";
 
 static int parse_precision(const char *v, void *dst)
@@ -37,6 +44,21 @@ static int parse_precision(const char *v, void *dst)
     if (p != PREC_FP32 && p != PREC_TF32 && p != PREC_BF16 && p != PREC_FP16)
         return -1;
     *(enum precision *)dst = p;
+    return 0;
+}
+
+/* A time with its unit (a positive one), or "none": -1. */
+static int parse_step(const char *v, void *dst)
+{
+    double s;
+    const char *expected;
+    if (strcmp(v, "none") == 0) {
+        *(double *)dst = -1;
+        return 0;
+    }
+    if (unit_parse(v, QTY_TIME, &s, &expected) != 0 || !(s > 0))
+        return -1;
+    *(double *)dst = s;
     return 0;
 }
 
@@ -80,6 +102,11 @@ int cmd_estimate(int argc, char **argv, struct ctx *ctx)
         { .name = "--source-machine", .arg = "M", .kind = OPT_STRING, .dst = &o.source_machine,
           .expected = "a machine file",
           .help = "machine the profile ran on (enables 'scaled')" },
+        { .name = "--measured-step", .arg = "T", .kind = OPT_CALLBACK, .dst = &o.measured_step_s,
+          .parse = parse_step, .expected = "a positive time with its unit (30ms) or none",
+          .help = "the profiled run's step time without the profiler, which\n"
+                  "calibrates a GPU trace's host times; default: step_time_s\n"
+                  "of the trace's .meta.json if any; none: the trace alone" },
         { .name = "--format", .arg = "F", .kind = OPT_FORMAT, .dst = &o.format,
           .help = "output format: text (default), json or csv" },
         { .name = "-o", .arg = "FILE", .kind = OPT_STRING, .dst = &o.out_path,

@@ -11,6 +11,7 @@
 
 #include "core/diag.h"
 #include "ingest/ingest.h"
+#include "ingest/sidecar.h"
 
 static const struct { const char *name; enum trace_format f; } formats[] = {
     { "auto", TRACE_AUTO },
@@ -129,6 +130,21 @@ static int is_execution_trace(const char *s, char *schema, size_t len)
     return 1;
 }
 
+/* The step the harness measured without the profiler, from the
+ * .meta.json beside a Kineto trace (ingest/sidecar.h), when it has one. */
+static int read_measured_step(const char *path, struct profile *out, struct diag *d)
+{
+    struct trace_sidecar sc;
+    int rc = trace_sidecar_read(path, &sc, d);
+    if (!rc && sc.path && sc.step_s > 0) {
+        out->measured_step_s = sc.step_s;
+        out->measured_step_from = sc.path;
+        sc.path = NULL;
+    }
+    trace_sidecar_release(&sc);
+    return rc;
+}
+
 int ingest_read(const char *path, const struct ingest_opts *o, struct profile *out,
                 struct diag *d)
 {
@@ -180,8 +196,11 @@ int ingest_read(const char *path, const struct ingest_opts *o, struct profile *o
         return diag_error_at(d, path, 1, 0, "found %s, expected %s (--format %s)",
                              format_desc(seen), format_desc(want), trace_format_name(want));
     }
+    if (want == TRACE_KINETO) {
+        int rc = kineto_read(path, o, out, d);
+        return rc ? rc : read_measured_step(path, out, d);
+    }
     switch (want) {
-    case TRACE_KINETO: return kineto_read(path, o, out, d);
     case TRACE_TFPROF: return tfprof_read(path, o, out, d);
     case TRACE_TF_TIMELINE: return tf_timeline_read(path, o, out, d);
     case TRACE_PT_TABLE: return pt_table_read(path, o, out, d);

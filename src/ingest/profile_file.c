@@ -484,6 +484,19 @@ static int prof_set(struct profile *p, struct seen *seen, const char *key, const
         str(val, &p->framework);
         return 0;
     }
+    if (strcmp(key, "measured_step_from") == 0) {
+        str(val, &p->measured_step_from);
+        return 0;
+    }
+    if (strcmp(key, "measured_step_s") == 0) {
+        if (!val)
+            return 0;
+        if (num(val, &p->measured_step_s, expected) < 0 || !(p->measured_step_s > 0)) {
+            *expected = "a positive number of seconds or null";
+            return -1;
+        }
+        return 0;
+    }
     if (strcmp(key, "dtype") == 0) {
         p->dtype = precision_parse(val);
         return 0;
@@ -512,10 +525,11 @@ static int prof_set(struct profile *p, struct seen *seen, const char *key, const
         return 0;
     }
     static const char *const dnames[] = {
-        "total_time_s", "step_time_s", "host_time_s", "coverage", "dropped_time_s",
+        "total_time_s", "step_time_s", "host_time_s", "coverage", "dropped_time_s", "profiler_host_s",
     };
     double *ddst[] = {
         &p->total_time_s, &p->step_time_s, &p->host_time_s, &p->coverage, &p->dropped_time_s,
+        &p->profiler_host_s,
     };
     for (size_t i = 0; i < sizeof dnames / sizeof dnames[0]; i++)
         if (strcmp(key, dnames[i]) == 0) {

@@ -1,6 +1,7 @@
 #include "ingest/sidecar.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,22 @@ static int64_t get_int(yajl_val root, const char *key)
     const char *path[] = { key, NULL };
     yajl_val v = yajl_tree_get(root, path, yajl_t_number);
     return YAJL_IS_INTEGER(v) && v->u.number.i > 0 ? (int64_t)v->u.number.i : 0;
+}
+
+/* "step_time_s": a summary object's median, or a bare number of seconds;
+ * absent: 0; anything else: -1. */
+static double get_step(yajl_val root)
+{
+    const char *key[] = { "step_time_s", NULL }, *med[] = { "median", NULL };
+    yajl_val v = yajl_tree_get(root, key, yajl_t_any);
+    if (!v)
+        return 0;
+    if (YAJL_IS_OBJECT(v))
+        v = yajl_tree_get(v, med, yajl_t_any);
+    if (!v || !YAJL_IS_NUMBER(v))
+        return -1;
+    double s = YAJL_IS_DOUBLE(v) ? v->u.number.d : (double)v->u.number.i;
+    return isfinite(s) && s > 0 ? s : -1;
 }
 
 int trace_sidecar_read(const char *trace, struct trace_sidecar *out, struct diag *d)
@@ -80,6 +97,13 @@ int trace_sidecar_read(const char *trace, struct trace_sidecar *out, struct diag
     }
     out->batch = get_int(root, "batch");
     out->params = get_int(root, "params");
+    out->step_s = get_step(root);
+    if (out->step_s < 0) {
+        rc = diag_error_at(d, path.buf, 0, 0, "found a step_time_s that is not a positive number "
+                           "of seconds, expected {\"median\": S} or S, the step measured "
+                           "without the profiler");
+        goto out;
+    }
     out->path = strbuf_detach(&path);
 out:
     if (fp)

@@ -12,6 +12,8 @@ struct trace_sidecar {
     char *path;             /* the .meta.json read (owned) */
     int64_t batch;          /* "batch", 0 when absent */
     int64_t params;         /* "params", trained parameters, 0 when absent */
+    double step_s;          /* "step_time_s": {"median": S} (or S), the run's step
+                               measured without the profiler; 0 when absent */
 };
 
 /* Look for TRACE's sidecar (the trace's name without .gz and its last

@@ -27,6 +27,10 @@ struct estimate_basis {
      * and that system's id (borrowed from the study). */
     double anchor;
     const char *anchor_system;
+    /* The trace's host times calibrated against its run's step measured
+     * without the profiler (struct estimate: host_scale): the factor, 0
+     * when not calibrated. */
+    double host_scale;
 };
 
 #endif

@@ -78,6 +78,8 @@ struct est {
     /* the target table's smallest row time per kind and precision: the
      * measuring harness's dispatch gap (est_op.c, less_dispatch_gap) */
     double floor_s[KERNEL_KIND_COUNT][PREC_COUNT];
+    /* factor on a GPU trace's host times (est_calibrate_host), 1: none */
+    double host_scale;
 };
 
 /* The shape an op is estimated at: the profiled one, retargeted. */
@@ -170,6 +172,9 @@ int est_lk_stream(const struct kernel_table *t, enum precision p, double bytes, 
 int est_lookup_op(const struct kernel_table *t, const struct op *op, const struct shape *s,
                   double bw_bs, struct lookup *acc);
 enum kernel_kind est_table_kind(enum op_kind k);
+
+/* est_replay.c: c->host_scale from o->measured_step_s, said on c->out */
+void est_calibrate_host(struct est *c, const struct estimate_opts *o);
 
 /* est_op.c */
 double est_peak_of(struct est *c, const struct machine *m, enum precision p, int matrix);

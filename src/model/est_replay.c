@@ -1,6 +1,7 @@
 #include "model/est_internal.h"
 #include "model/ops.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,8 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
         if ((i >= n || ncalls[i] == 0) && i != c->cast_op)
             rest += dev_s[i];
     }
+    /* a calibrated host runs the trace's host times f times (est_calibrate_host) */
+    double f = c->host_scale > 0 ? c->host_scale : 1;
     size_t j = 0;
     while (j < p->n_calls) {
         int st = p->calls[j].step;
@@ -156,22 +159,22 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
             if (back_n > 0 && opt) {
                 /* a CPU trace's start times are its compute's, not the
                  * target host's: there the host clock is `host` alone */
-                double at = c->src_gpu ? k->host_start_s + shift : host;
+                double at = c->src_gpu ? f * k->host_start_s + shift : host;
                 host = (host > at ? host : at) + back_n * c->cast_one_s;
                 dev = (dev > host ? dev : host) + back_dev;
                 if (c->src_gpu)
-                    shift = host - k->host_start_s;
+                    shift = host - f * k->host_start_s;
                 back_n = back_dev = 0;
             }
             if (i != SIZE_MAX && c->cast_n && c->cast_n[i] > 0) {
                 double half = c->cast_n[i] / 2;
-                double begin0 = c->src_gpu ? k->host_start_s + shift : host;
+                double begin0 = c->src_gpu ? f * k->host_start_s + shift : host;
                 if (begin0 < host)
                     begin0 = host;
                 host = begin0 + half * c->cast_one_s;
                 dev = (dev > host ? dev : host) + c->cast_dev_s[i] / 2;
                 if (c->src_gpu)
-                    shift = host - k->host_start_s;
+                    shift = host - f * k->host_start_s;
                 back_n += half;
                 back_dev += c->cast_dev_s[i] / 2;
             }
@@ -179,8 +182,8 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
             double d = i != SIZE_MAX ? call_device_s(rc, dev_s[i]) : 0;
             double begin, launch;
             if (c->src_gpu) {
-                begin = k->host_start_s + shift;
-                launch = begin + k->host_s;
+                begin = f * k->host_start_s + shift;
+                launch = begin + f * k->host_s;
             } else {
                 /* a CPU trace's host times hold the compute: the
                  * target pays its own dispatch per call; a call whose
@@ -228,4 +231,111 @@ double est_compose_pass(const struct est *c, const struct replay_index *ri,
     if (c->tgt_gpu)
         return (dev > host_s ? dev : host_s) + out->sync_s;
     return dev + host_s;
+}
+
+/* The trace's own replay on its device: every op at its measured device
+ * time, the trace's host times scaled by f, no casts. */
+struct src_replay {
+    struct est c;
+    struct estimate e;
+    struct replay_index ri;
+    double *dev_s;
+    double sync_s;
+};
+
+static double src_step(struct src_replay *r, double f)
+{
+    r->c.host_scale = f;
+    double t = replay(&r->c, &r->ri, &r->e, r->dev_s);
+    return t >= 0 ? t + r->sync_s : -1;
+}
+
+/* The least f in [lo, hi] whose replay reaches step_s (want_above) or
+ * the greatest whose replay stays at or below it: the replay grows with
+ * f, so bisection on log f. */
+static double src_solve(struct src_replay *r, double step_s, double lo, double hi, int want_above)
+{
+    for (int it = 0; it < 60 && hi / lo > 1 + 1e-9; it++) {
+        double mid = sqrt(lo * hi);
+        double t = src_step(r, mid);
+        int above = want_above ? t >= step_s : t > step_s;
+        if (above)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return want_above ? hi : lo;
+}
+
+/* Host calibration.  A GPU trace's host times are the program's once the
+ * profiler's recording is taken out (struct profile: event_gap_s), but
+ * that is an estimate from the trace, and the host's speed moves between
+ * the profiled and the timed steps (on shared hosts by tens of percent
+ * from one minute to the next): when the harness measured the same run
+ * without the profiler, its step is the truth the trace's replay should
+ * meet.  The trace's host times are scaled by the factor f nearest to 1
+ * at which its replay on its own device (measured device times) gives
+ * that step, since the replay grows with f and is flat where the device
+ * bounds it, many f may; f is at most the trace's host with the
+ * profiler's cost left in over without (no host is slower than its
+ * profiled self), and at least SCALE_MIN; when even that replays above
+ * the step, the replay's device side is longer than the measured step
+ * and the host's busy time is brought down to the step, if above it. */
+#define SCALE_MIN (1.0 / 64)    /* a host 64 times faster than profiled: not the same run */
+void est_calibrate_host(struct est *c, const struct estimate_opts *o)
+{
+    struct estimate *out = c->out;
+    const struct profile *p = c->p;
+    c->host_scale = out->host_scale = 1;
+    if (!(o->measured_step_s > 0))
+        return;
+    out->calib_step_s = o->measured_step_s;
+    out->calib_from = o->measured_step_from;
+    out->calib = CALIB_NOT_APPLICABLE;
+    if (!c->src_gpu || !c->tgt_gpu || !p->n_calls || !(p->host_time_s > 0))
+        return;
+    struct src_replay r;
+    memset(&r, 0, sizeof r);
+    r.c = *c;
+    r.c.m = c->same_device || !c->src_m ? c->m : c->src_m;
+    r.c.cast_n = r.c.cast_dev_s = NULL;
+    r.c.cast_op = SIZE_MAX;
+    r.sync_s = r.c.m->launch_latency_s;
+    estimate_init(&r.e);
+    /* the ops, then those --top dropped, which no call issues */
+    r.e.n_ops = p->n_ops + 1;
+    r.e.ops = xcalloc(p->n_ops + 1, sizeof *r.e.ops);
+    r.dev_s = xcalloc(p->n_ops + 1, sizeof *r.dev_s);
+    for (size_t i = 0; i <= p->n_ops; i++) {
+        r.e.ops[i].method = EST_MEASURED;
+        r.dev_s[i] = i < p->n_ops ? p->ops[i].device_time_s : p->dropped_time_s;
+    }
+    est_replay_index_build(p, &r.ri);
+    est_replay_plan(&r.c, &r.e, &r.ri);
+    double hi = (p->host_time_s + p->profiler_host_s) / p->host_time_s;
+    double s = o->measured_step_s, f = 1;
+    double t_lo = src_step(&r, SCALE_MIN), t_hi = src_step(&r, hi);
+    out->host_scale_max = hi;
+    out->calib_floor_s = t_lo;
+    out->calib_replay_s = src_step(&r, 1);
+    out->calib = CALIB_APPLIED;
+    if (s > t_hi) {
+        f = hi;
+        out->calib = CALIB_CLAMPED;
+    } else if (s < t_lo) {
+        /* the trace's device work alone replays longer than the step: the
+         * replay's device side is too long, which no host speed explains;
+         * but the host's own busy time cannot have exceeded the step */
+        f = s / p->host_time_s;
+        f = f < 1 ? f : 1;
+        out->calib = CALIB_CLAMPED;
+    } else {
+        double a = src_solve(&r, s, SCALE_MIN, hi, 1), b = src_solve(&r, s, SCALE_MIN, hi, 0);
+        f = a > 1 ? a : b < 1 ? b : 1;
+    }
+    c->host_scale = out->host_scale = f;
+    out->calib_replayed_s = src_step(&r, f);
+    est_replay_index_release(&r.ri);
+    free(r.e.ops);
+    free(r.dev_s);
 }

@@ -27,6 +27,13 @@ const char *est_method_name(enum est_method m)
     return (unsigned)m < EST_METHOD_COUNT ? method_names[m] : "unknown";
 }
 
+static const char *const calib_names[] = { "none", "applied", "clamped", "not-applicable" };
+
+const char *est_calib_name(enum est_calib c)
+{
+    return (unsigned)c <= CALIB_NOT_APPLICABLE ? calib_names[c] : "unknown";
+}
+
 const char *est_bound_name(enum est_bound b)
 {
     return (unsigned)b < BOUND_COUNT ? bound_names[b] : "unknown";
@@ -46,6 +53,7 @@ void estimate_init(struct estimate *e)
     e->batch_scale = 1;
     e->ci_level = EST_CI_LEVEL;
     e->pass_ci_lo_s = e->pass_ci_hi_s = NAN;
+    e->host_scale = 1;
 }
 
 void estimate_release(struct estimate *e)
@@ -337,6 +345,7 @@ int estimate_profile(const struct profile *p, const struct machine *target,
         est_warn(&c, "no table for '%s': ops without a measurement to scale run at the fraction of "
                  "its peaks that %zu other machine(s) achieve in their tables (efficiency model)",
                  out->machine ? out->machine : "?", est_eff_machines(c.eff));
+    est_calibrate_host(&c, o);
     out->ops = xcalloc(p->n_ops + 2, sizeof *out->ops);
     double host = 0, dev = 0, lo = 0, hi = 0, src_dev = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
@@ -376,7 +385,7 @@ int estimate_profile(const struct profile *p, const struct machine *target,
                  p->dropped_ops, oe->ratio);
     }
     if (c.src_gpu && p->host_time_s > 0)
-        host = p->host_time_s;
+        host = p->host_time_s * c.host_scale;
     for (size_t i = 0; i < p->n_ops; i++)
         out->profiler_events += p->ops[i].events;
     out->profiler_host_s = p->profiler_host_s;

@@ -76,6 +76,15 @@ const char *est_limit_name(enum est_limit l);     /* "roofline", ... */
 const char *est_method_name(enum est_method m);   /* "table-exact", ... */
 const char *est_bound_name(enum est_bound b);     /* "compute", ... */
 
+/* What became of a measured step time given to calibrate the host. */
+enum est_calib {
+    CALIB_NONE,             /* none given */
+    CALIB_APPLIED,          /* the replay meets the measured step */
+    CALIB_CLAMPED,          /* it cannot: the nearest the trace allows */
+    CALIB_NOT_APPLICABLE,   /* not a GPU trace with its calls on a GPU target */
+};
+const char *est_calib_name(enum est_calib c);
+
 struct estimate_opts {
     enum precision precision;       /* PREC_UNKNOWN: as profiled */
     /* The target run's fp32 convolutions and recurrent layers use the TF32
@@ -99,6 +108,12 @@ struct estimate_opts {
      * default so that the same inputs give the same draws, bit for bit. */
     size_t mc_draws;
     unsigned long mc_seed;
+    /* The profiled run's step time measured without the profiler (the
+     * harness's, beside the trace) and where it was read; 0 / NULL: none.
+     * The trace's host times are scaled so that its replay on its own
+     * device gives that step (struct estimate: host_scale). */
+    double measured_step_s;
+    const char *measured_step_from;
 };
 
 #define EST_MC_DRAWS 1000
@@ -168,6 +183,16 @@ struct estimate {
     double host_dispatch_s;
     double host_calls[HOST_CLASS_COUNT], host_class_s[HOST_CLASS_COUNT];
     double host_rnn_loop_s;
+    /* Host calibration against the profiled run's step measured without
+     * the profiler (estimate_opts measured_step_s): that step, the
+     * trace's own replay on its device before and after, the factor on
+     * the trace's host times that brought it there and the largest the
+     * trace allows (its host times with the profiler's cost left in). */
+    enum est_calib calib;
+    const char *calib_from;         /* borrowed: estimate_opts measured_step_from */
+    double calib_step_s, calib_replay_s, calib_replayed_s;
+    double calib_floor_s;           /* the replay at the least host (1/64 of the trace's) */
+    double host_scale, host_scale_max;
     double pass_time_s;
     double pass_lo_s, pass_hi_s;
     double src_pass_time_s;         /* profiled pass (step) time, 0 if unknown */

@@ -145,6 +145,7 @@ void profile_release(struct profile *p)
     free(p->format);
     free(p->device_name);
     free(p->framework);
+    free(p->measured_step_from);
     while (p->strs) {
         struct str_block *b = p->strs;
         p->strs = b->next;

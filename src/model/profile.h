@@ -131,6 +131,12 @@ struct profile {
      * and its calls) as the profiler's: each op's and call's recorded
      * events x event_gap_s; the host times above are the program's. */
     double profiler_host_s;
+    /* The run's step time measured without the profiler (a harness's
+     * .meta.json beside the trace, kept in a saved profile) and the file
+     * it came from; 0 / NULL when unknown.  It calibrates the host times
+     * of the estimate (struct estimate: host_scale). */
+    double measured_step_s;
+    char *measured_step_from;
     double coverage;        /* fraction of the full pass time the kept ops cover */
     double dropped_time_s;  /* time of ops dropped by --top */
     size_t dropped_ops;

@@ -44,6 +44,29 @@ static void text_host_basis(FILE *fp, const struct estimate *e)
         fprintf(fp, "  %-16s %35.4f\n", "recurrent loops", ms(e->host_rnn_loop_s));
 }
 
+/* The host calibration against the run's measured step, when one was
+ * given (struct estimate: calib). */
+static void text_calib(FILE *fp, const struct estimate *e)
+{
+    const char *from = e->calib_from ? e->calib_from : "given";
+    if (e->calib == CALIB_NONE)
+        return;
+    if (e->calib == CALIB_NOT_APPLICABLE) {
+        fprintf(fp, "  host not calibrated: the measured step %.4f ms (%s) calibrates a GPU trace's "
+                    "host times on a GPU target\n", ms(e->calib_step_s), from);
+        return;
+    }
+    fprintf(fp, "  host calibrated: trace host times x%.4g so that the trace replayed on its device "
+                "gives %.4f ms against %.4f ms without the profiler (%s); the trace alone "
+                "replays %.4f ms%s\n", e->host_scale, ms(e->calib_replayed_s), ms(e->calib_step_s),
+            from, ms(e->calib_replay_s),
+            e->calib != CALIB_CLAMPED ? ""
+            : e->host_scale > 1 ? "; clamped: the trace's host with the profiler's cost left in "
+                                  "is the slowest it allows"
+                                : "; clamped: the trace's device work alone replays longer than "
+                                  "the measured step, so the host's busy time is held to that step");
+}
+
 /* ------------------------------------------------------------------ text */
 
 static void render_text(FILE *fp, const struct estimate *e, const struct estimate_render_info *in)
@@ -90,6 +113,7 @@ static void render_text(FILE *fp, const struct estimate *e, const struct estimat
     fprintf(fp, "device time [ms]   %10.4f\n", ms(e->device_time_s));
     fprintf(fp, "host time [ms]     %10.4f\n", ms(e->host_time_s));
     text_host_basis(fp, e);
+    text_calib(fp, e);
     fprintf(fp, "sync [ms]          %10.4f\n", ms(e->sync_s));
     fprintf(fp, "pass time [ms]     %10.4f  (p05..p95 %.4f..%.4f)  bound: %s\n", ms(e->pass_time_s),
             ms(e->pass_lo_s), ms(e->pass_hi_s), est_bound_name(e->bound));
@@ -228,6 +252,21 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_knum(&j, "host_removed_s", e->profiler_host_s);
     json_kstr(&j, "method", "median time from a parent op's start to its first child plus from its last child to its end, in the trace, per recorded event");
     json_obj_end(&j);
+    json_key(&j, "host_calibration");
+    if (e->calib != CALIB_NONE) {
+        json_obj_begin(&j);
+        json_kstr(&j, "state", est_calib_name(e->calib));
+        json_knum(&j, "measured_step_s", e->calib_step_s);
+        json_kstr(&j, "from", e->calib_from);
+        json_knum(&j, "trace_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_replay_s : NAN);
+        json_knum(&j, "calibrated_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_replayed_s : NAN);
+        json_knum(&j, "host_scale", e->host_scale);
+        json_knum(&j, "host_scale_max", e->calib != CALIB_NOT_APPLICABLE ? e->host_scale_max : NAN);
+        json_knum(&j, "least_host_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_floor_s : NAN);
+        json_obj_end(&j);
+    } else {
+        json_null(&j);
+    }
     json_kstr(&j, "bound", est_bound_name(e->bound));
     json_knum(&j, "profiled_step_time_s", e->src_pass_time_s > 0 ? e->src_pass_time_s : NAN);
     json_kstr(&j, "profile", in ? in->profile : NULL);

@@ -240,6 +240,16 @@ static void render_legend_text(FILE *fp, const struct study *st, const struct st
                     st->problems[p].id, b->anchor, b->anchor_system);
             break;
         }
+    for (size_t p = 0; p < np; p++)
+        for (size_t s = 0; s < ns; s++) {
+            const struct estimate_basis *b = &ev->basis[p * ns + s];
+            if (!ev->estimated[p * ns + s] || !(b->host_scale > 0))
+                continue;
+            fprintf(fp, "  %s: the trace's host times x %.3f, so that it replays on its own device "
+                        "in its run's step measured without the profiler (its .meta.json)\n",
+                    st->problems[p].id, b->host_scale);
+            break;
+        }
     if (ev->has_repeats && !ev->has_spread)
         fprintf(fp, "  FOM CI: %d%% percentile bootstrap over the repeats, %d resamples, "
                     "seed %lu; median CI from order statistics (achieved coverage shown)\n",
@@ -346,6 +356,7 @@ static void write_basis(struct json *j, const struct study_eval *ev, size_t i)
     } else {
         json_null(j);
     }
+    json_knum(j, "host_scale", b->host_scale > 0 ? b->host_scale : NAN);
     json_key(j, "memory");
     json_obj_begin(j);
     json_knum(j, "weights_bytes", b->mem.available ? b->mem.weights_b : NAN);

@@ -84,6 +84,9 @@ void profile_render_text(FILE *fp, const struct profile *p)
     if (p->host_time_s > 0)
         fprintf(fp, "host busy time [ms]:  %.3f (top-level ops on all threads)\n",
                 p->host_time_s * 1e3);
+    if (p->measured_step_s > 0)
+        fprintf(fp, "measured step [ms]:   %.3f (without the profiler: %s)\n",
+                p->measured_step_s * 1e3, or_dash(p->measured_step_from));
     if (p->dropped_ops > 0)
         fprintf(fp, "kept:        %zu ops, %.3f ms of %.3f ms = %.1f%%; dropped %zu ops, %.3f ms\n",
                 p->n_ops, p->total_time_s * 1e3, full * 1e3, p->coverage * 100.0,
@@ -199,6 +202,9 @@ void profile_render_json(FILE *fp, const struct profile *p)
     json_knum(&j, "coverage", p->coverage);
     json_knum(&j, "dropped_time_s", p->dropped_time_s);
     json_kint(&j, "dropped_ops", (int64_t)p->dropped_ops);
+    json_knum(&j, "profiler_host_s", p->profiler_host_s);
+    json_knum(&j, "measured_step_s", p->measured_step_s > 0 ? p->measured_step_s : NAN);
+    json_kstr(&j, "measured_step_from", p->measured_step_from);
     json_key(&j, "ops");
     json_arr_begin(&j);
     for (size_t i = 0; i < p->n_ops; i++) {
@@ -275,6 +281,13 @@ void profile_render_csv(FILE *fp, const struct profile *p)
     fprintf(fp, "# coverage: %.9g\n", p->coverage);
     fprintf(fp, "# dropped_time_s: %.9g\n", p->dropped_time_s);
     fprintf(fp, "# dropped_ops: %zu\n", p->dropped_ops);
+    fprintf(fp, "# profiler_host_s: %.17g\n", p->profiler_host_s);
+    if (p->measured_step_s > 0) {
+        fprintf(fp, "# measured_step_s: %.17g\n", p->measured_step_s);
+        fputs("# measured_step_from: ", fp);
+        csv_field(fp, p->measured_step_from);
+        fputc('\n', fp);
+    }
     fputs("name,kind,phase,dtype,count,time_s [s],device_time_s [s],host_time_s [s],kernels,"
           "flops [FLOP],bytes [B],m,n,k,batch,a_t,b_t,shapes,flags,"
           "conv_n,conv_c,conv_h,conv_w,conv_k,conv_r,conv_s,stride_h,stride_w,pad_h,pad_w,"

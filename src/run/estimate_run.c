@@ -231,6 +231,35 @@ static int resolve_profile_batch(const struct estimate_run_opts *o, struct estim
                       (long long)o->batch, o->profile);
 }
 
+/* The profiled run's step measured without the profiler: given, the
+ * profile's (its trace's .meta.json, or kept in a saved profile), or
+ * none.  Given, it must have something to
+ * calibrate: a GPU trace's calls, replayed on a GPU. */
+static int resolve_measured_step(const struct estimate_run_opts *o, struct estimate_inputs *in,
+                                 struct diag *d)
+{
+    const struct profile *p = &in->profile;
+    if (o->measured_step_s < 0)
+        return 0;
+    if (o->measured_step_s > 0) {
+        if (!p->has_device || !p->n_calls || in->machine.kind == MACHINE_CPU)
+            return diag_usage(d, "--measured-step: '%s' is %s, expected a GPU trace with its "
+                              "calls estimated on a GPU, whose host times the measured step "
+                              "calibrates", o->profile,
+                              !p->has_device ? "not a GPU trace" : !p->n_calls
+                              ? "a profile without its calls" : "estimated on a CPU target");
+        in->measured_step_s = o->measured_step_s;
+        in->measured_step_from = xstrdup("--measured-step");
+        return 0;
+    }
+    if (p->measured_step_s > 0) {
+        in->measured_step_s = p->measured_step_s;
+        in->measured_step_from = xstrdup(p->measured_step_from ? p->measured_step_from
+                                                               : "the saved profile");
+    }
+    return 0;
+}
+
 int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inputs *in,
                          struct diag *d)
 {
@@ -258,6 +287,9 @@ int estimate_inputs_load(const struct estimate_run_opts *o, struct estimate_inpu
     rc = resolve_profile_batch(o, in, d);
     if (rc)
         goto out;
+    rc = resolve_measured_step(o, in, d);
+    if (rc)
+        goto out;
     for (size_t i = 0; i < o->n_kernels; i++) {
         rc = kernels_open(o->kernels[i], &in->tables, d);
         if (rc)
@@ -282,6 +314,7 @@ void estimate_inputs_release(struct estimate_inputs *in)
     free(in->ref_machines);
     free(in->source_table_path);
     free(in->source_machine_path);
+    free(in->measured_step_from);
     memset(in, 0, sizeof *in);
 }
 
@@ -293,6 +326,8 @@ void estimate_opts_from_inputs(const struct estimate_inputs *in, struct estimate
     eo->n_ref_machines = in->n_ref_machines;
     eo->source_table_path = in->source_table_path;
     eo->source_machine_path = in->source_machine_path;
+    eo->measured_step_s = in->measured_step_s;
+    eo->measured_step_from = in->measured_step_from;
 }
 
 int estimate_run_inputs(const struct estimate_run_opts *o, struct estimate_inputs *in,
@@ -349,6 +384,7 @@ void estimate_basis_of(const struct estimate *e, struct estimate_basis *b)
     b->batch = e->batch;
     b->profile_batch = e->src_batch;
     b->on_profiled_device = e->on_profiled_device;
+    b->host_scale = e->calib == CALIB_APPLIED || e->calib == CALIB_CLAMPED ? e->host_scale : 0;
     for (size_t i = 0; i < e->n_ops; i++) {
         const struct op_estimate *op = &e->ops[i];
         if ((unsigned)op->method < EST_METHOD_COUNT && op->time_s > 0) {

@@ -35,6 +35,10 @@ struct estimate_run_opts {
     long batch_line;
     int64_t parameters;             /* trained parameters for the memory
                                        estimate; 0: the trace's .meta.json */
+    /* the profiled run's step without the profiler, to calibrate the
+     * trace's host times: > 0 given (--measured-step), 0 the trace's
+     * .meta.json when it has one, < 0 none (--measured-step none) */
+    double measured_step_s;
     size_t mc_draws;                /* Monte Carlo draws of the pass kept on the
                                        estimate (a study's FOM interval); 0: none */
     enum out_format format;
@@ -63,6 +67,8 @@ struct estimate_inputs {
     size_t n_ref_machines;
     char *source_table_path;        /* where the profiled device's tables were found, or NULL */
     char *source_machine_path;      /* where its machine file was found, or NULL */
+    double measured_step_s;         /* the run's step without the profiler, 0: unknown */
+    char *measured_step_from;       /* "--measured-step" or the .meta.json read */
 };
 
 /* Load the inputs named in o.  in is released by estimate_inputs_release,

@@ -1097,6 +1097,81 @@ static void test_replay_sync(void **state)
     fclose(fp);
 }
 
+/* Host calibration: two host-bound relu calls of 100 us each (the
+ * profiler's 100 us already taken out) replay to 200f + 10 us of device
+ * end + 5 us sync with the host at f times the trace's; a measured step
+ * of 115 us gives f = 0.5, one above what the trace with the profiler's
+ * cost left in allows (f = 1.5) stops there, one below the device's
+ * work keeps the host as traced, and a CPU trace has nothing to scale. */
+static void test_host_calibration(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.steps = 1;
+    p.device_name = xstrdup("Test GPU");
+    p.host_time_s = 200e-6;
+    p.profiler_host_s = 100e-6;
+    struct op *a = add(&p, "aten::relu", OP_ELEMENTWISE, 2);
+    a->id = 3;
+    a->device_time_s = 10e-6;
+    a->host_time_s = 200e-6;
+    a->kernels = 2;
+    call(&p, 3, 0, 100e-6, 5e-6);
+    call(&p, 3, 100e-6, 100e-6, 5e-6);
+    struct estimate_opts o;
+    estimate_opts_init(&o);
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, &o, &e, &d), 0);
+    assert_int_equal(e.calib, CALIB_NONE);
+    assert_close(e.pass_time_s, 215e-6, 1e-9);
+    o.measured_step_s = 115e-6;
+    o.measured_step_from = "x.meta.json";
+    assert_int_equal(estimate_profile(&p, &m, NULL, &o, &e, &d), 0);
+    assert_int_equal(e.calib, CALIB_APPLIED);
+    assert_string_equal(e.calib_from, "x.meta.json");
+    assert_close(e.host_scale, 0.5, 1e-6);
+    assert_close(e.calib_replay_s, 215e-6, 1e-9);
+    assert_close(e.pass_time_s, 115e-6, 1e-9);
+    assert_close(e.host_time_s, 100e-6, 1e-9);
+    assert_close(e.ops[0].host_s, 100e-6, 1e-9);
+    o.measured_step_s = 500e-6;
+    assert_int_equal(estimate_profile(&p, &m, NULL, &o, &e, &d), 0);
+    assert_int_equal(e.calib, CALIB_CLAMPED);
+    assert_close(e.host_scale, 1.5, 1e-12);
+    assert_close(e.host_scale_max, 1.5, 1e-12);
+    assert_close(e.pass_time_s, 315e-6, 1e-9);
+    /* the least host (1/64 of it) launches the first relu at 100/64 us,
+     * the device runs both back to back: 100/64 + 2 x 10 + 5 us > 10 us;
+     * the host's 200 us are held to the step, f = 0.05: launches at 5
+     * and 10 us, the device done at 5 + 10 + 10, + 5 us sync = 30 us */
+    o.measured_step_s = 10e-6;
+    assert_int_equal(estimate_profile(&p, &m, NULL, &o, &e, &d), 0);
+    assert_int_equal(e.calib, CALIB_CLAMPED);
+    assert_close(e.host_scale, 0.05, 1e-12);
+    assert_close(e.calib_floor_s, 100e-6 / 64 + 25e-6, 1e-9);
+    assert_close(e.pass_time_s, 30e-6, 1e-9);
+    /* a step the trace replays to already: nothing moves */
+    o.measured_step_s = 215e-6;
+    assert_int_equal(estimate_profile(&p, &m, NULL, &o, &e, &d), 0);
+    assert_int_equal(e.calib, CALIB_APPLIED);
+    assert_close(e.host_scale, 1, 1e-6);
+    p.has_device = 0;
+    o.measured_step_s = 115e-6;
+    assert_int_equal(estimate_profile(&p, &m, NULL, &o, &e, &d), 0);
+    assert_int_equal(e.calib, CALIB_NOT_APPLICABLE);
+    assert_close(e.host_scale, 1, 0);
+    estimate_release(&e);
+    profile_release(&p);
+    fclose(fp);
+}
+
 /* Physics limits: a table row faster than the target's roofline is held to
  * it (and says so), and a measured op moved to another GPU at the same shape
  * changes by no more than the machines' spec ratios allow. */
@@ -1384,6 +1459,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_replay),
         cmocka_unit_test(test_replay_sync),
+        cmocka_unit_test(test_host_calibration),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_efficiency_model),
         cmocka_unit_test(test_peer_rows),
