@@ -1621,6 +1621,488 @@ def ncf(batch, device):
     return m, make, _bce_loss, "adamw"
 
 
+# -- ninth round ---------------------------------------------------------------
+# Five models recorded after the eighth round had been looked at: a VQ-VAE
+# (a codebook searched by a distance matmul and argmin, an embedding
+# lookup, the straight-through estimator), a Mamba-style selective
+# state-space language model (depthwise causal Conv1d, and a scan over the
+# sequence in a Python loop: hundreds of small elementwise kernels per
+# layer), a Whisper-tiny-shaped speech encoder-decoder (strided Conv1d
+# over log-mel frames, SDPA self-attention over 1,500 frames,
+# cross-attention from 64 tokens), a YOLOv5s-shaped detector (Conv-BN-SiLU,
+# C3 blocks, SPPF max-pools, FPN/PAN neck with nearest upsampling and
+# concatenations, three heads) and an FT-Transformer over tabular rows
+# (per-feature linear embeddings, SDPA with dropout over 105 short tokens,
+# ReGLU, thousands of rows per batch).
+
+class _VQRes(nn.Module):
+    """VQ-VAE's residual block: ReLU, 3x3 conv, ReLU, 1x1 conv, added to
+    the input (channels and size kept)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.net = nn.Sequential(nn.ReLU(), nn.Conv2d(c, c, 3, padding=1),
+                                 nn.ReLU(), nn.Conv2d(c, c, 1))
+
+    def forward(self, x):                       # b, c, h, w
+        return x + self.net(x)                  # b, c, h, w
+
+
+class VectorQuantizer(nn.Module):
+    """Vector quantizer of VQ-VAE: each latent vector is replaced by its
+    nearest code of a 512 x 64 codebook (squared distances x^2 - 2 x.e + e^2
+    by one matmul, argmin, embedding lookup); the decoder's gradient passes
+    straight through to the encoder.  Returns the quantized latents and, per
+    sample, the codebook loss plus 0.25 x the commitment loss."""
+
+    def __init__(self, codes=512, dim=64, beta=0.25):
+        super().__init__()
+        self.codebook = nn.Embedding(codes, dim)
+        nn.init.uniform_(self.codebook.weight, -1.0 / codes, 1.0 / codes)
+        self.beta = beta
+
+    def forward(self, z):                                   # b, 64, 16, 16
+        b, c, h, w = z.shape
+        e = self.codebook.weight                            # 512, 64
+        with torch.no_grad():   # argmin has no gradient: the distances need no graph
+            flat = z.permute(0, 2, 3, 1).reshape(-1, c)     # b*16*16, 64
+            # the matmul runs in bf16 under autocast, the squared norms in fp32
+            d = (flat.float().pow(2).sum(1, keepdim=True)   # b*256, 1
+                 - 2 * (flat @ e.t())                       # b*256, 512
+                 + e.float().pow(2).sum(1))                 # 512 -> b*256, 512
+            idx = d.argmin(1)                               # b*256
+        zq = self.codebook(idx).view(b, h, w, c).permute(0, 3, 1, 2)   # b, 64, 16, 16 (fp32)
+        z32 = z.float()
+        # codebook loss pulls the codes to the encoder's outputs; commitment
+        # loss pulls the outputs to their codes
+        loss = (((zq - z32.detach()) ** 2).mean((1, 2, 3))
+                + self.beta * ((zq.detach() - z32) ** 2).mean((1, 2, 3)))   # b
+        return z32 + (zq - z32).detach(), loss              # b, 64, 16, 16; b
+
+
+class VQVAE(nn.Module):
+    """VQ-VAE on 64x64 RGB images: two stride-2 4x4 convolutions (3 -> 64
+    -> 128), a 3x3 convolution and two residual blocks of 128, a 1x1
+    convolution to 64-wide latents on a 16x16 grid, a 512-code vector
+    quantizer, and a decoder mirroring the encoder with two stride-2
+    ConvTranspose2d back to 3 channels.  The recorder's loss sees only the
+    model's output, so the quantizer's per-sample loss is appended to the
+    flattened reconstruction as a last column."""
+
+    def __init__(self, hidden=128, dim=64, codes=512):
+        super().__init__()
+        self.enc = nn.Sequential(
+            nn.Conv2d(3, hidden // 2, 4, stride=2, padding=1), nn.ReLU(),        # b, 64, 32, 32
+            nn.Conv2d(hidden // 2, hidden, 4, stride=2, padding=1), nn.ReLU(),   # b, 128, 16, 16
+            nn.Conv2d(hidden, hidden, 3, padding=1),                             # b, 128, 16, 16
+            _VQRes(hidden), _VQRes(hidden), nn.ReLU(),
+            nn.Conv2d(hidden, dim, 1))                                           # b, 64, 16, 16
+        self.vq = VectorQuantizer(codes, dim)
+        self.dec = nn.Sequential(
+            nn.Conv2d(dim, hidden, 3, padding=1),                                # b, 128, 16, 16
+            _VQRes(hidden), _VQRes(hidden), nn.ReLU(),
+            # (16 - 1) * 2 - 2 * 1 + 4 = 32
+            nn.ConvTranspose2d(hidden, hidden // 2, 4, stride=2, padding=1), nn.ReLU(),   # b, 64, 32, 32
+            nn.ConvTranspose2d(hidden // 2, 3, 4, stride=2, padding=1))         # b, 3, 64, 64
+
+    def forward(self, x):                                   # b, 3, 64, 64
+        zq, vq_loss = self.vq(self.enc(x))                  # b, 64, 16, 16; b
+        rec = self.dec(zq)                                  # b, 3, 64, 64
+        return torch.cat([rec.flatten(1).float(), vq_loss.unsqueeze(1)], dim=1)   # b, 3*64*64 + 1
+
+
+def _vqvae_loss(out, y):
+    """Reconstruction MSE plus the quantizer's codebook and commitment
+    terms, which VQVAE appends as the last column of its output."""
+    out = out.float()
+    return F.mse_loss(out[:, :-1], y.flatten(1)) + out[:, -1].mean()
+
+
+def vqvae(batch, device):
+    m = VQVAE()
+
+    def make():
+        x = torch.randn(batch, 3, 64, 64, device=device)
+        return x, x.clone()
+    return m, make, _vqvae_loss, "adamw"
+
+
+class MambaBlock(nn.Module):
+    """One Mamba block in plain PyTorch, after Mamba's reference selective
+    scan (no fused kernels): RMS norm, an input projection to the SSM branch
+    and the gate (2 x 512), a depthwise causal Conv1d (kernel 4) and SiLU,
+    input-dependent dt (softplus of a linear from a rank-16 projection), B
+    and C (16 states), A = -exp(A_log), a scan over the sequence in a Python
+    loop (per step, over batch x 512 channels x 16 states: h = exp(dt A) h
+    + dt B x, y = (h C).sum), the skip D, the SiLU gate, an output
+    projection and the residual.  The scan runs in fp32."""
+
+    def __init__(self, d=256, inner=512, state=16, conv=4, dt_rank=16):
+        super().__init__()
+        self.norm = T5Norm(d, eps=1e-5)     # x * rsqrt(mean(x^2) + eps) * weight, in fp32
+        self.inp = nn.Linear(d, 2 * inner, bias=False)
+        self.conv = nn.Conv1d(inner, inner, conv, groups=inner, padding=conv - 1)
+        self.xproj = nn.Linear(inner, dt_rank + 2 * state, bias=False)
+        self.dtproj = nn.Linear(dt_rank, inner)
+        # dt's bias: the inverse softplus of steps spread log-uniformly over
+        # [0.001, 0.1], as Mamba initialises it
+        dt = torch.exp(torch.rand(inner) * (math.log(0.1) - math.log(0.001)) + math.log(0.001))
+        with torch.no_grad():
+            self.dtproj.bias.copy_(dt + torch.log(-torch.expm1(-dt)))
+        self.A_log = nn.Parameter(torch.log(torch.arange(1, state + 1, dtype=torch.float32))
+                                  .repeat(inner, 1))                            # 512, 16
+        self.D = nn.Parameter(torch.ones(inner))
+        self.out = nn.Linear(inner, d, bias=False)
+        self.dt_rank, self.state = dt_rank, state
+
+    def forward(self, x):                                   # b, L, 256 (fp32 residual stream)
+        L = x.shape[1]
+        u, z = self.inp(self.norm(x)).chunk(2, dim=-1)      # b, L, 512 each
+        # padding 3 on both sides gives L + 3 outputs; the first L only see
+        # the present and the 3 steps before it
+        u = self.conv(u.transpose(1, 2))[..., :L]           # b, 512, L
+        u = F.silu(u).transpose(1, 2)                       # b, L, 512
+        dt, B, C = self.xproj(u).split([self.dt_rank, self.state, self.state], dim=-1)   # b, L, 16 each
+        dt = F.softplus(self.dtproj(dt).float())            # b, L, 512
+        A = -torch.exp(self.A_log.float())                  # 512, 16
+        u = u.float()
+        dA = torch.exp(dt.unsqueeze(-1) * A)                # b, L, 512, 1 * 512, 16 -> b, L, 512, 16
+        dBu = (dt * u).unsqueeze(-1) * B.float().unsqueeze(2)   # b, L, 512, 1 * b, L, 1, 16 -> b, L, 512, 16
+        # unbind (one backward node that stacks the step gradients) rather
+        # than indexing step by step, whose backward writes a zero-filled
+        # full-size gradient per step
+        dAs, dBus, Cs = dA.unbind(1), dBu.unbind(1), C.float().unbind(1)   # L x (b, 512, 16), L x (b, 16)
+        h = u.new_zeros(u.shape[0], u.shape[2], self.state)  # b, 512, 16
+        ys = []
+        for t in range(L):
+            h = dAs[t] * h + dBus[t]                        # b, 512, 16
+            ys.append((h * Cs[t].unsqueeze(1)).sum(-1))     # b, 512, 16 * b, 1, 16 -> b, 512
+        y = torch.stack(ys, dim=1) + u * self.D             # b, L, 512
+        y = y * F.silu(z.float())                           # b, L, 512
+        return x + self.out(y)                              # b, L, 256
+
+
+class MambaLM(nn.Module):
+    """A small Mamba-style selective state-space language model: token
+    embedding (8,000 x 256), 4 Mamba blocks (inner 512, 16 states), RMS
+    norm, an LM head tied to the embedding."""
+
+    def __init__(self, vocab=8000, d=256, layers=4, inner=512, state=16):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        nn.init.normal_(self.emb.weight, std=0.02)   # as Mamba: N(0, 1) rows would make the tied logits huge
+        self.blocks = nn.ModuleList(MambaBlock(d, inner, state) for _ in range(layers))
+        self.norm = T5Norm(d, eps=1e-5)
+        self.head = nn.Linear(d, vocab, bias=False)
+        self.head.weight = self.emb.weight
+
+    def forward(self, idx):                     # b, 128
+        x = self.emb(idx)                       # b, 128, 256
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.norm(x))          # b, 128, 8000
+
+
+def mamba(batch, device):
+    return MambaLM(), _tokens(batch, 128, 8000, device), _lm_loss, "adamw"
+
+
+def _sinusoids(length, channels):
+    """Whisper's fixed sinusoidal positions of the audio encoder: sines then
+    cosines, timescales from 1 to 10,000 -> length, channels."""
+    inc = math.log(10000.0) / (channels // 2 - 1)
+    inv = torch.exp(-inc * torch.arange(channels // 2, dtype=torch.float32))   # channels / 2
+    a = torch.arange(length, dtype=torch.float32)[:, None] * inv[None, :]       # length, channels / 2
+    return torch.cat([a.sin(), a.cos()], dim=1)                                 # length, channels
+
+
+class WhisperAttention(nn.Module):
+    """Whisper's multi-head attention (no bias on the key projection)
+    through SDPA: self-attention when kv is x, cross-attention when kv is
+    the encoder's output."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.q, self.k = nn.Linear(d, d), nn.Linear(d, d, bias=False)
+        self.v, self.o = nn.Linear(d, d), nn.Linear(d, d)
+        self.heads = heads
+
+    def forward(self, x, kv, causal):
+        b, t, d = x.shape
+        s, h = kv.shape[1], self.heads
+        q = self.q(x).view(b, t, h, d // h).transpose(1, 2)        # b, 6, t, 64
+        k = self.k(kv).view(b, s, h, d // h).transpose(1, 2)       # b, 6, s, 64
+        v = self.v(kv).view(b, s, h, d // h).transpose(1, 2)       # b, 6, s, 64
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=causal)   # b, 6, t, 64
+        return self.o(a.transpose(1, 2).reshape(b, t, d))          # b, t, 384
+
+
+class WhisperBlock(nn.Module):
+    """Pre-LN Whisper layer: self-attention (causal in the decoder),
+    cross-attention to the encoder's output in the decoder, GELU MLP."""
+
+    def __init__(self, d, heads, mlp, cross):
+        super().__init__()
+        self.ln1, self.attn = nn.LayerNorm(d), WhisperAttention(d, heads)
+        if cross:
+            self.ln2, self.xattn = nn.LayerNorm(d), WhisperAttention(d, heads)
+        self.ln3 = nn.LayerNorm(d)
+        self.fc1, self.fc2 = nn.Linear(d, mlp), nn.Linear(mlp, d)
+        self.cross = cross
+
+    def forward(self, x, mem=None):             # b, t, 384; b, 1500, 384
+        h = self.ln1(x)
+        x = x + self.attn(h, h, self.cross)
+        if self.cross:
+            x = x + self.xattn(self.ln2(x), mem, False)
+        return x + self.fc2(F.gelu(self.fc1(self.ln3(x))))
+
+
+class Whisper(nn.Module):
+    """Whisper-tiny-shaped encoder-decoder: 80 log-mel bins over 3,000
+    frames, Conv1d (kernel 3) + GELU and a stride-2 Conv1d + GELU down to
+    1,500 frames, fixed sinusoidal positions, 4 pre-LN encoder layers (d
+    384, 6 heads, MLP 1536); a token embedding of 8,000 with learned
+    positions (448, Whisper's text context), 4 decoder layers with causal
+    self-attention and cross-attention over the 1,500 frames, and logits
+    through the token embedding (tied, as Whisper's)."""
+
+    def __init__(self, mels=80, d=384, heads=6, mlp=1536, layers=4, vocab=8000, frames=1500, ctx=448):
+        super().__init__()
+        self.conv1 = nn.Conv1d(mels, d, 3, padding=1)
+        self.conv2 = nn.Conv1d(d, d, 3, stride=2, padding=1)
+        self.register_buffer("pos_audio", _sinusoids(frames, d), persistent=False)   # 1500, 384
+        self.enc = nn.ModuleList(WhisperBlock(d, heads, mlp, False) for _ in range(layers))
+        self.ln_enc = nn.LayerNorm(d)
+        self.tok = nn.Embedding(vocab, d)
+        nn.init.normal_(self.tok.weight, std=0.02)   # tied to the logits: keep them small at the start
+        self.pos_text = nn.Parameter(0.01 * torch.randn(ctx, d))                     # 448, 384
+        self.dec = nn.ModuleList(WhisperBlock(d, heads, mlp, True) for _ in range(layers))
+        self.ln_dec = nn.LayerNorm(d)
+
+    def forward(self, inp):
+        mel, tokens = inp                                   # b, 80, 3000; b, 64
+        x = F.gelu(self.conv1(mel))                         # b, 384, 3000
+        # (3000 + 2 - 3) // 2 + 1 = 1500 frames
+        x = F.gelu(self.conv2(x)).transpose(1, 2)           # b, 1500, 384
+        x = x + self.pos_audio
+        for blk in self.enc:
+            x = blk(x)
+        mem = self.ln_enc(x)                                # b, 1500, 384
+        y = self.tok(tokens) + self.pos_text[:tokens.shape[1]]   # b, 64, 384
+        for blk in self.dec:
+            y = blk(y, mem)
+        return F.linear(self.ln_dec(y), self.tok.weight)   # b, 64, 8000
+
+
+def whisper(batch, device):
+    m = Whisper()
+
+    def make():
+        return ((torch.randn(batch, 80, 3000, device=device),
+                 torch.randint(0, 8000, (batch, 64), device=device)),
+                torch.randint(0, 8000, (batch, 64), device=device))
+    return m, make, _lm_loss, "adamw"
+
+
+class YConv(nn.Module):
+    """YOLOv5's Conv: Conv2d without bias (padding k // 2 unless given),
+    BatchNorm2d (eps 0.001, momentum 0.03), SiLU."""
+
+    def __init__(self, c1, c2, k=1, s=1, p=None):
+        super().__init__()
+        self.conv = nn.Conv2d(c1, c2, k, s, k // 2 if p is None else p, bias=False)
+        self.bn = nn.BatchNorm2d(c2, eps=1e-3, momentum=0.03)
+
+    def forward(self, x):
+        return F.silu(self.bn(self.conv(x)))
+
+
+class YBottleneck(nn.Module):
+    """YOLOv5's bottleneck inside C3: 1x1 then 3x3 Conv, same width, with
+    or without the shortcut."""
+
+    def __init__(self, c, shortcut):
+        super().__init__()
+        self.cv1, self.cv2 = YConv(c, c, 1), YConv(c, c, 3)
+        self.add = shortcut
+
+    def forward(self, x):
+        y = self.cv2(self.cv1(x))
+        return x + y if self.add else y
+
+
+class C3(nn.Module):
+    """YOLOv5's CSP block: two 1x1 Conv branches of half the output width,
+    n bottlenecks on the first, the two concatenated and fused by a 1x1
+    Conv."""
+
+    def __init__(self, c1, c2, n, shortcut=True):
+        super().__init__()
+        c = c2 // 2
+        self.cv1, self.cv2, self.cv3 = YConv(c1, c), YConv(c1, c), YConv(2 * c, c2)
+        self.m = nn.Sequential(*(YBottleneck(c, shortcut) for _ in range(n)))
+
+    def forward(self, x):                                   # b, c1, h, w
+        return self.cv3(torch.cat([self.m(self.cv1(x)), self.cv2(x)], dim=1))   # b, c2, h, w
+
+
+class SPPF(nn.Module):
+    """YOLOv5's fast spatial pyramid pooling: a 1x1 Conv to half width,
+    three chained 5x5 stride-1 max-pools, the four concatenated, a 1x1
+    Conv."""
+
+    def __init__(self, c1, c2, k=5):
+        super().__init__()
+        c = c1 // 2
+        self.cv1, self.cv2 = YConv(c1, c), YConv(4 * c, c2)
+        self.m = nn.MaxPool2d(k, 1, k // 2)
+
+    def forward(self, x):                                   # b, 512, 10, 10
+        x = self.cv1(x)                                     # b, 256, 10, 10
+        y1 = self.m(x)
+        y2 = self.m(y1)
+        return self.cv2(torch.cat([x, y1, y2, self.m(y2)], dim=1))   # b, 1024 -> 512, 10, 10
+
+
+class YOLOv5s(nn.Module):
+    """YOLOv5s-shaped detector (v6 layout, width 0.5, depth 0.33) at
+    320x320: a CSP backbone (a 6x6 stride-2 stem, stride-2 Convs, C3 blocks
+    of 1, 2, 3, 1 bottlenecks, SPPF), an FPN/PAN neck (1x1 Convs, nearest
+    2x upsampling and concatenation top-down, stride-2 Convs and
+    concatenation bottom-up, C3 blocks without shortcuts), and three
+    detection heads (1x1 Conv to 3 anchors x (4 box + 1 objectness + 80
+    classes)) at strides 8, 16 and 32.  The heads' outputs are flattened
+    per anchor and cell and concatenated: b, 3 x (40^2 + 20^2 + 10^2), 85."""
+
+    def __init__(self, classes=80, anchors=3):
+        super().__init__()
+        self.b0 = YConv(3, 32, 6, 2, 2)         # (320 + 4 - 6) // 2 + 1 = 160
+        self.b1 = YConv(32, 64, 3, 2)           # 80
+        self.b2 = C3(64, 64, 1)
+        self.b3 = YConv(64, 128, 3, 2)          # 40
+        self.b4 = C3(128, 128, 2)
+        self.b5 = YConv(128, 256, 3, 2)         # 20
+        self.b6 = C3(256, 256, 3)
+        self.b7 = YConv(256, 512, 3, 2)         # 10
+        self.b8 = C3(512, 512, 1)
+        self.b9 = SPPF(512, 512)
+        self.h10 = YConv(512, 256)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.h13 = C3(512, 256, 1, False)
+        self.h14 = YConv(256, 128)
+        self.h17 = C3(256, 128, 1, False)
+        self.h18 = YConv(128, 128, 3, 2)
+        self.h20 = C3(256, 256, 1, False)
+        self.h21 = YConv(256, 256, 3, 2)
+        self.h23 = C3(512, 512, 1, False)
+        self.no, self.na = classes + 5, anchors
+        self.detect = nn.ModuleList(nn.Conv2d(c, anchors * self.no, 1) for c in (128, 256, 512))
+
+    def forward(self, x):                                   # b, 3, 320, 320
+        x = self.b2(self.b1(self.b0(x)))                    # b, 64, 80, 80
+        p3 = self.b4(self.b3(x))                            # b, 128, 40, 40
+        p4 = self.b6(self.b5(p3))                           # b, 256, 20, 20
+        x = self.b9(self.b8(self.b7(p4)))                   # b, 512, 10, 10
+        h10 = self.h10(x)                                   # b, 256, 10, 10
+        x = self.h13(torch.cat([self.up(h10), p4], dim=1))  # b, 256 + 256 -> 256, 20, 20
+        h14 = self.h14(x)                                   # b, 128, 20, 20
+        o3 = self.h17(torch.cat([self.up(h14), p3], dim=1))            # b, 128 + 128 -> 128, 40, 40
+        o4 = self.h20(torch.cat([self.h18(o3), h14], dim=1))           # b, 128 + 128 -> 256, 20, 20
+        o5 = self.h23(torch.cat([self.h21(o4), h10], dim=1))           # b, 256 + 256 -> 512, 10, 10
+        outs = []
+        for head, o in zip(self.detect, (o3, o4, o5)):
+            p = head(o)                                     # b, 255, n, n
+            b, _, ny, nx = p.shape
+            p = p.view(b, self.na, self.no, ny, nx).permute(0, 1, 3, 4, 2)   # b, 3, n, n, 85
+            outs.append(p.reshape(b, -1, self.no))          # b, 3 n^2, 85
+        return torch.cat(outs, dim=1)                       # b, 4800 + 1200 + 300 = 6300, 85
+
+
+def _yolo_loss(out, y):
+    """Stands in for YOLOv5's loss, which matches the targets to anchors
+    and cells and takes CIoU on the matched boxes: here the MSE of the 4
+    box channels against random targets plus BCE-with-logits of the
+    objectness and 80 class channels against random 0/1 targets, over every
+    anchor of every cell at the three strides.  The heads and their
+    gradients keep their shapes; the matching is left out."""
+    return (F.mse_loss(out[..., :4], y[..., :4])
+            + F.binary_cross_entropy_with_logits(out[..., 4:], y[..., 4:]))
+
+
+def yolo(batch, device):
+    m = YOLOv5s()
+    n = 3 * (40 * 40 + 20 * 20 + 10 * 10)     # 6300 anchor-cells
+
+    def make():
+        return (torch.randn(batch, 3, 320, 320, device=device),
+                torch.cat([torch.rand(batch, n, 4, device=device),
+                           torch.randint(0, 2, (batch, n, 81), device=device).float()], dim=2))   # b, 6300, 85
+    return m, make, _yolo_loss, "sgd_momentum"
+
+
+class FTLayer(nn.Module):
+    """Pre-LN FT-Transformer layer: multi-head SDPA with attention dropout,
+    a ReGLU feed-forward (d -> 2 x ff, a * relu(b), ff -> d) with dropout."""
+
+    def __init__(self, d, heads, ff, drop):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.o = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 2 * ff), nn.Linear(ff, d)
+        self.heads, self.drop = heads, drop
+
+    def forward(self, x):                                   # b, 105, 192
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads) \
+            .permute(2, 0, 3, 1, 4)                         # 3 x (b, 8, 105, 24)
+        a = F.scaled_dot_product_attention(q, k, v, dropout_p=self.drop if self.training else 0.0)
+        x = x + self.o(a.transpose(1, 2).reshape(b, t, d))  # b, 105, 192
+        g, h = self.fc1(self.ln2(x)).chunk(2, dim=-1)       # b, 105, 256 each
+        return x + self.fc2(F.dropout(g * F.relu(h), self.drop, self.training))   # b, 105, 192
+
+
+class FTTransformer(nn.Module):
+    """FT-Transformer for tabular rows: 96 numeric features, each embedded
+    by its own linear map (x_j W_j + b_j, W and b of 96 x 192), 8
+    categorical features of 100 categories embedded 192 wide (one table
+    with per-feature offsets, plus a per-feature bias), a [CLS] token, 3
+    pre-LN layers (d 192, 8 heads of 24, ReGLU feed-forward of 256, dropout
+    0.1), and LayerNorm, ReLU and a linear head on the [CLS] token to one
+    logit."""
+
+    def __init__(self, num=96, cat=8, card=100, d=192, layers=3, heads=8, ff=256, drop=0.1):
+        super().__init__()
+        s = 1.0 / math.sqrt(d)
+        self.w_num = nn.Parameter(torch.empty(num, d).uniform_(-s, s))   # 96, 192
+        self.b_num = nn.Parameter(torch.empty(num, d).uniform_(-s, s))   # 96, 192
+        self.emb = nn.Embedding(cat * card, d)                           # 800, 192
+        self.b_cat = nn.Parameter(torch.empty(cat, d).uniform_(-s, s))   # 8, 192
+        self.register_buffer("offsets", torch.arange(cat) * card, persistent=False)   # 8
+        self.cls = nn.Parameter(torch.empty(d).uniform_(-s, s))          # 192
+        self.layers = nn.ModuleList(FTLayer(d, heads, ff, drop) for _ in range(layers))
+        self.head = nn.Sequential(nn.LayerNorm(d), nn.ReLU(), nn.Linear(d, 1))
+
+    def forward(self, inp):
+        xn, xc = inp                                        # b, 96 (float); b, 8 (ids < 100)
+        tn = xn.unsqueeze(2) * self.w_num + self.b_num      # b, 96, 1 * 96, 192 -> b, 96, 192
+        tc = self.emb(xc + self.offsets) + self.b_cat       # b, 8, 192
+        x = torch.cat([self.cls.expand(xn.shape[0], 1, -1), tn, tc], dim=1)   # b, 1 + 96 + 8 = 105, 192
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(x[:, 0]).squeeze(1)                # b
+
+
+def fttransformer(batch, device):
+    m = FTTransformer()
+
+    def make():
+        return ((torch.randn(batch, 96, device=device),
+                 torch.randint(0, 100, (batch, 8), device=device)),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return m, make, _bce_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -1667,4 +2149,9 @@ MODELS = {
     "effnetv2": (effnetv2, "EfficientNetV2-S ImageNet 224 (fused-MBConv, MBConv, squeeze-excite); eighth round"),
     "r3d": (r3d, "R3D-18 video, 16 x 112x112 clips (Conv3d, BatchNorm3d), 400 classes; eighth round"),
     "ncf": (ncf, "NeuMF, 138k users x 27k items, GMF and MLP branches, BCE; eighth round"),
+    "vqvae": (vqvae, "VQ-VAE 64x64, conv encoder and decoder, 512 x 64 codebook by matmul distances and argmin; ninth round"),
+    "mamba": (mamba, "Mamba-style selective SSM LM d256 x 4, causal depthwise Conv1d, Python-loop scan over 128 steps; ninth round"),
+    "whisper": (whisper, "Whisper-tiny-shaped encoder-decoder 4+4, d384, 80 x 3000 log-mel to 1,500 frames, 64 tokens; ninth round"),
+    "yolo": (yolo, "YOLOv5s-shaped detector 320x320 (C3, SPPF, FPN/PAN, 3 heads), stand-in loss; ninth round"),
+    "fttransformer": (fttransformer, "FT-Transformer, 96 numeric + 8 categorical tokens of 192, 3 layers, ReGLU, BCE; ninth round"),
 }

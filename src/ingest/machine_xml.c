@@ -411,6 +411,8 @@ static int load_overheads(struct loader *L, xmlNodePtr n)
 {
     int rc = attr_qty(L, n, "launch", QTY_TIME, &L->m->launch_latency_s);
     if (!rc)
+        rc = attr_qty(L, n, "kernel-gap", QTY_TIME, &L->m->kernel_gap_s);
+    if (!rc)
         rc = attr_qty(L, n, "dispatch", QTY_TIME, &L->m->dispatch_s);
     if (!rc)
         rc = attr_qty(L, n, "rnn-forward-step", QTY_TIME, &L->m->rnn_fwd_step_s);
@@ -769,6 +771,7 @@ const char machine_xsd[] =
     "\n"
     "  <xs:complexType name=\"overheads\">\n"
     "    <xs:attribute name=\"launch\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"kernel-gap\" type=\"nonEmpty\"/>\n"
     "    <xs:attribute name=\"dispatch\" type=\"nonEmpty\"/>\n"
     "    <xs:attribute name=\"rnn-forward-step\" type=\"nonEmpty\"/>\n"
     "    <xs:attribute name=\"rnn-backward-step\" type=\"nonEmpty\"/>\n"

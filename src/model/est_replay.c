@@ -81,13 +81,15 @@ static void plan_call(const struct est *c, const struct replay_index *ri, const 
     if (rc->kn < 1)
         rc->kn = 1;
     /* kernel durations from a trace leave out the gap the
-     * device needs between two kernels, even queued ones;
-     * table times and the roofline hold a launch already */
+     * device needs between two kernels, even queued ones (the
+     * machine's kernel-gap, else its launch latency); table
+     * times and the roofline hold a launch already */
     if (oe->method == EST_MEASURED || oe->method == EST_SCALED_TABLE || oe->method == EST_SCALED) {
         double sh = c->src_gpu && op->device_time_s > 0 && k->device_s > 0
                     ? k->device_s * ncalls[i] / steps / op->device_time_s : 1;
+        double gap = c->m->kernel_gap_s > 0 ? c->m->kernel_gap_s : c->m->launch_latency_s;
         rc->launch = 1;
-        rc->launch_s = rc->kn * c->m->launch_latency_s * (sh < 1 ? sh : 1);
+        rc->launch_s = rc->kn * gap * (sh < 1 ? sh : 1);
     }
 }
 

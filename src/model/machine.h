@@ -64,6 +64,11 @@ struct machine {
     struct mem_level *mem;  /* fastest (closest to the cores) first */
     size_t n_mem;
     double launch_latency_s;    /* per kernel launch on the device */
+    /* Device time between two kernels queued on one stream (<overheads
+     * kernel-gap=>, measured by estimators/measure/kernel_gap.py), which
+     * no kernel's traced duration holds; 0 = not known, the launch
+     * latency stands in. */
+    double kernel_gap_s;
     double dispatch_s;          /* per-op host framework dispatch cost */
     /* Host time of a cuDNN recurrent layer per layer, direction and time
      * step, forward and backward pass (<overheads rnn-forward-step=

@@ -206,6 +206,7 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
     for (size_t i = 0; i < nm; i++)
         r->v[i] = machine_mem_bw(&ms[i]) * ms[i].devices_per_node;
     row_us(rs, ms, "launch_latency", "kernel launch latency", offsetof(struct machine, launch_latency_s));
+    row_us(rs, ms, "kernel_gap", "gap between queued kernels", offsetof(struct machine, kernel_gap_s));
     row_us(rs, ms, "dispatch", "host dispatch per op", offsetof(struct machine, dispatch_s));
     row_us(rs, ms, "rnn_forward_step", "recurrent layer host time per step, forward",
            offsetof(struct machine, rnn_fwd_step_s));
@@ -371,6 +372,7 @@ static void show_json(FILE *fp, const struct machine *m)
     json_arr_end(&j);
     json_knum(&j, "main_memory_bw_bs", opt(machine_mem_bw(m)));
     json_knum(&j, "launch_latency_s", opt(m->launch_latency_s));
+    json_knum(&j, "kernel_gap_s", opt(m->kernel_gap_s));
     json_knum(&j, "dispatch_s", opt(m->dispatch_s));
     json_knum(&j, "rnn_forward_step_s", opt(m->rnn_fwd_step_s));
     json_knum(&j, "rnn_backward_step_s", opt(m->rnn_bwd_step_s));
