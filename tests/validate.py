@@ -73,9 +73,9 @@ TITLES = {
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
     "development": {"replay": 0.50, "gpu-both": 0.70, "gpu-target": 0.70, "cpu-to-gpu": 0.60,
-                    "fp32-to-bf16": 0.80, "machine-file": 0.75},
-    "held-out": {"replay": 0.30, "gpu-both": 0.20, "gpu-target": 0.20, "cpu-to-gpu": 0.55,
-                 "fp32-to-bf16": 0.35, "machine-file": 0.50},
+                    "fp32-to-bf16": 0.80, "machine-file": 0.60},
+    "held-out": {"replay": 0.35, "gpu-both": 0.45, "gpu-target": 0.45, "cpu-to-gpu": 0.55,
+                 "fp32-to-bf16": 0.45, "machine-file": 0.55},
 }
 SETS = ["development", "held-out"]
 
