@@ -230,26 +230,25 @@ static void render_legend_text(FILE *fp, const struct study *st, const struct st
                     "! = at least %.0f%% from the machine file's roofline, efficiency model or peak scaling, not "
                     "measured kernel tables: peak rates no kernel reaches, optimistic by 2-3.6x "
                     "on GPUs\n", 100 * STUDY_WEAK_SHARE);
-    for (size_t p = 0; p < np; p++)
+    /* per problem, the first estimated cell's anchor and host calibration */
+    for (size_t p = 0; p < np; p++) {
+        int anchored = 0, scaled = 0;
         for (size_t s = 0; s < ns; s++) {
             const struct estimate_basis *b = &ev->basis[p * ns + s];
-            if (!ev->estimated[p * ns + s] || !(b->anchor > 0))
+            if (!ev->estimated[p * ns + s])
                 continue;
-            fprintf(fp, "  %s: estimates x %.3f = measured / estimated on %s, the profile's own "
-                        "device, so they compare as the machines do\n",
-                    st->problems[p].id, b->anchor, b->anchor_system);
-            break;
+            if (!anchored && b->anchor > 0)
+                fprintf(fp, "  %s: estimates x %.3f = measured / estimated on %s, the profile's own "
+                            "device, so they compare as the machines do\n",
+                        st->problems[p].id, b->anchor, b->anchor_system);
+            if (!scaled && b->host_scale > 0)
+                fprintf(fp, "  %s: the trace's host times x %.3f, so that it replays on its own "
+                            "device in its run's step measured without the profiler (its .meta.json)\n",
+                        st->problems[p].id, b->host_scale);
+            anchored |= b->anchor > 0;
+            scaled |= b->host_scale > 0;
         }
-    for (size_t p = 0; p < np; p++)
-        for (size_t s = 0; s < ns; s++) {
-            const struct estimate_basis *b = &ev->basis[p * ns + s];
-            if (!ev->estimated[p * ns + s] || !(b->host_scale > 0))
-                continue;
-            fprintf(fp, "  %s: the trace's host times x %.3f, so that it replays on its own device "
-                        "in its run's step measured without the profiler (its .meta.json)\n",
-                    st->problems[p].id, b->host_scale);
-            break;
-        }
+    }
     if (ev->has_repeats && !ev->has_spread)
         fprintf(fp, "  FOM CI: %d%% percentile bootstrap over the repeats, %d resamples, "
                     "seed %lu; median CI from order statistics (achieved coverage shown)\n",
