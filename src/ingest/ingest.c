@@ -138,6 +138,8 @@ static int read_measured_step(const char *path, struct profile *out, struct diag
     int rc = trace_sidecar_read(path, &sc, d);
     if (!rc && sc.path && sc.step_s > 0) {
         out->measured_step_s = sc.step_s;
+        out->measured_step_lo_s = sc.step_lo_s;
+        out->measured_step_hi_s = sc.step_hi_s;
         out->measured_step_from = sc.path;
         sc.path = NULL;
     }

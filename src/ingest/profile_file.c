@@ -526,10 +526,11 @@ static int prof_set(struct profile *p, struct seen *seen, const char *key, const
     }
     static const char *const dnames[] = {
         "total_time_s", "step_time_s", "host_time_s", "coverage", "dropped_time_s", "profiler_host_s",
+        "measured_step_lo_s", "measured_step_hi_s",
     };
     double *ddst[] = {
         &p->total_time_s, &p->step_time_s, &p->host_time_s, &p->coverage, &p->dropped_time_s,
-        &p->profiler_host_s,
+        &p->profiler_host_s, &p->measured_step_lo_s, &p->measured_step_hi_s,
     };
     for (size_t i = 0; i < sizeof dnames / sizeof dnames[0]; i++)
         if (strcmp(key, dnames[i]) == 0) {

@@ -11,6 +11,7 @@
 #include "core/diag.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
+#include "model/stats.h"
 
 /* A harness description is a few kilobytes; anything much larger is not one. */
 #define SIDECAR_MAX_BYTES (1 << 20)
@@ -38,6 +39,30 @@ static int64_t get_int(yajl_val root, const char *key)
     const char *path[] = { key, NULL };
     yajl_val v = yajl_tree_get(root, path, yajl_t_number);
     return YAJL_IS_INTEGER(v) && v->u.number.i > 0 ? (int64_t)v->u.number.i : 0;
+}
+
+/* The 95% interval of the median of "step_time_s"'s "all" (the timed
+ * steps), when it has six or more positive numbers. */
+static void get_step_ci(yajl_val root, struct trace_sidecar *out)
+{
+    const char *path[] = { "step_time_s", "all", NULL };
+    yajl_val v = yajl_tree_get(root, path, yajl_t_array);
+    if (!v || !YAJL_IS_ARRAY(v) || v->u.array.len == 0 || v->u.array.len > 100000)
+        return;
+    size_t n = 0;
+    double *x = xmalloc(v->u.array.len * sizeof *x);
+    for (size_t i = 0; i < v->u.array.len; i++) {
+        yajl_val e = v->u.array.values[i];
+        double s = YAJL_IS_DOUBLE(e) ? e->u.number.d : YAJL_IS_INTEGER(e) ? (double)e->u.number.i : -1;
+        if (isfinite(s) && s > 0)
+            x[n++] = s;
+    }
+    struct median_ci ci;
+    if (n == v->u.array.len && stats_median_ci(x, n, 0.95, &ci) == 0 && ci.available) {
+        out->step_lo_s = ci.lo;
+        out->step_hi_s = ci.hi;
+    }
+    free(x);
 }
 
 /* "step_time_s": a summary object's median, or a bare number of seconds;
@@ -98,6 +123,8 @@ int trace_sidecar_read(const char *trace, struct trace_sidecar *out, struct diag
     out->batch = get_int(root, "batch");
     out->params = get_int(root, "params");
     out->step_s = get_step(root);
+    if (out->step_s > 0)
+        get_step_ci(root, out);
     if (out->step_s < 0) {
         rc = diag_error_at(d, path.buf, 0, 0, "found a step_time_s that is not a positive number "
                            "of seconds, expected {\"median\": S} or S, the step measured "

@@ -14,6 +14,9 @@ struct trace_sidecar {
     int64_t params;         /* "params", trained parameters, 0 when absent */
     double step_s;          /* "step_time_s": {"median": S} (or S), the run's step
                                measured without the profiler; 0 when absent */
+    double step_lo_s, step_hi_s;    /* the 95% interval of that median from the
+                                       timed steps ("all"), order statistics; 0
+                                       when they are not given or too few */
 };
 
 /* Look for TRACE's sidecar (the trace's name without .gz and its last

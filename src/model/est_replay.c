@@ -282,7 +282,11 @@ static double src_solve(struct src_replay *r, double step_s, double lo, double h
  * profiler's cost left in over without (no host is slower than its
  * profiled self), and at least SCALE_MIN; when even that replays above
  * the step, the replay's device side is longer than the measured step
- * and the host's busy time is brought down to the step, if above it. */
+ * and the host's busy time is brought down to the step, if above it.
+ * A replay inside the 95% interval of the measured median (from the
+ * timed steps, when given) is no evidence against the trace's host: it
+ * stays, since where the device bounds the replay a small difference
+ * would move f far (a device-bound step is no measure of its host). */
 #define SCALE_MIN (1.0 / 64)    /* a host 64 times faster than profiled: not the same run */
 void est_calibrate_host(struct est *c, const struct estimate_opts *o)
 {
@@ -320,8 +324,13 @@ void est_calibrate_host(struct est *c, const struct estimate_opts *o)
     out->host_scale_max = hi;
     out->calib_floor_s = t_lo;
     out->calib_replay_s = src_step(&r, 1);
+    out->calib_lo_s = o->measured_step_lo_s;
+    out->calib_hi_s = o->measured_step_hi_s;
     out->calib = CALIB_APPLIED;
-    if (s > t_hi) {
+    if (o->measured_step_lo_s > 0 && o->measured_step_lo_s <= out->calib_replay_s
+        && out->calib_replay_s <= o->measured_step_hi_s) {
+        out->calib = CALIB_WITHIN;
+    } else if (s > t_hi) {
         f = hi;
         out->calib = CALIB_CLAMPED;
     } else if (s < t_lo) {

@@ -136,6 +136,7 @@ struct profile {
      * it came from; 0 / NULL when unknown.  It calibrates the host times
      * of the estimate (struct estimate: host_scale). */
     double measured_step_s;
+    double measured_step_lo_s, measured_step_hi_s;  /* its median's 95% interval, 0: none */
     char *measured_step_from;
     double coverage;        /* fraction of the full pass time the kept ops cover */
     double dropped_time_s;  /* time of ops dropped by --top */

@@ -51,6 +51,13 @@ static void text_calib(FILE *fp, const struct estimate *e)
     const char *from = e->calib_from ? e->calib_from : "given";
     if (e->calib == CALIB_NONE)
         return;
+    if (e->calib == CALIB_WITHIN) {
+        fprintf(fp, "  host as traced: the trace replayed on its device gives %.4f ms, inside the 95%% "
+                    "interval %.4f..%.4f ms of the step measured without the profiler (median "
+                    "%.4f ms, %s)\n", ms(e->calib_replay_s), ms(e->calib_lo_s), ms(e->calib_hi_s),
+                ms(e->calib_step_s), from);
+        return;
+    }
     if (e->calib == CALIB_NOT_APPLICABLE) {
         fprintf(fp, "  host not calibrated: the measured step %.4f ms (%s) calibrates a GPU trace's "
                     "host times on a GPU target\n", ms(e->calib_step_s), from);
@@ -65,6 +72,35 @@ static void text_calib(FILE *fp, const struct estimate *e)
                                   "is the slowest it allows"
                                 : "; clamped: the trace's device work alone replays longer than "
                                   "the measured step, so the host's busy time is held to that step");
+}
+
+/* The host calibration (struct estimate: calib), null when none was given. */
+static void json_calib(struct json *j, const struct estimate *e)
+{
+    json_key(j, "host_calibration");
+    if (e->calib != CALIB_NONE) {
+        json_obj_begin(j);
+        json_kstr(j, "state", est_calib_name(e->calib));
+        json_knum(j, "measured_step_s", e->calib_step_s);
+        json_kstr(j, "from", e->calib_from);
+        json_knum(j, "trace_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_replay_s : NAN);
+        json_knum(j, "calibrated_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_replayed_s : NAN);
+        json_knum(j, "host_scale", e->host_scale);
+        json_knum(j, "host_scale_max", e->calib != CALIB_NOT_APPLICABLE ? e->host_scale_max : NAN);
+        json_knum(j, "least_host_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_floor_s : NAN);
+        json_key(j, "measured_median_ci_s");
+        if (e->calib_lo_s > 0 && e->calib_hi_s > 0) {
+            json_arr_begin(j);
+            json_num(j, e->calib_lo_s);
+            json_num(j, e->calib_hi_s);
+            json_arr_end(j);
+        } else {
+            json_null(j);
+        }
+        json_obj_end(j);
+    } else {
+        json_null(j);
+    }
 }
 
 /* ------------------------------------------------------------------ text */
@@ -252,21 +288,7 @@ static void render_json(FILE *fp, const struct estimate *e, const struct estimat
     json_knum(&j, "host_removed_s", e->profiler_host_s);
     json_kstr(&j, "method", "median time from a parent op's start to its first child plus from its last child to its end, in the trace, per recorded event");
     json_obj_end(&j);
-    json_key(&j, "host_calibration");
-    if (e->calib != CALIB_NONE) {
-        json_obj_begin(&j);
-        json_kstr(&j, "state", est_calib_name(e->calib));
-        json_knum(&j, "measured_step_s", e->calib_step_s);
-        json_kstr(&j, "from", e->calib_from);
-        json_knum(&j, "trace_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_replay_s : NAN);
-        json_knum(&j, "calibrated_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_replayed_s : NAN);
-        json_knum(&j, "host_scale", e->host_scale);
-        json_knum(&j, "host_scale_max", e->calib != CALIB_NOT_APPLICABLE ? e->host_scale_max : NAN);
-        json_knum(&j, "least_host_replay_s", e->calib != CALIB_NOT_APPLICABLE ? e->calib_floor_s : NAN);
-        json_obj_end(&j);
-    } else {
-        json_null(&j);
-    }
+    json_calib(&j, e);
     json_kstr(&j, "bound", est_bound_name(e->bound));
     json_knum(&j, "profiled_step_time_s", e->src_pass_time_s > 0 ? e->src_pass_time_s : NAN);
     json_kstr(&j, "profile", in ? in->profile : NULL);

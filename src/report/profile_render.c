@@ -204,6 +204,8 @@ void profile_render_json(FILE *fp, const struct profile *p)
     json_kint(&j, "dropped_ops", (int64_t)p->dropped_ops);
     json_knum(&j, "profiler_host_s", p->profiler_host_s);
     json_knum(&j, "measured_step_s", p->measured_step_s > 0 ? p->measured_step_s : NAN);
+    json_knum(&j, "measured_step_lo_s", p->measured_step_lo_s > 0 ? p->measured_step_lo_s : NAN);
+    json_knum(&j, "measured_step_hi_s", p->measured_step_hi_s > 0 ? p->measured_step_hi_s : NAN);
     json_kstr(&j, "measured_step_from", p->measured_step_from);
     json_key(&j, "ops");
     json_arr_begin(&j);
@@ -284,6 +286,8 @@ void profile_render_csv(FILE *fp, const struct profile *p)
     fprintf(fp, "# profiler_host_s: %.17g\n", p->profiler_host_s);
     if (p->measured_step_s > 0) {
         fprintf(fp, "# measured_step_s: %.17g\n", p->measured_step_s);
+        fprintf(fp, "# measured_step_lo_s: %.17g\n", p->measured_step_lo_s);
+        fprintf(fp, "# measured_step_hi_s: %.17g\n", p->measured_step_hi_s);
         fputs("# measured_step_from: ", fp);
         csv_field(fp, p->measured_step_from);
         fputc('\n', fp);

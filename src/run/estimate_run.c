@@ -254,6 +254,8 @@ static int resolve_measured_step(const struct estimate_run_opts *o, struct estim
     }
     if (p->measured_step_s > 0) {
         in->measured_step_s = p->measured_step_s;
+        in->measured_step_lo_s = p->measured_step_lo_s;
+        in->measured_step_hi_s = p->measured_step_hi_s;
         in->measured_step_from = xstrdup(p->measured_step_from ? p->measured_step_from
                                                                : "the saved profile");
     }
@@ -327,6 +329,8 @@ void estimate_opts_from_inputs(const struct estimate_inputs *in, struct estimate
     eo->source_table_path = in->source_table_path;
     eo->source_machine_path = in->source_machine_path;
     eo->measured_step_s = in->measured_step_s;
+    eo->measured_step_lo_s = in->measured_step_lo_s;
+    eo->measured_step_hi_s = in->measured_step_hi_s;
     eo->measured_step_from = in->measured_step_from;
 }
 

@@ -68,6 +68,7 @@ struct estimate_inputs {
     char *source_table_path;        /* where the profiled device's tables were found, or NULL */
     char *source_machine_path;      /* where its machine file was found, or NULL */
     double measured_step_s;         /* the run's step without the profiler, 0: unknown */
+    double measured_step_lo_s, measured_step_hi_s;  /* its median's 95% interval, 0: none */
     char *measured_step_from;       /* "--measured-step" or the .meta.json read */
 };
 
