@@ -27,11 +27,11 @@ const char *est_method_name(enum est_method m)
     return (unsigned)m < EST_METHOD_COUNT ? method_names[m] : "unknown";
 }
 
-static const char *const calib_names[] = { "none", "applied", "clamped", "not-applicable", "within" };
+static const char *const calib_names[] = { "none", "applied", "clamped", "not-applicable" };
 
 const char *est_calib_name(enum est_calib c)
 {
-    return (unsigned)c <= CALIB_WITHIN ? calib_names[c] : "unknown";
+    return (unsigned)c <= CALIB_NOT_APPLICABLE ? calib_names[c] : "unknown";
 }
 
 const char *est_bound_name(enum est_bound b)

@@ -82,8 +82,6 @@ enum est_calib {
     CALIB_APPLIED,          /* the replay meets the measured step */
     CALIB_CLAMPED,          /* it cannot: the nearest the trace allows */
     CALIB_NOT_APPLICABLE,   /* not a GPU trace with its calls on a GPU target */
-    CALIB_WITHIN,           /* the trace's replay lies inside the measured median's
-                               95% interval: no evidence against its host times */
 };
 const char *est_calib_name(enum est_calib c);
 
@@ -195,7 +193,8 @@ struct estimate {
     const char *calib_from;         /* borrowed: estimate_opts measured_step_from */
     double calib_step_s, calib_replay_s, calib_replayed_s;
     double calib_floor_s;           /* the replay at the least host (1/64 of the trace's) */
-    double calib_lo_s, calib_hi_s;  /* the measured median's 95% interval, 0: none */
+    double calib_lo_s, calib_hi_s;  /* the measured median's 95% interval (said
+                                       beside the step), 0: none */
     double host_scale, host_scale_max;
     double pass_time_s;
     double pass_lo_s, pass_hi_s;

@@ -51,13 +51,6 @@ static void text_calib(FILE *fp, const struct estimate *e)
     const char *from = e->calib_from ? e->calib_from : "given";
     if (e->calib == CALIB_NONE)
         return;
-    if (e->calib == CALIB_WITHIN) {
-        fprintf(fp, "  host as traced: the trace replayed on its device gives %.4f ms, inside the 95%% "
-                    "interval %.4f..%.4f ms of the step measured without the profiler (median "
-                    "%.4f ms, %s)\n", ms(e->calib_replay_s), ms(e->calib_lo_s), ms(e->calib_hi_s),
-                ms(e->calib_step_s), from);
-        return;
-    }
     if (e->calib == CALIB_NOT_APPLICABLE) {
         fprintf(fp, "  host not calibrated: the measured step %.4f ms (%s) calibrates a GPU trace's "
                     "host times on a GPU target\n", ms(e->calib_step_s), from);
@@ -72,6 +65,9 @@ static void text_calib(FILE *fp, const struct estimate *e)
                                   "is the slowest it allows"
                                 : "; clamped: the trace's device work alone replays longer than "
                                   "the measured step, so the host's busy time is held to that step");
+    if (e->calib_lo_s > 0 && e->calib_hi_s > 0)
+        fprintf(fp, "  measured step: median %.4f ms, its 95%% interval %.4f..%.4f ms (order statistics "
+                    "of the timed steps)\n", ms(e->calib_step_s), ms(e->calib_lo_s), ms(e->calib_hi_s));
 }
 
 /* The host calibration (struct estimate: calib), null when none was given. */
