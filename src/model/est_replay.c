@@ -338,9 +338,10 @@ void est_calibrate_host(struct est *c, const struct estimate_opts *o)
         f = s / p->host_time_s;
         f = f < 1 ? f : 1;
         out->calib = CALIB_CLAMPED;
-    } else {
-        double a = src_solve(&r, s, SCALE_MIN, hi, 1), b = src_solve(&r, s, SCALE_MIN, hi, 0);
-        f = a > 1 ? a : b < 1 ? b : 1;
+    } else if (out->calib_replay_s < s) {
+        f = src_solve(&r, s, 1, hi, 1);             /* the least f that reaches s */
+    } else if (out->calib_replay_s > s) {
+        f = src_solve(&r, s, SCALE_MIN, 1, 0);      /* the greatest f that stays at s */
     }
     c->host_scale = out->host_scale = f;
     out->calib_replayed_s = src_step(&r, f);
