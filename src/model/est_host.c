@@ -209,7 +209,7 @@ double est_call_host_s(const struct est *c, const struct op *op)
 double est_host_of(struct est *c, const struct op *op)
 {
     if (c->src_gpu)
-        return op->host_time_s * (c->host_scale > 0 ? c->host_scale : 1);
+        return op->host_time_s * c->host_scale;
     double calls = op->count > 0 ? op->count : 1, d = c->m->dispatch_s;
     if (rnn_step_s(c->m, op) <= 0 && est_rnn_launches(c, op) > 0)
         c->n_rnn_launch_host++;

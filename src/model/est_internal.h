@@ -78,7 +78,8 @@ struct est {
     /* the target table's smallest row time per kind and precision: the
      * measuring harness's dispatch gap (est_op.c, less_dispatch_gap) */
     double floor_s[KERNEL_KIND_COUNT][PREC_COUNT];
-    /* factor on a GPU trace's host times (est_calibrate_host), 1: none */
+    /* factor on a GPU trace's host times, set by est_calibrate_host before
+     * any op is estimated (1: none) */
     double host_scale;
 };
 

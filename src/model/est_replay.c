@@ -146,7 +146,7 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
             rest += dev_s[i];
     }
     /* a calibrated host runs the trace's host times f times (est_calibrate_host) */
-    double f = c->host_scale > 0 ? c->host_scale : 1;
+    double f = c->host_scale;
     size_t j = 0;
     while (j < p->n_calls) {
         int st = p->calls[j].step;
