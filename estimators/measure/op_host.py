@@ -17,7 +17,8 @@ the step's time with the device waited for.
 
 Writes DIR/op_host.json.
 
-  op_host.py --out DIR [--device cuda:0] [--models densenet,convnext]
+  op_host.py --out DIR [--device cuda:0] [--models densenet:32:fp32,...]
+             [--sizes tiny,real] [--kinds conv3x3,conv_bn,...]
 """
 import argparse
 import gzip
@@ -83,6 +84,18 @@ def chains(size):
         ("add_x8", lambda: Lambda(add8), img),
         ("mul_relu_x4", lambda: Lambda(mul_relu4), img),
         ("rmsnorm", lambda: Lambda(rmsnorm), vec),
+        # blocks as models stack them: under autocast a batch norm reads
+        # the convolution's low-precision output, and a GEMM after a layer
+        # norm (which autocast runs in fp32) casts its activation too;
+        # the blocks against the single layers above give what autocast
+        # adds per op in context
+        ("conv_bn", lambda: nn.Sequential(nn.Conv2d(c, c, 3, padding=1, bias=False),
+                                          nn.BatchNorm2d(c)), img),
+        ("conv_bn_relu", lambda: nn.Sequential(nn.Conv2d(c, c, 3, padding=1, bias=False),
+                                               nn.BatchNorm2d(c), nn.ReLU()), img),
+        ("conv_bias_relu", lambda: nn.Sequential(nn.Conv2d(c, c, 3, padding=1), nn.ReLU()), img),
+        ("ln_linear", lambda: nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d)), vec),
+        ("linear_gelu", lambda: nn.Sequential(nn.Linear(d, d), nn.GELU()), vec),
     ]
 
 
@@ -141,10 +154,12 @@ def time_chain(net, x, dev, autocast):
     return statistics.median(fwd), statistics.median(bwd), statistics.median(devt)
 
 
-def op_chains(dev, sizes):
+def op_chains(dev, sizes, kinds):
     out = []
     for size in sizes:
         for name, layer, shape in chains(size):
+            if kinds and name not in kinds:
+                continue
             for autocast in (False, True):
                 net = nn.Sequential(*[layer() for _ in range(K)]).to(dev)
                 x = torch.randn(*shape, device=dev, requires_grad=True)
@@ -160,12 +175,14 @@ def op_chains(dev, sizes):
     return out
 
 
-def cpu_traces(out_dir):
+def cpu_traces(out_dir, kinds):
     """One forward and backward of each tiny chain on the host CPU under the
     profiler (record_shapes, as the traces fom reads): what fom charges per
     layer of each kind."""
     from torch.profiler import ProfilerActivity, profile
     for name, layer, shape in chains("tiny"):
+        if kinds and name not in kinds:
+            continue
         net = nn.Sequential(*[layer() for _ in range(K)])
         x = torch.randn(*shape, requires_grad=True)
         for _ in range(3):
@@ -214,14 +231,16 @@ def main():
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--models", default="")
     ap.add_argument("--sizes", default="tiny,real")
+    ap.add_argument("--kinds", default="", help="only these chains (comma-separated names)")
     a = ap.parse_args()
+    kinds = set(a.kinds.split(",")) - {""}
     dev = torch.device(a.device)
     os.makedirs(a.out, exist_ok=True)
     torch.manual_seed(0)
     res = {"host": host_info(dev), "torch": torch.__version__,
            "device_name": torch.cuda.get_device_name(dev),
-           "chains": op_chains(dev, a.sizes.split(","))}
-    cpu_traces(a.out)
+           "chains": op_chains(dev, a.sizes.split(","), kinds)}
+    cpu_traces(a.out, kinds)
     if a.models:
         res["models"] = model_steps(a.models.split(","), dev)
     with open(os.path.join(a.out, "op_host.json"), "w") as f:

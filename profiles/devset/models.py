@@ -2103,6 +2103,390 @@ def fttransformer(batch, device):
     return m, make, _bce_loss, "adamw"
 
 
+# -- tenth round ---------------------------------------------------------------
+# Five models recorded after the ninth round: a SASRec sequential
+# recommender (a 50,000-item embedding table gathered three times per
+# position, causal attention over 200 steps, BCE on sampled negatives), a
+# DeepLabV3-shaped segmenter (dilated 3x3 convolutions at output stride 8,
+# an ASPP head with dilations up to 36, bilinear upsampling of the logits to
+# 256x256), a ConvLSTM unrolled step by step in a Python loop (one 3x3
+# Conv2d per cell per step, gates by chunk), a SchNet-shaped molecular
+# network (Gaussian radial basis of all-pairs distances, a filter MLP per
+# edge, index_add_ to the atoms, sum pooling per molecule) and a
+# GPT-2-small-shaped decoder (a 50,257-token vocabulary whose odd size
+# shapes the tied output GEMM and the cross-entropy).
+
+def _causal_attention(q, k, v):
+    """Causal attention of b, heads, t, dh queries, keys and values: SDPA
+    where PyTorch has it (2.0 on), else the same maths written out (a
+    masked softmax), so that the models also run under 1.13."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    t = q.shape[-2]
+    s = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])            # b, heads, t, t
+    mask = torch.ones(t, t, dtype=torch.bool, device=q.device).triu(1)
+    return s.masked_fill(mask, float("-inf")).softmax(-1).to(v.dtype) @ v   # b, heads, t, dh
+
+
+class SASRecBlock(nn.Module):
+    """SASRec's block: the query is layer-normed, keys and values are not
+    (as the reference code), causal multi-head attention added to the
+    normed query; then LayerNorm, a point-wise feed-forward (d -> d, ReLU,
+    d -> d) with dropout, and its residual."""
+
+    def __init__(self, d, heads, drop):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d, eps=1e-8), nn.LayerNorm(d, eps=1e-8)
+        self.q, self.kv, self.o = nn.Linear(d, d), nn.Linear(d, 2 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, d), nn.Linear(d, d)
+        self.heads, self.drop = heads, drop
+
+    def forward(self, x):                                   # b, 200, 128
+        b, t, d = x.shape
+        h = self.heads
+        xq = self.ln1(x)
+        q = self.q(xq).view(b, t, h, d // h).transpose(1, 2)                # b, 2, 200, 64
+        k, v = self.kv(x).view(b, t, 2, h, d // h).permute(2, 0, 3, 1, 4)   # 2 x (b, 2, 200, 64)
+        a = self.o(_causal_attention(q, k, v).transpose(1, 2).reshape(b, t, d))
+        x = xq + F.dropout(a, self.drop, self.training)    # b, 200, 128
+        y = self.ln2(x)
+        y = self.fc2(F.dropout(F.relu(self.fc1(y)), self.drop, self.training))
+        return x + F.dropout(y, self.drop, self.training)  # b, 200, 128
+
+
+class SASRec(nn.Module):
+    """SASRec sequential recommender: an item table of 50,000 items (plus
+    the padding id 0) x 128, scaled by sqrt(d), plus a learned position
+    embedding of 200, dropout 0.2, 2 causal blocks of 2 heads, a final
+    LayerNorm.  Each position's output is scored against the embedding of
+    its next (positive) item and of one sampled negative item by dot
+    products with the same table; the model returns the two logits."""
+
+    def __init__(self, items=50000, d=128, seq=200, layers=2, heads=2, drop=0.2):
+        super().__init__()
+        self.item = nn.Embedding(items + 1, d, padding_idx=0)   # 50,001, 128
+        self.pos = nn.Embedding(seq, d)                          # 200, 128
+        self.blocks = nn.ModuleList(SASRecBlock(d, heads, drop) for _ in range(layers))
+        self.ln = nn.LayerNorm(d, eps=1e-8)
+        self.d, self.drop = d, drop
+
+    def forward(self, inp):
+        seq, pos_neg = inp                                  # b, 200; b, 200, 2 (positive, negative ids)
+        t = seq.shape[1]
+        x = self.item(seq) * math.sqrt(self.d) + self.pos(torch.arange(t, device=seq.device))
+        x = F.dropout(x, self.drop, self.training)          # b, 200, 128
+        for blk in self.blocks:
+            x = blk(x)
+        x = self.ln(x)                                      # b, 200, 128
+        e = self.item(pos_neg)                              # b, 200, 2, 128
+        return (x.unsqueeze(2) * e).sum(-1)                 # b, 200, 1, 128 * b, 200, 2, 128 -> b, 200, 2
+
+
+def sasrec(batch, device):
+    m = SASRec()
+    seq = 200
+
+    def make():
+        # ids from 1: 0 is padding; every position is a real item, so no
+        # position is masked out of the loss
+        y = torch.zeros(batch, seq, 2, device=device)
+        y[..., 0] = 1.0                                     # positive 1, negative 0
+        return ((torch.randint(1, 50001, (batch, seq), device=device),
+                 torch.randint(1, 50001, (batch, seq, 2), device=device)), y)
+    return m, make, _bce_loss, "adamw"
+
+
+class DilatedBasic(nn.Module):
+    """ResNet basic block with dilation: two 3x3 Conv-BN (the first maybe
+    strided), ReLU, a 1x1 Conv-BN projection on the shortcut when the shape
+    changes."""
+
+    def __init__(self, cin, cout, stride=1, dilation=1):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, cout, 3, stride, dilation, dilation, bias=False)
+        self.b1 = nn.BatchNorm2d(cout)
+        self.c2 = nn.Conv2d(cout, cout, 3, 1, dilation, dilation, bias=False)
+        self.b2 = nn.BatchNorm2d(cout)
+        self.short = None
+        if stride != 1 or cin != cout:
+            self.short = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.b2(self.c2(F.relu(self.b1(self.c1(x)))))
+        return F.relu(y + (x if self.short is None else self.short(x)))
+
+
+def _cbr(cin, cout, k, dilation=1):
+    """Conv (no bias, 'same' padding) - BatchNorm - ReLU of DeepLab's head."""
+    return nn.Sequential(nn.Conv2d(cin, cout, k, padding=dilation * (k // 2), dilation=dilation, bias=False),
+                         nn.BatchNorm2d(cout), nn.ReLU())
+
+
+class ASPP(nn.Module):
+    """DeepLabV3's atrous spatial pyramid pooling: a 1x1 branch, three 3x3
+    branches of dilation 12, 24 and 36 (the rates for output stride 8),
+    and an image-pooling branch (global average pool, 1x1 Conv-BN-ReLU,
+    bilinear upsampling back to the grid), concatenated and projected by a
+    1x1 Conv-BN-ReLU with dropout 0.5."""
+
+    def __init__(self, cin, c=256, rates=(12, 24, 36)):
+        super().__init__()
+        self.branches = nn.ModuleList([_cbr(cin, c, 1)] + [_cbr(cin, c, 3, r) for r in rates])
+        self.pool = _cbr(cin, c, 1)
+        self.project = _cbr(c * (len(rates) + 2), c, 1)
+
+    def forward(self, x):                                   # b, 512, 32, 32
+        outs = [br(x) for br in self.branches]              # 4 x (b, 256, 32, 32)
+        p = self.pool(F.adaptive_avg_pool2d(x, 1))          # b, 256, 1, 1
+        outs.append(F.interpolate(p, size=x.shape[-2:], mode="bilinear", align_corners=False))
+        return F.dropout(self.project(torch.cat(outs, dim=1)), 0.5, self.training)   # b, 1280 -> 256, 32, 32
+
+
+class DeepLabV3(nn.Module):
+    """DeepLabV3-shaped segmenter at 256x256: a ResNet-18-shaped backbone
+    with output stride 8 (a 7x7 stride-2 stem and max-pool to 64x64, basic
+    blocks of 64 and 128 (stride 2 to 32x32), then 256 and 512 with
+    dilation 2 and 4 in place of striding), the ASPP head, a 3x3
+    Conv-BN-ReLU and a 1x1 Conv to 21 classes, and the logits bilinearly
+    upsampled to the input's size."""
+
+    def __init__(self, classes=21):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                  nn.MaxPool2d(3, 2, 1))                       # b, 64, 64, 64
+        self.layer1 = nn.Sequential(DilatedBasic(64, 64), DilatedBasic(64, 64))            # 64, 64
+        self.layer2 = nn.Sequential(DilatedBasic(64, 128, 2), DilatedBasic(128, 128))      # 32, 32
+        self.layer3 = nn.Sequential(DilatedBasic(128, 256, 1, 2), DilatedBasic(256, 256, 1, 2))
+        self.layer4 = nn.Sequential(DilatedBasic(256, 512, 1, 4), DilatedBasic(512, 512, 1, 4))
+        self.aspp = ASPP(512)
+        self.head = nn.Sequential(_cbr(256, 256, 3), nn.Conv2d(256, classes, 1))
+
+    def forward(self, x):                                   # b, 3, 256, 256
+        f = self.layer4(self.layer3(self.layer2(self.layer1(self.stem(x)))))   # b, 512, 32, 32
+        out = self.head(self.aspp(f))                       # b, 21, 32, 32
+        return F.interpolate(out, size=x.shape[-2:], mode="bilinear", align_corners=False)   # b, 21, 256, 256
+
+
+def deeplab(batch, device):
+    m = DeepLabV3()
+
+    def make():
+        return (torch.randn(batch, 3, 256, 256, device=device),
+                torch.randint(0, 21, (batch, 256, 256), device=device))
+    return m, make, _cls_loss, "sgd_momentum"
+
+
+class ConvLSTMCell(nn.Module):
+    """A ConvLSTM cell: one 3x3 Conv2d over the input and the hidden state
+    concatenated gives the four gates (split by chunk); sigmoid input,
+    forget and output gates, a tanh candidate."""
+
+    def __init__(self, cin, hidden, k=3):
+        super().__init__()
+        self.conv = nn.Conv2d(cin + hidden, 4 * hidden, k, padding=k // 2)
+
+    def forward(self, x, h, c):                             # b, cin, 64, 64; b, 64, 64, 64 (x2)
+        i, f, g, o = self.conv(torch.cat([x, h], dim=1)).chunk(4, dim=1)   # 4 x (b, 64, 64, 64)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        return torch.sigmoid(o) * torch.tanh(c), c
+
+
+class ConvLSTM(nn.Module):
+    """ConvLSTM for precipitation nowcasting, shaped as Shi et al.: 10
+    input frames of 1 x 64 x 64, 2 stacked cells of 64 hidden channels with
+    3x3 kernels unrolled step by step in a Python loop (so 20 small Conv2d
+    and their elementwise gates per step), and a 1x1 Conv2d from the top
+    cell's last hidden state to the next frame."""
+
+    def __init__(self, cin=1, hidden=64, layers=2):
+        super().__init__()
+        self.cells = nn.ModuleList(ConvLSTMCell(cin if i == 0 else hidden, hidden) for i in range(layers))
+        self.out = nn.Conv2d(hidden, cin, 1)
+        self.hidden = hidden
+
+    def forward(self, x):                                   # b, 10, 1, 64, 64
+        b, _, _, hh, ww = x.shape
+        # the states start as zeros in the input's dtype (fp32); under
+        # autocast the gates come out of the convolutions in bf16, and their
+        # products with the fp32 cell state promote both states back to fp32
+        hs = [x.new_zeros(b, self.hidden, hh, ww) for _ in self.cells]
+        cs = [x.new_zeros(b, self.hidden, hh, ww) for _ in self.cells]
+        for frame in x.unbind(1):                           # 10 x (b, 1, 64, 64)
+            inp = frame
+            for j, cell in enumerate(self.cells):
+                hs[j], cs[j] = cell(inp, hs[j], cs[j])
+                inp = hs[j]                                 # b, 64, 64, 64
+        return self.out(hs[-1])                             # b, 1, 64, 64
+
+
+def convlstm(batch, device):
+    m = ConvLSTM()
+
+    def make():
+        return (torch.rand(batch, 10, 1, 64, 64, device=device),
+                torch.rand(batch, 1, 64, 64, device=device))
+    return m, make, _mse_loss, "adamw"
+
+
+class ShiftedSoftplus(nn.Module):
+    """SchNet's activation: softplus(x) - log 2, zero at zero."""
+
+    def forward(self, x):
+        return F.softplus(x) - math.log(2.0)
+
+
+class SchNetInteraction(nn.Module):
+    """SchNet's interaction block: a filter-generating MLP on the radial
+    basis of each edge (50 -> 128 -> 128, shifted softplus) scaled by a
+    cosine cutoff, the neighbours' features (a linear without bias)
+    gathered along the edges and multiplied by the filter (the
+    continuous-filter convolution), summed to the target atoms by
+    index_add_, then linear, shifted softplus, linear."""
+
+    def __init__(self, d=128, rbf=50, cutoff=10.0):
+        super().__init__()
+        self.filt = nn.Sequential(nn.Linear(rbf, d), ShiftedSoftplus(), nn.Linear(d, d))
+        self.lin1 = nn.Linear(d, d, bias=False)
+        self.lin2, self.lin3 = nn.Linear(d, d), nn.Linear(d, d)
+        self.act = ShiftedSoftplus()
+        self.cutoff = cutoff
+
+    def forward(self, h, src, dst, dist, rbf):              # n, 128; E; E; E; E, 50
+        # cosine cutoff, zero beyond it: every pair is an edge, so far
+        # pairs keep their place and get a zero filter
+        cut = 0.5 * (torch.cos(dist * math.pi / self.cutoff) + 1.0) * (dist < self.cutoff)   # E
+        w = self.filt(rbf) * cut.unsqueeze(1).to(rbf.dtype)                  # E, 128
+        x = self.lin1(h)                                                     # n, 128
+        msg = x.index_select(0, src) * w.to(x.dtype)                         # E, 128
+        agg = msg.new_zeros(h.shape[0], msg.shape[1]).index_add_(0, dst, msg)   # n, 128
+        return self.lin3(self.act(self.lin2(agg)))                           # n, 128
+
+
+class SchNet(nn.Module):
+    """SchNet-shaped energy model: atom-type embedding (100 x 128), pair
+    distances expanded on 50 Gaussians (centres 0 to 10 A), 3 interaction
+    blocks added to the atom features, an atom-wise MLP (128 -> 64,
+    shifted softplus, -> 1), and the atoms' energies summed per molecule by
+    index_add_."""
+
+    def __init__(self, types=100, d=128, rbf=50, blocks=3, cutoff=10.0):
+        super().__init__()
+        self.emb = nn.Embedding(types, d)
+        self.register_buffer("centers", torch.linspace(0.0, cutoff, rbf), persistent=False)   # 50
+        self.gamma = 0.5 / (cutoff / (rbf - 1)) ** 2
+        self.blocks = nn.ModuleList(SchNetInteraction(d, rbf, cutoff) for _ in range(blocks))
+        self.out = nn.Sequential(nn.Linear(d, d // 2), ShiftedSoftplus(), nn.Linear(d // 2, 1))
+
+    def forward(self, inp):
+        z, pos, src, dst, mol = inp                         # M, 32; M, 32, 3; E; E; n = 32 M
+        n_mol = z.shape[0]
+        z, pos = z.flatten(), pos.reshape(-1, 3)            # n; n, 3
+        dist = (pos.index_select(0, src) - pos.index_select(0, dst)).norm(dim=1)   # E
+        rbf = torch.exp(-self.gamma * (dist.unsqueeze(1) - self.centers) ** 2)     # E, 1 - 50 -> E, 50
+        h = self.emb(z)                                     # n, 128
+        for blk in self.blocks:
+            h = h + blk(h, src, dst, dist, rbf)
+        e = self.out(h).squeeze(1)                          # n
+        return e.new_zeros(n_mol).index_add_(0, mol, e)     # M
+
+
+def schnet(batch, device):
+    """batch: molecules of 32 atoms, every ordered pair of distinct atoms
+    of a molecule an edge (32 x 31 = 992 per molecule)."""
+    m = SchNet()
+    atoms = 32
+
+    def make():
+        # the edges of one molecule, offset by 32 per molecule: E = 992 batch
+        i, j = torch.meshgrid(torch.arange(atoms), torch.arange(atoms), indexing="ij")
+        keep = i != j
+        off = (torch.arange(batch) * atoms).view(-1, 1)                        # M, 1
+        src = (j[keep].view(1, -1) + off).flatten().to(device)                 # E
+        dst = (i[keep].view(1, -1) + off).flatten().to(device)                 # E
+        mol = torch.arange(batch, device=device).repeat_interleave(atoms)      # n
+        # QM9-like: types H to F, atoms spread over a few angstroms
+        return ((torch.randint(1, 10, (batch, atoms), device=device),
+                 1.5 * torch.randn(batch, atoms, 3, device=device), src, dst, mol),
+                torch.randn(batch, device=device))
+    return m, make, _mse_loss, "adamw"
+
+
+class DiTBlock(nn.Module):
+    """DiT block with adaLN-Zero: the conditioning vector gives each
+    block's shift, scale and gate for attention and MLP (one linear of
+    6 x d), LayerNorm without affine parameters."""
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.n1 = nn.LayerNorm(d, elementwise_affine=False, eps=1e-6)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.n2 = nn.LayerNorm(d, elementwise_affine=False, eps=1e-6)
+        self.fc1 = nn.Linear(d, 4 * d)
+        self.fc2 = nn.Linear(4 * d, d)
+        self.ada = nn.Sequential(nn.SiLU(), nn.Linear(d, 6 * d))
+
+    def forward(self, x, c):
+        b, t, d = x.shape
+        s1, sc1, g1, s2, sc2, g2 = self.ada(c).unsqueeze(1).chunk(6, dim=-1)
+        h = self.n1(x) * (1 + sc1) + s1
+        q, k, v = self.qkv(h).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        if hasattr(F, "scaled_dot_product_attention"):
+            a = F.scaled_dot_product_attention(q, k, v)
+        else:
+            a = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(d // self.heads), dim=-1) @ v
+        x = x + g1 * self.proj(a.transpose(1, 2).reshape(b, t, d))
+        h = self.n2(x) * (1 + sc2) + s2
+        return x + g2 * self.fc2(F.gelu(self.fc1(h), approximate="tanh"))
+
+
+class DiT(nn.Module):
+    """DiT-S/2-shaped: 4 x 32 x 32 latents in patches of 2 (256 tokens of
+    384), 12 blocks of 6 heads, timestep (sinusoidal, MLP) and class
+    embeddings as the condition, predicting the noise (MSE)."""
+    def __init__(self, d=384, depth=12, heads=6, classes=1000, patch=2, ch=4, size=32):
+        super().__init__()
+        self.d, self.patch, self.ch, self.size = d, patch, ch, size
+        self.embed = nn.Conv2d(ch, d, patch, stride=patch)
+        self.pos = nn.Parameter(torch.zeros(1, (size // patch) ** 2, d))
+        self.t_mlp = nn.Sequential(nn.Linear(256, d), nn.SiLU(), nn.Linear(d, d))
+        self.y_emb = nn.Embedding(classes + 1, d)
+        self.blocks = nn.ModuleList(DiTBlock(d, heads) for _ in range(depth))
+        self.n_out = nn.LayerNorm(d, elementwise_affine=False, eps=1e-6)
+        self.ada_out = nn.Sequential(nn.SiLU(), nn.Linear(d, 2 * d))
+        self.out = nn.Linear(d, patch * patch * ch)
+
+    def t_embed(self, t):
+        half = 128
+        f = torch.exp(-math.log(10000.0) * torch.arange(half, device=t.device, dtype=torch.float32) / half)
+        a = t.float()[:, None] * f[None]
+        return self.t_mlp(torch.cat([torch.cos(a), torch.sin(a)], dim=-1))
+
+    def forward(self, inp):
+        x, t, y = inp
+        b = x.shape[0]
+        h = self.embed(x).flatten(2).transpose(1, 2) + self.pos
+        c = self.t_embed(t) + self.y_emb(y)
+        for blk in self.blocks:
+            h = blk(h, c)
+        sh, sc = self.ada_out(c).unsqueeze(1).chunk(2, dim=-1)
+        h = self.out(self.n_out(h) * (1 + sc) + sh)
+        g, p = self.size // self.patch, self.patch
+        h = h.view(b, g, g, p, p, self.ch).permute(0, 5, 1, 3, 2, 4)
+        return h.reshape(b, self.ch, self.size, self.size)
+
+
+def dit(batch, device):
+    m = DiT()
+
+    def make():
+        return ((torch.randn(batch, 4, 32, 32, device=device),
+                 torch.randint(0, 1000, (batch,), device=device),
+                 torch.randint(0, 1001, (batch,), device=device)),
+                torch.randn(batch, 4, 32, 32, device=device))
+    return m, make, _mse_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -2154,4 +2538,9 @@ MODELS = {
     "whisper": (whisper, "Whisper-tiny-shaped encoder-decoder 4+4, d384, 80 x 3000 log-mel to 1,500 frames, 64 tokens; ninth round"),
     "yolo": (yolo, "YOLOv5s-shaped detector 320x320 (C3, SPPF, FPN/PAN, 3 heads), stand-in loss; ninth round"),
     "fttransformer": (fttransformer, "FT-Transformer, 96 numeric + 8 categorical tokens of 192, 3 layers, ReGLU, BCE; ninth round"),
+    "sasrec": (sasrec, "SASRec recommender, 50k x 128 item table, 2 causal blocks over 200 steps, BCE on a sampled negative; tenth round"),
+    "deeplab": (deeplab, "DeepLabV3-shaped 256x256, dilated ResNet-18-like backbone at stride 8, ASPP 12/24/36, 21 classes; tenth round"),
+    "convlstm": (convlstm, "ConvLSTM nowcasting, 10 frames of 64x64, 2 cells of 64, 3x3, Python loop over steps, MSE; tenth round"),
+    "schnet": (schnet, "SchNet-shaped, 32-atom molecules, all-pairs edges, 50 Gaussians, 3 interactions of 128, index_add_; tenth round"),
+    "dit": (dit, "DiT-S/2-shaped diffusion transformer, 4 x 32x32 latents, 256 tokens of 384 x 12, adaLN-Zero; tenth round"),
 }

@@ -44,6 +44,7 @@ BATCH = {
     "moe": (16, 2), "unet2d": (32, 4), "t5small": (32, 4), "ecgresnet": (128, 16), "gat": (50000, 5000),
     "perceiver": (32, 4), "rnnt": (32, 4), "effnetv2": (64, 8), "r3d": (16, 2), "ncf": (65536, 8192),
     "vqvae": (64, 8), "mamba": (32, 4), "whisper": (16, 2), "yolo": (32, 4), "fttransformer": (4096, 512),
+    "sasrec": (256, 32), "deeplab": (16, 2), "convlstm": (16, 2), "schnet": (128, 16), "dit": (128, 16),
 }
 
 
