@@ -38,6 +38,10 @@ estimates fall inside the target run's own p05 to p95 of timed steps, and
 that range's half-width over its median (the median over the group): an
 error within the spread of the measurement itself says no more than it.
 
+The held-out runs recorded a second time on the same machine minutes later
+(profiles/heldout/repeat/) are not estimated: the summary says how far their
+measured steps lie from the first recording's, the floor under any error.
+
 Options: -v (per-case lines), --guard (TAP: each group's max |error| at most
 its guard below, for make test), --markdown (the table in Markdown),
 --update-readme (write that table into README.md between its markers).
@@ -218,6 +222,22 @@ def measure(verbose, every=1):
     return res, failed
 
 
+def repeatability():
+    """The held-out runs recorded a second time on the same machine
+    (profiles/heldout/repeat/): |second - first| / first of each run's
+    median step, the first run being the validation's answer.  Returns
+    (n, median, max) or None."""
+    rep = os.path.join(ROOT, "profiles", "heldout", "repeat")
+    d = []
+    for meta in sorted(glob.glob(os.path.join(rep, "*", "*.meta.json"))):
+        first = os.path.join(ROOT, "profiles", "heldout", os.path.relpath(meta, rep))
+        if os.path.exists(first):
+            a = json.load(open(first))["step_time_s"]["median"]
+            b = json.load(open(meta))["step_time_s"]["median"]
+            d.append(abs(b - a) / a)
+    return (len(d), statistics.median(d), max(d)) if d else None
+
+
 def median_ci(xs, level=0.95):
     """A distribution-free confidence interval of the median: the order
     statistics x(j), x(n+1-j) with j the largest rank for which a
@@ -329,6 +349,11 @@ def main():
     print("median 95% CI: distribution-free interval of the median |error| (order statistics)")
     print("in p05-p95: estimates inside the range of the target run's middle 90% of timed steps;")
     print("spread: that range's half-width over its median, the median over the group's cases")
+    rp = repeatability()
+    if rp:
+        print("measured again: %d held-out runs recorded a second time on the same machine minutes later "
+              "differ from the first by %s in the median, %s at most (profiles/heldout/repeat/)"
+              % (rp[0], pct(rp[1]), pct(rp[2])))
     for g, name, why in failed:
         print("validate: %s %s failed: %s" % (g, name, why))
     return 1 if failed else 0

@@ -68,13 +68,16 @@ class SegNet(nn.Module):
         return self.net(x)
 
 
-def segnet(batch, device):
-    m = SegNet()
-
+def _pixels(batch, channels, classes, device):
+    """make() of a 256x256 segmentation net: random images and per-pixel labels."""
     def make():
-        return (torch.randn(batch, 4, 256, 256, device=device),
-                torch.randint(0, 8, (batch, 256, 256), device=device))
-    return m, make, _cls_loss, "adamw"
+        return (torch.randn(batch, channels, 256, 256, device=device),
+                torch.randint(0, classes, (batch, 256, 256), device=device))
+    return make
+
+
+def segnet(batch, device):
+    return SegNet(), _pixels(batch, 4, 8, device), _cls_loss, "adamw"
 
 
 class UNet3D(nn.Module):
@@ -2268,12 +2271,7 @@ class DeepLabV3(nn.Module):
 
 
 def deeplab(batch, device):
-    m = DeepLabV3()
-
-    def make():
-        return (torch.randn(batch, 3, 256, 256, device=device),
-                torch.randint(0, 21, (batch, 256, 256), device=device))
-    return m, make, _cls_loss, "sgd_momentum"
+    return DeepLabV3(), _pixels(batch, 3, 21, device), _cls_loss, "sgd_momentum"
 
 
 class ConvLSTMCell(nn.Module):

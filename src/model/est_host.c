@@ -121,10 +121,10 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
  * backward, the host's issue time per layer over the add loop's of the
  * same run, shared among the ops that the layer's CPU trace holds; the
  * medians of the two runs' kinds:
- *  - cuDNN's convolutions and the norms (batch, layer): 3.6 to 5.5 times
- *    a bare add per op, forward or backward, 4.0 in the median: the
- *    library's descriptors and heuristics besides PyTorch's dispatch and
- *    autograd;
+ *  - the norms (batch, layer): 3.6 to 5.5 times a bare add per op,
+ *    forward or backward, 4.0 in the median with cuDNN's convolutions:
+ *    the library's descriptors and heuristics besides PyTorch's dispatch
+ *    and autograd;
  *  - other ops that run kernels (elementwise, activations, softmax,
  *    dropout, pooling, GEMMs, as modules of their own or eight in one):
  *    1.5 to 2.9 times, 2.2 in the median: autograd's recording in the
@@ -133,10 +133,21 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
  *    expand, item; no kernel): a view as a module of its own costs 0.8
  *    to 1.1 times with its module call, which costs 0.2 to 0.7 (an add as
  *    a module against eight adds in one): 0.5;
- *  - optimizer ops, outside autograd, and a collective: once. */
-static const double host_weights[HOST_CLASS_COUNT] = { 4.0, 2.2, 0.5, 1.0 };
+ *  - optimizer ops, outside autograd, and a collective: once.
+ * A chain's cost per op holds the host's time between its calls too (the
+ * module calls).  The development set's GPU traces give the same figures
+ * for real models, each op's host time per call after the trace's
+ * calibration against its run's measured step (est_calibrate_host) over
+ * the machine file's dispatch, plus the host's idle time between calls
+ * (0.49 per call in the median of the 300 traces, H100 and H200, fp32 and
+ * bf16): kernel ops 1.49 + 0.49, views 0.10 + 0.49, norms 3.41 + 0.49
+ * (the medians over 160k, 152k and 12k calls per pass) - except cuDNN's
+ * convolutions: 6.62 + 0.49 over 12,510 calls (5.84 on the H100's traces,
+ * 7.66 on the H200's), where the chains, whose 32 layers share one shape,
+ * gave 4.0.  A convolution of a training step costs the host 7.1. */
+static const double host_weights[HOST_CLASS_COUNT] = { 7.1, 4.0, 2.2, 0.5, 1.0 };
 static const char *const host_class_names[HOST_CLASS_COUNT] = {
-    "cudnn-conv-norm", "kernel-op", "view", "once",
+    "cudnn-conv", "norm", "kernel-op", "view", "once",
 };
 
 const char *est_host_class_name(enum est_host_class k)
@@ -161,6 +172,7 @@ static enum est_host_class host_class(const struct est *c, const struct op *op)
         return HOST_CLASS_ONCE;
     switch (op->kind) {
     case OP_CONV:
+        return HOST_CLASS_CONV;
     case OP_NORM:
         return HOST_CLASS_LIBRARY;
     case OP_OPTIMIZER:
@@ -319,13 +331,107 @@ static double fp32_op_elems(const struct est *c, const struct op *op, int *tenso
     return boundaries * (double)gc.numel[0] * f;
 }
 
+/* A GPU trace's bias add of a convolution: PyTorch runs cuDNN's
+ * convolution without its bias and adds it after (est_conv_bias_calls), an
+ * add_ of the output [n, k, ...] and the bias viewed as [1, k, 1, ...].
+ * Autocast casts that bias with the convolution's weight; the trace's
+ * convolution op does not take it.  Returns k, or 0. */
+struct bias_shape { int n; int64_t rank[2], dim1[2], ones[2]; };
+
+static void bias_group(const int64_t *dims, int n, void *arg)
+{
+    struct bias_shape *b = arg;
+    if (b->n < 2) {
+        b->rank[b->n] = n;
+        b->dim1[b->n] = n > 1 ? dims[1] : 0;
+        b->ones[b->n] = 0;
+        for (int i = 0; i < n; i++)
+            b->ones[b->n] += i != 1 && dims[i] == 1;
+    }
+    b->n++;
+}
+
+static double gpu_conv_bias_elems(const struct est *c, const struct op *op)
+{
+    if (!c->src_gpu || op->phase != PHASE_FORWARD || op->kind != OP_ELEMENTWISE
+        || strcmp(ops_base_name(op), "add_") != 0)
+        return 0;
+    struct bias_shape b;
+    memset(&b, 0, sizeof b);
+    est_shape_groups(op->shapes, bias_group, &b);
+    if (b.n < 2 || b.rank[0] < 3 || b.rank[1] != b.rank[0] || b.dim1[1] != b.dim1[0]
+        || b.dim1[0] <= 1 || b.ones[1] != b.rank[1] - 1)
+        return 0;
+    return (double)b.dim1[0];
+}
+
+/* What running under autocast adds to the host's issue time of a training
+ * step, per forward call, forward and backward, in bare adds (the
+ * machine's dispatch).  Measured, not taken from the casts' count alone:
+ * chains of 32 layers of one kind (estimators/measure/op_host.py) timed on
+ * the host with and without autocast, the difference per layer over the
+ * same run's add loop, on three H100 and four H200 runs' hosts, toy and
+ * real sizes (estimators/h100/op-host, estimators/h200/op-host, ORIGIN.md
+ * there); the medians, forward / backward:
+ *  - AC_CONV: a convolution without bias (conv3x3, conv1x1; 24 pairs):
+ *    2.0 / 3.4, the weight's cast each way and cuDNN's low-precision path;
+ *  - AC_GEMM: a linear layer without bias (10): 1.7 / 1.7;
+ *  - AC_BIAS: a bias, of either (conv3x3_bias over conv3x3, linear over
+ *    linear_nobias; 22): 1.1 / 1.9;
+ *  - AC_ACT: a cast of an activation that an fp32 op made, as a layer
+ *    norm's output into a linear layer (ln_linear over linear and
+ *    layernorm; 6): 2.3 / 2.0.
+ * A batch norm reading a convolution's low-precision output costs no
+ * more (conv_bn over conv3x3: +1.1 / -1.1), nor do activations, norms and
+ * softmax on their own (within 0.3 of 0). */
+enum { AC_CONV, AC_GEMM, AC_BIAS, AC_ACT, AC_COUNT };
+static const double ac_adds[AC_COUNT][2] = {
+    [AC_CONV] = { 2.0, 3.4 },
+    [AC_GEMM] = { 1.7, 1.7 },
+    [AC_BIAS] = { 1.1, 1.9 },
+    [AC_ACT] = { 2.3, 2.0 },
+};
+
+static void ac_add(double *fwd, double *bwd, int kind, double times)
+{
+    fwd[0] += times * ac_adds[kind][0];
+    bwd[0] += times * ac_adds[kind][1];
+}
+
+/* The casts autocast adds to a forward call of op (elements *e in *tensors
+ * tensors, cast forward and their gradients back) and the host's extra
+ * issue time, in adds, forward (*fwd) and backward (*bwd). */
+static void op_autocast(const struct est *c, const struct op *op, double *e, int *tensors,
+                        double *fwd, double *bwd)
+{
+    *e = 0;
+    *tensors = 0;
+    *fwd = *bwd = 0;
+    double bias = gpu_conv_bias_elems(c, op);
+    if (bias > 0) {
+        *e = bias;
+        *tensors = 1;
+        ac_add(fwd, bwd, AC_BIAS, 1);
+        return;
+    }
+    *e = param_elems(op, tensors);
+    if (*e > 0) {
+        ac_add(fwd, bwd, op->kind == OP_CONV ? AC_CONV : AC_GEMM, 1);
+        ac_add(fwd, bwd, AC_BIAS, *tensors - 1);
+        return;
+    }
+    *e = fp32_op_elems(c, op, tensors);
+    if (*e > 0)
+        ac_add(fwd, bwd, AC_ACT, *tensors);
+}
+
 /* Retargeting an fp32 profile to bf16/fp16 means running it under
  * autocast, which adds work an fp32 trace does not show: each forward
  * GEMM/convolution call casts its fp32 parameters to the low precision,
- * and the backward pass casts their gradients back.  Each cast is one
- * op on the host (a kernel op's cost, below) and one elementwise kernel
- * reading and writing the tensor.  The casts become one entry in
- * the estimate; the replay issues them beside their calls. */
+ * and the backward pass casts their gradients back, each cast one
+ * elementwise kernel reading and writing the tensor; and the host issues
+ * the step slower (op_autocast).  The casts become one entry in the
+ * estimate; the replay issues them beside their calls. */
 void est_autocast_casts(struct est *c)
 {
     const struct profile *p = c->p;
@@ -333,21 +439,25 @@ void est_autocast_casts(struct est *c)
     c->cast_op = SIZE_MAX;
     if (c->want != PREC_BF16 && c->want != PREC_FP16)
         return;
-    double n_all = 0, dev_all = 0, bytes_all = 0;
+    double n_all = 0, dev_all = 0, bytes_all = 0, host_all = 0;
     int eb = precision_bytes(c->want);
+    /* the host's adds in the target's units; a CPU target runs no
+     * autocast dispatch of a GPU's */
+    double d = c->tgt_gpu ? c->m->dispatch_s : 0;
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *op = &p->ops[i];
         int tensors;
         if (est_op_prec(p, op) != PREC_FP32 && est_op_prec(p, op) != PREC_TF32)
             continue;
-        double e = param_elems(op, &tensors);
-        if (!(e > 0))
-            e = fp32_op_elems(c, op, &tensors);
-        if (!(e > 0))
+        double e, fwd, bwd;
+        op_autocast(c, op, &e, &tensors, &fwd, &bwd);
+        if (!(e > 0) && !(fwd + bwd > 0))
             continue;
         if (!c->cast_n) {
             c->cast_n = xcalloc(p->n_ops, sizeof *c->cast_n);
             c->cast_dev_s = xcalloc(p->n_ops, sizeof *c->cast_dev_s);
+            c->cast_host_s = xcalloc(p->n_ops, sizeof *c->cast_host_s);
+            c->cast_back_s = xcalloc(p->n_ops, sizeof *c->cast_back_s);
         }
         /* forward and backward: e elements each way, 4 + eb bytes per
          * element, one kernel per tensor */
@@ -355,34 +465,24 @@ void est_autocast_casts(struct est *c)
         struct lookup lk;
         double t = 0;
         memset(&lk, 0, sizeof lk);
-        if (c->tt && est_lk_stream(c->tt, c->want, bytes, 2 * tensors, &lk) == 0)
+        if (!(e > 0))
+            t = 0;
+        else if (c->tt && est_lk_stream(c->tt, c->want, bytes, 2 * tensors, &lk) == 0)
             t = lk.time_s;
         else if (machine_mem_bw(c->m) > 0)
             t = bytes / machine_mem_bw(c->m) + 2 * tensors * c->m->launch_latency_s;
         c->cast_n[i] = 2 * tensors;
         c->cast_dev_s[i] = t;
+        c->cast_host_s[i] = fwd * d;
+        c->cast_back_s[i] = bwd * d;
         double calls = op->count > 0 ? op->count : 1;
         n_all += 2 * tensors * calls;
         dev_all += t * calls;
         bytes_all += bytes * calls;
+        host_all += (fwd + bwd) * d * calls;
     }
-    if (!(n_all > 0))
+    if (!(n_all > 0) && !(host_all > 0))
         return;
-    /* A cast is an op that runs a kernel under autograd (its backward
-     * records ToCopyBackward): the kernel-op class, in the units the
-     * target's host is costed in.  From a CPU trace those are the class
-     * weights, which hold the host's whole issue time per op (autograd's
-     * engine and the Python between ops); the op-host chains measured a
-     * cast directly too: the same conv and linear chains with and without
-     * autocast differ by 0.9 to 4.6 adds per cast (two casts per weight,
-     * four with a bias), 2.2 in the median of 23 pairs on the two H200
-     * hosts (estimators/h200/op-host/ORIGIN.md).  A GPU trace's host
-     * times are the ops' own, the gaps between top-level ops left out
-     * (kineto.c: kt_calls), a cast's own time is one dispatch, as
-     * before (in the H100's bf16 traces of the development set it is 0.8
-     * to 1.9 of the machine's dispatch, 1.3 in the median; not fitted). */
-    double w = c->src_gpu ? 1.0 : host_weights[HOST_CLASS_KERNEL];
-    c->cast_one_s = c->tgt_gpu ? w * c->m->dispatch_s : 0;
     struct op_estimate *oe = &out->ops[out->n_ops];
     c->cast_op = out->n_ops++;
     oe->name = "(autocast casts)";
@@ -392,12 +492,12 @@ void est_autocast_casts(struct est *c)
     oe->count = n_all;
     oe->bytes = bytes_all;
     oe->device_s = oe->time_lo_s = oe->time_hi_s = dev_all;
-    oe->host_s = n_all * c->cast_one_s;
+    oe->host_s = host_all;
     oe->time_s = c->tgt_gpu ? oe->device_s : oe->device_s + oe->host_s;
     oe->method = c->tt ? EST_TABLE_INTERP : EST_ROOFLINE;
     oe->bound = c->tgt_gpu && oe->host_s > oe->device_s ? BOUND_HOST : BOUND_MEMORY;
     oe->ratio = 1;
     est_warn(c, "autocast to %s: %.0f casts added per pass (parameters, the activations of "
-             "ops it runs in fp32, and their gradients)",
-             precision_name(c->want), n_all);
+             "ops it runs in fp32, and their gradients), %.3g ms more host time (op-host chains)",
+             precision_name(c->want), n_all, host_all * 1e3);
 }

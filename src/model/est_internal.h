@@ -67,7 +67,9 @@ struct est {
     /* autocast: casts issued before each forward call of op i, and
      * their device time per call (see est_autocast_casts()) */
     double *cast_n, *cast_dev_s;
-    double cast_one_s;              /* host time of one cast */
+    /* autocast's extra host time per forward call of op i, issued before
+     * the call, and in the backward pass (issued once it is over) */
+    double *cast_host_s, *cast_back_s;
     size_t cast_op;                 /* out->ops entry of the casts, or SIZE_MAX */
     struct est_eff *eff;            /* efficiency model, or NULL */
     /* other machines' tables and files (est_limit_peers), or NULL */

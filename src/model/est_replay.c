@@ -150,7 +150,7 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
     size_t j = 0;
     while (j < p->n_calls) {
         int st = p->calls[j].step;
-        double host = 0, dev = 0, shift = 0, back_n = 0, back_dev = 0;
+        double host = 0, dev = 0, shift = 0, back_host = 0, back_dev = 0;
         for (; j < p->n_calls && p->calls[j].step == st; j++) {
             const struct op_call *k = &p->calls[j];
             const struct replay_call *rc = &ri->calls[j];
@@ -158,26 +158,25 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
             /* autocast casts: a forward call's parameters before it;
              * the gradients' casts back once the backward pass is over */
             int opt = rc->opt;
-            if (back_n > 0 && opt) {
+            if ((back_host > 0 || back_dev > 0) && opt) {
                 /* a CPU trace's start times are its compute's, not the
                  * target host's: there the host clock is `host` alone */
                 double at = c->src_gpu ? f * k->host_start_s + shift : host;
-                host = (host > at ? host : at) + back_n * c->cast_one_s;
+                host = (host > at ? host : at) + back_host;
                 dev = (dev > host ? dev : host) + back_dev;
                 if (c->src_gpu)
                     shift = host - f * k->host_start_s;
-                back_n = back_dev = 0;
+                back_host = back_dev = 0;
             }
-            if (i != SIZE_MAX && c->cast_n && c->cast_n[i] > 0) {
-                double half = c->cast_n[i] / 2;
+            if (i != SIZE_MAX && c->cast_n && (c->cast_n[i] > 0 || c->cast_host_s[i] > 0)) {
                 double begin0 = c->src_gpu ? f * k->host_start_s + shift : host;
                 if (begin0 < host)
                     begin0 = host;
-                host = begin0 + half * c->cast_one_s;
+                host = begin0 + c->cast_host_s[i];
                 dev = (dev > host ? dev : host) + c->cast_dev_s[i] / 2;
                 if (c->src_gpu)
                     shift = host - f * k->host_start_s;
-                back_n += half;
+                back_host += c->cast_back_s[i];
                 back_dev += c->cast_dev_s[i] / 2;
             }
             double kn = rc->kn;
@@ -206,8 +205,8 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
                     dev = launch + d / kn;
             }
         }
-        if (back_n > 0) {
-            host += back_n * c->cast_one_s;
+        if (back_host > 0 || back_dev > 0) {
+            host += back_host;
             dev = (dev > host ? dev : host) + back_dev;
         }
         dev += rest;
@@ -305,7 +304,7 @@ void est_calibrate_host(struct est *c, const struct estimate_opts *o)
     memset(&r, 0, sizeof r);
     r.c = *c;
     r.c.m = c->same_device || !c->src_m ? c->m : c->src_m;
-    r.c.cast_n = r.c.cast_dev_s = NULL;
+    r.c.cast_n = r.c.cast_dev_s = r.c.cast_host_s = r.c.cast_back_s = NULL;
     r.c.cast_op = SIZE_MAX;
     r.sync_s = r.c.m->launch_latency_s;
     estimate_init(&r.e);

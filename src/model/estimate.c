@@ -407,5 +407,7 @@ out:
     est_eff_release(c.eff);
     free(c.cast_n);
     free(c.cast_dev_s);
+    free(c.cast_host_s);
+    free(c.cast_back_s);
     return rc;
 }

@@ -53,8 +53,8 @@ enum est_bound { BOUND_COMPUTE, BOUND_MEMORY, BOUND_LATENCY, BOUND_HOST, BOUND_C
  * cuDNN's convolutions and the norms, other ops that run kernels, views,
  * and ops charged one bare dispatch (the optimizer's, collectives,
  * recurrent layers' calls). */
-enum est_host_class { HOST_CLASS_LIBRARY, HOST_CLASS_KERNEL, HOST_CLASS_VIEW, HOST_CLASS_ONCE,
-                      HOST_CLASS_COUNT };
+enum est_host_class { HOST_CLASS_CONV, HOST_CLASS_LIBRARY, HOST_CLASS_KERNEL, HOST_CLASS_VIEW,
+                      HOST_CLASS_ONCE, HOST_CLASS_COUNT };
 const char *est_host_class_name(enum est_host_class k);
 /* The class's cost per call in units of the machine's dispatch. */
 double est_host_class_weight(enum est_host_class k);

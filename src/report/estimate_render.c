@@ -246,7 +246,8 @@ static void json_host_basis(struct json *j, const struct estimate *e)
     }
     json_obj_end(j);
     json_knum(j, "recurrent_loops_s", e->host_rnn_loop_s);
-    json_kstr(j, "weights_from", "estimators/measure/op_host.py on lent H200 hosts (estimators/h200/op-host)");
+    json_kstr(j, "weights_from", "estimators/measure/op_host.py on lent H200 hosts (estimators/h200/op-host); "
+                                 "cudnn-conv: the development set's GPU traces (src/model/est_host.c)");
     json_obj_end(j);
 }
 

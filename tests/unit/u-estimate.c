@@ -496,14 +496,14 @@ static void test_conv_bias(void **state)
     double add_s = calls * ((2 * out + 16) * 4 / bw + m.launch_latency_s);
     double red_s = calls * ((out * 4 + 16 * 4) / bw + m.launch_latency_s);
     assert_close(e.ops[0].device_s - e.ops[1].device_s, add_s, 1e-9);
-    /* a cuDNN convolution's dispatch is 4.0 bare adds, its bias add's
-     * 2.2 (est_host.c: HOST_LIBRARY, HOST_KERNEL) */
-    assert_close(e.ops[0].host_s, (4.0 + 2.2) * calls * m.dispatch_s, 1e-12);
-    assert_close(e.ops[1].host_s, 4.0 * calls * m.dispatch_s, 1e-12);
+    /* a convolution's dispatch in a training step is 7.1 bare adds, its
+     * bias add's 2.2 (est_host.c: HOST_CLASS_CONV, HOST_CLASS_KERNEL) */
+    assert_close(e.ops[0].host_s, (7.1 + 2.2) * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[1].host_s, 7.1 * calls * m.dispatch_s, 1e-12);
     assert_close(e.ops[2].device_s - e.ops[3].device_s, red_s, 1e-9);
-    assert_close(e.ops[2].host_s, 4.0 * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[2].host_s, 7.1 * calls * m.dispatch_s, 1e-12);
     assert_close(e.ops[4].device_s, e.ops[5].device_s, 1e-12);
-    assert_close(e.ops[4].host_s, 4.0 * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[4].host_s, 7.1 * calls * m.dispatch_s, 1e-12);
     /* the spread moves with the point estimate */
     assert_close(e.ops[0].time_hi_s - e.ops[1].time_hi_s, add_s, 1e-9);
     estimate_release(&e);
@@ -514,7 +514,7 @@ static void test_conv_bias(void **state)
     estimate_init(&e);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_true(e.ops[4].device_s > e.ops[5].device_s);
-    assert_close(e.ops[4].host_s, (4.0 + 2.2) * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[4].host_s, (7.1 + 2.2) * calls * m.dispatch_s, 1e-12);
     estimate_release(&e);
 
     /* a GPU trace: the measured kernels hold the bias already */
@@ -576,16 +576,72 @@ static void test_scaled_table(void **state)
     assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
     assert_int_equal(e.ops[0].method, EST_SCALED_TABLE);
     assert_close(e.ops[0].device_s, 18.75e-6, 1e-12);
-    /* autocast adds 2 casts (the weight, its gradient) per call: 6 casts
-     * of 20 us dispatch; host 30 + 120 us from the profile and the casts
-     * beats the device (18.75 us + casts), no call order: max + 5 us */
+    /* autocast adds 2 casts (the weight, its gradient) per call: 6 casts;
+     * a linear layer without bias costs the host 1.7 + 1.7 adds of 20 us
+     * more per call (the op-host chains): host 30 + 3 x 68 = 234 us from
+     * the profile and autocast beats the device (18.75 us + casts), no
+     * call order: max + 5 us */
     assert_close(e.ops[1].count, 6, 1e-12);
-    assert_close(e.host_time_s, 150e-6, 1e-12);
-    assert_close(e.pass_time_s, 155e-6, 1e-9);
+    assert_close(e.ops[1].host_s, 204e-6, 1e-12);
+    assert_close(e.host_time_s, 234e-6, 1e-12);
+    assert_close(e.pass_time_s, 239e-6, 1e-9);
     assert_int_equal(e.bound, BOUND_HOST);
     estimate_release(&e);
     profile_release(&p);
     kernel_set_release(&ks);
+    fclose(fp);
+}
+
+/* Autocast on a GPU trace's convolution: the trace's cuDNN convolution
+ * takes no bias, PyTorch adds it after ([n, k, h, w] += [1, k, 1, 1]);
+ * autocast casts the weight and that bias (2 casts each way per call),
+ * and the host pays a convolution's and a bias's extra time (2.0 + 3.4
+ * and 1.1 + 1.9 adds of 20 us); an add of two activations casts nothing. */
+static void test_autocast_conv_bias(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    struct op *c = add(&p, "aten::cudnn_convolution", OP_CONV, 2);
+    *op_conv_mut(c) = (struct conv_shape){ .n = 8, .c = 16, .h = 32, .w = 32, .k = 32, .r = 3, .s = 3,
+                                   .stride_h = 1, .stride_w = 1, .pad_h = 1, .pad_w = 1,
+                                   .p = 32, .q = 32, .groups = 1 };
+    c->flops = 2 * 2.0 * 8 * 16 * 32 * 32 * 32 * 9;
+    c->device_time_s = 40e-6;
+    c->host_time_s = 60e-6;
+    struct op *b = add(&p, "aten::add_", OP_ELEMENTWISE, 2);
+    b->shapes = xstrdup("[8, 32, 32, 32], [1, 32, 1, 1], []");
+    b->bytes = 2 * 3.0 * 8 * 32 * 32 * 32 * 4;
+    b->device_time_s = 10e-6;
+    b->host_time_s = 20e-6;
+    struct op *a = add(&p, "aten::add_", OP_ELEMENTWISE, 1);
+    a->shapes = xstrdup("[8, 32, 32, 32], [8, 32, 32, 32], []");
+    a->bytes = 3.0 * 8 * 32 * 32 * 32 * 4;
+    a->device_time_s = 5e-6;
+    a->host_time_s = 10e-6;
+
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.precision = PREC_BF16;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    assert_int_equal(e.n_ops, 4);
+    assert_string_equal(e.ops[3].name, "(autocast casts)");
+    /* weight and bias, forward and backward, 2 calls */
+    assert_close(e.ops[3].count, 8, 1e-12);
+    assert_true(warned(&e, "8 casts added per pass"));
+    /* 2 x (5.4 + 3.0) adds x 20 us */
+    assert_close(e.ops[3].host_s, 2 * 8.4 * 20e-6, 1e-12);
+    /* the casts move 32 x 16 x 9 + 32 elements each way, 4 + 2 bytes */
+    assert_close(e.ops[3].bytes, 2 * 2 * (32.0 * 16 * 9 + 32) * 6, 1e-9);
+    estimate_release(&e);
+    profile_release(&p);
     fclose(fp);
 }
 
@@ -895,6 +951,9 @@ static void test_cpu_host_weights(void **state)
         sum += e.host_class_s[k];
     assert_close(sum, e.host_time_s, 1e-12);
     assert_close(est_host_class_weight(HOST_CLASS_LIBRARY), 4.0, 0);
+    assert_close(est_host_class_weight(HOST_CLASS_CONV), 7.1, 0);
+    assert_string_equal(est_host_class_name(HOST_CLASS_CONV), "cudnn-conv");
+    assert_string_equal(est_host_class_name(HOST_CLASS_LIBRARY), "norm");
     estimate_release(&e);
     m.kind = MACHINE_CPU;
     estimate_init(&e);
@@ -1459,6 +1518,7 @@ int main(void)
         cmocka_unit_test(test_complex_ops),
         cmocka_unit_test(test_batch_rescale),
         cmocka_unit_test(test_scaled_table),
+        cmocka_unit_test(test_autocast_conv_bias),
         cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_cpu_view_ops),
         cmocka_unit_test(test_cpu_host_weights),
