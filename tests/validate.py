@@ -76,10 +76,10 @@ TITLES = {
 # set (make validate), rounded up to the next 5%.  A change that makes a
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
-    "development": {"replay": 0.50, "gpu-both": 0.70, "gpu-target": 0.70, "cpu-to-gpu": 0.60,
-                    "fp32-to-bf16": 0.80, "machine-file": 0.60},
-    "held-out": {"replay": 0.35, "gpu-both": 0.45, "gpu-target": 0.45, "cpu-to-gpu": 0.55,
-                 "fp32-to-bf16": 0.45, "machine-file": 0.55},
+    "development": {"replay": 0.50, "gpu-both": 0.70, "gpu-target": 0.70, "cpu-to-gpu": 0.65,
+                    "fp32-to-bf16": 0.85, "machine-file": 0.60},
+    "held-out": {"replay": 0.20, "gpu-both": 0.20, "gpu-target": 0.20, "cpu-to-gpu": 0.45,
+                 "fp32-to-bf16": 0.40, "machine-file": 0.45},
 }
 SETS = ["development", "held-out"]
 
