@@ -2485,6 +2485,347 @@ def dit(batch, device):
     return m, make, _mse_loss, "adamw"
 
 
+# -- eleventh round ------------------------------------------------------------
+# Five models recorded after the tenth round: a wav2vec 2.0-base-shaped
+# speech encoder (a strided Conv1d feature extractor on raw waveforms whose
+# first layer makes 3,199 frames of 512, a grouped Conv1d of kernel 128 as
+# position embedding, post-LN transformer layers), a DGCNN point-cloud
+# classifier (k-nearest neighbours by matmul distances and topk, a gather of
+# neighbour features, 1x1 Conv2d over points x neighbours, max over the
+# neighbours), a DeepFM click-through model (one 2.6M-row embedding table
+# with per-field offsets, the FM interaction by sums of squares), a
+# TimeSformer-shaped video transformer (divided space-time attention: many
+# short temporal sequences, then per-frame spatial attention) and an ODE-RNN
+# (a fixed-step RK4 of an MLP in a Python loop between GRUCell updates:
+# hundreds of small GEMMs per step).
+
+def _attention(q, k, v):
+    """Full (non-causal) attention of b, heads, t, dh queries, keys and
+    values: SDPA where PyTorch has it, else the softmax written out."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q, k, v)
+    s = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])            # b, heads, t, t
+    return s.softmax(-1).to(v.dtype) @ v                               # b, heads, t, dh
+
+
+class Fp32GroupNorm(nn.GroupNorm):
+    """GroupNorm computed in fp32 and cast back, as fairseq's wav2vec 2.0
+    does (CPU autocast in 1.13 would otherwise hand it bf16 input with
+    fp32 weights; CUDA autocast runs group_norm in fp32 anyway)."""
+
+    def forward(self, x):
+        return F.group_norm(x.float(), self.num_groups, self.weight, self.bias, self.eps).to(x.dtype)
+
+
+class Wav2Vec2Layer(nn.Module):
+    """wav2vec 2.0-base encoder layer, post-LN: self-attention, dropout,
+    residual, LayerNorm; GELU feed-forward, dropout, residual, LayerNorm."""
+
+    def __init__(self, d=768, heads=12, ff=3072, drop=0.1):
+        super().__init__()
+        self.qkv, self.o = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.fc1, self.fc2 = nn.Linear(d, ff), nn.Linear(ff, d)
+        self.heads, self.drop = heads, drop
+
+    def forward(self, x):                                   # b, 49, 768
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        a = self.o(_attention(q, k, v).transpose(1, 2).reshape(b, t, d))
+        x = self.ln1(x + F.dropout(a, self.drop, self.training))
+        y = self.fc2(F.dropout(F.gelu(self.fc1(x)), self.drop, self.training))
+        return self.ln2(x + F.dropout(y, self.drop, self.training))
+
+
+class Wav2Vec2(nn.Module):
+    """wav2vec 2.0-base-shaped encoder on 1 s of 16 kHz audio: 7 Conv1d of
+    512 without bias (kernels 10,3,3,3,3,2,2, strides 5,2,2,2,2,2,2: 16,000
+    samples -> 3,199 -> ... -> 49 frames), GroupNorm (a group per channel)
+    on the first (in fp32), GELU; LayerNorm and a linear to 768; the convolutional
+    position embedding (Conv1d kernel 128, 16 groups, padding 64, one frame
+    trimmed, GELU) added; LayerNorm, 6 post-LN layers; a linear head of 32
+    characters per frame.  The position conv's weight norm and the time
+    masking of pre-training are left out."""
+
+    def __init__(self, d=768, layers=6, classes=32, c=512, drop=0.1):
+        super().__init__()
+        kernels, strides = (10, 3, 3, 3, 3, 2, 2), (5, 2, 2, 2, 2, 2, 2)
+        convs = []
+        for i, (k, s) in enumerate(zip(kernels, strides)):
+            convs.append(nn.Conv1d(1 if i == 0 else c, c, k, s, bias=False))
+            if i == 0:
+                convs.append(Fp32GroupNorm(c, c))
+            convs.append(nn.GELU())
+        self.features = nn.Sequential(*convs)
+        self.fp_ln, self.fp = nn.LayerNorm(c), nn.Linear(c, d)
+        self.pos_conv = nn.Conv1d(d, d, 128, padding=64, groups=16)
+        self.ln = nn.LayerNorm(d)
+        self.layers = nn.ModuleList(Wav2Vec2Layer(d, 12, 4 * d, drop) for _ in range(layers))
+        self.head = nn.Linear(d, classes)
+        self.drop = drop
+
+    def forward(self, wav):                                 # b, 16000
+        f = self.features(wav.unsqueeze(1)).transpose(1, 2)  # b, 1, 16000 -> b, 512, 49 -> b, 49, 512
+        # LayerNorm in fp32, as CUDA autocast runs it (CPU autocast in 1.13
+        # would hand it the convolutions' bf16 with fp32 weights)
+        x = F.dropout(self.fp(self.fp_ln(f.float())), self.drop, self.training)   # b, 49, 768
+        p = self.pos_conv(x.transpose(1, 2))[..., :-1]      # b, 768, 50 -> 49 (even kernel: one frame too many)
+        x = x + F.gelu(p).transpose(1, 2).to(x.dtype)
+        x = F.dropout(self.ln(x.float()), self.drop, self.training)   # fp32 residual stream, as above
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(x).transpose(1, 2)                 # b, 49, 32 -> b, 32, 49 (classes second for cross_entropy)
+
+
+def wav2vec2(batch, device):
+    m = Wav2Vec2()
+
+    def make():
+        # CTC stand-in: a random character per frame (49 frames of 20 ms)
+        return (torch.randn(batch, 16000, device=device),
+                torch.randint(0, 32, (batch, 49), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+def _edge_features(x, k):
+    """DGCNN's graph feature of b, C, N points: the k nearest neighbours of
+    each point by squared distance (-2 x^T x + |x|^2 terms, a b, N, N
+    matmul, and topk, the point itself included as in the reference code),
+    their features gathered by flat index, and cat(x_i, x_j - x_i) as
+    b, 2C, N, k."""
+    b, c, n = x.shape
+    inner = -2 * torch.matmul(x.transpose(2, 1), x)          # b, N, N
+    xx = (x * x).sum(dim=1, keepdim=True)                    # b, 1, N
+    neg_dist = -xx - inner - xx.transpose(2, 1)              # b, N, N
+    idx = neg_dist.topk(k=k, dim=-1)[1]                      # b, N, k
+    idx = (idx + torch.arange(b, device=x.device).view(-1, 1, 1) * n).view(-1)   # b N k
+    pts = x.transpose(2, 1).contiguous()                     # b, N, C
+    nbr = pts.view(b * n, c)[idx].view(b, n, k, c)           # b, N, k, C
+    ctr = pts.view(b, n, 1, c).expand(-1, -1, k, -1)         # b, N, k, C
+    return torch.cat([ctr, nbr - ctr], dim=3).permute(0, 3, 1, 2).contiguous()   # b, 2C, N, k
+
+
+class EdgeConv(nn.Module):
+    """EdgeConv: a 1x1 Conv2d (no bias) - BatchNorm2d - LeakyReLU(0.2) on
+    the b, 2C, N, k edge features, max over the k neighbours."""
+
+    def __init__(self, cin, cout, k):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(2 * cin, cout, 1, bias=False), nn.BatchNorm2d(cout),
+                                 nn.LeakyReLU(0.2))
+        self.k = k
+
+    def forward(self, x):                                   # b, C, N
+        return self.net(_edge_features(x, self.k)).max(dim=-1)[0]   # b, cout, N, k -> b, cout, N
+
+
+class DGCNN(nn.Module):
+    """DGCNN classifier (ModelNet40): 4 EdgeConv of 64, 64, 128, 256 with
+    k = 20, the graph rebuilt on each layer's features; their outputs
+    concatenated (512) and a 1x1 Conv1d-BN-LeakyReLU to 1024; global max
+    and mean pooling (2048); an MLP 512-256 with BatchNorm, LeakyReLU and
+    dropout 0.5, to 40 classes."""
+
+    def __init__(self, k=20, classes=40):
+        super().__init__()
+        self.edges = nn.ModuleList([EdgeConv(3, 64, k), EdgeConv(64, 64, k),
+                                    EdgeConv(64, 128, k), EdgeConv(128, 256, k)])
+        self.conv5 = nn.Sequential(nn.Conv1d(512, 1024, 1, bias=False), nn.BatchNorm1d(1024),
+                                   nn.LeakyReLU(0.2))
+        self.mlp = nn.Sequential(nn.Linear(2048, 512, bias=False), nn.BatchNorm1d(512), nn.LeakyReLU(0.2),
+                                 nn.Dropout(0.5), nn.Linear(512, 256), nn.BatchNorm1d(256),
+                                 nn.LeakyReLU(0.2), nn.Dropout(0.5), nn.Linear(256, classes))
+
+    def forward(self, x):                                   # b, 3, 1024
+        feats = []
+        for ec in self.edges:
+            x = ec(x)
+            feats.append(x)                                 # b, 64 / 64 / 128 / 256, 1024
+        x = self.conv5(torch.cat(feats, dim=1))             # b, 512 -> 1024, 1024
+        return self.mlp(torch.cat([x.max(dim=-1)[0], x.mean(dim=-1)], dim=1))   # b, 2048 -> 40
+
+
+def dgcnn(batch, device):
+    m = DGCNN()
+
+    def make():
+        return (torch.randn(batch, 3, 1024, device=device),
+                torch.randint(0, 40, (batch,), device=device))
+    return m, make, _cls_loss, "sgd_momentum"
+
+
+class DeepFM(nn.Module):
+    """DeepFM on Criteo-shaped inputs: 26 categorical fields of 100,000 ids
+    each, held in one table of 2.6M x 16 (ids offset by 100,000 per field:
+    one gather for all fields) and one of 2.6M x 1 for the first-order
+    weights, plus 13 dense features; logit = first order (the gathered
+    weights summed, plus a linear of the dense features) + the FM
+    second-order term 0.5 ((sum_f e_f)^2 - sum_f e_f^2) summed over the
+    16 dims + a deep MLP 400-400-400 (ReLU, dropout) on the flattened
+    embeddings and the dense features."""
+
+    def __init__(self, fields=26, vocab=100000, d=16, dense=13, hidden=(400, 400, 400), drop=0.2):
+        super().__init__()
+        self.emb = nn.Embedding(fields * vocab, d)          # 2.6M, 16
+        self.w1 = nn.Embedding(fields * vocab, 1)           # 2.6M, 1
+        self.dense1 = nn.Linear(dense, 1)
+        self.register_buffer("offsets", torch.arange(fields) * vocab, persistent=False)   # 26
+        layers, c = [], fields * d + dense
+        for h in hidden:
+            layers += [nn.Linear(c, h), nn.ReLU(), nn.Dropout(drop)]
+            c = h
+        self.deep = nn.Sequential(*layers, nn.Linear(c, 1))
+
+    def forward(self, inp):
+        dense, cat = inp                                    # b, 13; b, 26
+        ids = cat + self.offsets                            # b, 26
+        e = self.emb(ids)                                   # b, 26, 16
+        first = self.w1(ids).sum(dim=(1, 2)) + self.dense1(dense).squeeze(1)   # b
+        s = e.sum(dim=1)                                    # b, 16
+        fm = 0.5 * (s * s - (e * e).sum(dim=1)).sum(dim=1)  # b
+        deep = self.deep(torch.cat([e.flatten(1), dense.to(e.dtype)], dim=1)).squeeze(1)   # b, 429 -> b
+        return first + fm + deep                            # b
+
+
+def deepfm(batch, device):
+    m = DeepFM()
+
+    def make():
+        return ((torch.randn(batch, 13, device=device),
+                 torch.randint(0, 100000, (batch, 26), device=device)),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return m, make, _bce_loss, "adamw"
+
+
+class MHSA(nn.Module):
+    """Multi-head self-attention of b, t, d tokens (qkv linear, proj)."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.heads = heads
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        return self.proj(_attention(q, k, v).transpose(1, 2).reshape(b, t, d))
+
+
+class DividedBlock(nn.Module):
+    """TimeSformer's divided space-time block: temporal attention over the
+    T frames of each patch position (its own LayerNorm, attention and a
+    temporal_fc linear, the class token left out), then spatial attention
+    over the patches of each frame with the class token copied into every
+    frame and its T outputs averaged, then the MLP over all tokens."""
+
+    def __init__(self, d, heads, mlp):
+        super().__init__()
+        self.tnorm, self.tattn, self.tfc = nn.LayerNorm(d, eps=1e-6), MHSA(d, heads), nn.Linear(d, d)
+        self.norm1, self.attn = nn.LayerNorm(d, eps=1e-6), MHSA(d, heads)
+        self.norm2 = nn.LayerNorm(d, eps=1e-6)
+        self.fc1, self.fc2 = nn.Linear(d, mlp), nn.Linear(mlp, d)
+
+    def forward(self, cls, x):                              # b, 1, d; b, T, N, d
+        b, t, n, d = x.shape
+        xt = x.transpose(1, 2).reshape(b * n, t, d)         # b N, 8, 384: temporal sequences
+        rt = self.tfc(self.tattn(self.tnorm(xt)))
+        x = x + rt.view(b, n, t, d).transpose(1, 2).to(x.dtype)   # b, 8, 196, 384
+        xs = torch.cat([cls.expand(-1, t, -1).reshape(b * t, 1, d),
+                        x.reshape(b * t, n, d)], dim=1)     # b T, 197, 384: spatial sequences
+        rs = self.attn(self.norm1(xs)).view(b, t, n + 1, d)
+        cls = cls + rs[:, :, :1].mean(dim=1).to(cls.dtype)  # b, 1, 384
+        x = x + rs[:, :, 1:].to(x.dtype)                    # b, 8, 196, 384
+        y = torch.cat([cls, x.reshape(b, t * n, d)], dim=1)  # b, 1 + T N, 384
+        y = y + self.fc2(F.gelu(self.fc1(self.norm2(y)))).to(y.dtype)
+        return y[:, :1], y[:, 1:].view(b, t, n, d)
+
+
+class TimeSformer(nn.Module):
+    """TimeSformer-shaped: 8 frames of 224x224 cut into 16x16 patches (a
+    Conv2d per frame: 196 tokens of 384), a learned space position
+    embedding (197, with the class token's) and a time embedding (8),
+    6 divided space-time blocks of 6 heads and MLP 1536, a final LayerNorm
+    and a 400-class head on the class token."""
+
+    def __init__(self, frames=8, size=224, patch=16, d=384, depth=6, heads=6, mlp=1536, classes=400):
+        super().__init__()
+        n = (size // patch) ** 2
+        self.embed = nn.Conv2d(3, d, patch, stride=patch)
+        self.cls = nn.Parameter(torch.zeros(1, 1, d))
+        self.pos = nn.Parameter(torch.zeros(1, n + 1, d))
+        self.time = nn.Parameter(torch.zeros(1, frames, 1, d))
+        nn.init.trunc_normal_(self.pos, std=0.02)
+        nn.init.trunc_normal_(self.cls, std=0.02)
+        self.blocks = nn.ModuleList(DividedBlock(d, heads, mlp) for _ in range(depth))
+        self.norm = nn.LayerNorm(d, eps=1e-6)
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, video):                               # b, 8, 3, 224, 224
+        b, t = video.shape[:2]
+        x = self.embed(video.flatten(0, 1)).flatten(2).transpose(1, 2)   # b T, 384, 14, 14 -> b T, 196, 384
+        x = (x + self.pos[:, 1:]).view(b, t, -1, x.shape[-1]) + self.time   # b, 8, 196, 384
+        cls = (self.cls + self.pos[:, :1]).expand(b, -1, -1)               # b, 1, 384
+        for blk in self.blocks:
+            cls, x = blk(cls, x)
+        return self.head(self.norm(cls.squeeze(1)))         # b, 400
+
+
+def timesformer(batch, device):
+    m = TimeSformer()
+
+    def make():
+        return (torch.randn(batch, 8, 3, 224, 224, device=device),
+                torch.randint(0, 400, (batch,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class ODERNN(nn.Module):
+    """ODE-RNN (Rubanova et al. 2019) classifier: before each of the 50
+    observations the hidden state of 256 is carried across the time gap
+    by dh/dt = f(h), f an MLP 256-256-256 with tanh, integrated by RK4 in
+    4 fixed steps of gap / 4 (a Python loop: 16 evaluations of f per
+    observation); then a GRUCell takes the observation's 32 features.
+    A linear from the last state to 10 classes."""
+
+    def __init__(self, features=32, hidden=256, classes=10, steps=4):
+        super().__init__()
+        self.f = nn.Sequential(nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
+        self.cell = nn.GRUCell(features, hidden)
+        self.out = nn.Linear(hidden, classes)
+        self.hidden, self.steps = hidden, steps
+
+    def rk4(self, h, gap):
+        dt = gap / self.steps                               # 0-d tensor: no host sync
+        for _ in range(self.steps):
+            k1 = self.f(h)
+            k2 = self.f(h + 0.5 * dt * k1)
+            k3 = self.f(h + 0.5 * dt * k2)
+            k4 = self.f(h + dt * k3)
+            h = h + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        return h
+
+    def forward(self, inp):
+        x, gaps = inp                                       # b, 50, 32; 50 (one set of gaps for the batch)
+        h = x.new_zeros(x.shape[0], self.hidden)            # b, 256
+        for xt, gap in zip(x.unbind(1), gaps.unbind(0)):
+            h = self.rk4(h, gap)
+            # under autocast the cell's output may be bf16; keep the state
+            # in the input's dtype so that every step sees the same types
+            h = self.cell(xt, h).to(x.dtype)
+        return self.out(h)                                  # b, 10
+
+
+def odernn(batch, device):
+    m = ODERNN()
+
+    def make():
+        # irregular sampling: gaps between 0.05 and 0.5, drawn per batch
+        return ((torch.randn(batch, 50, 32, device=device),
+                 0.05 + 0.45 * torch.rand(50, device=device)),
+                torch.randint(0, 10, (batch,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -2541,4 +2882,9 @@ MODELS = {
     "convlstm": (convlstm, "ConvLSTM nowcasting, 10 frames of 64x64, 2 cells of 64, 3x3, Python loop over steps, MSE; tenth round"),
     "schnet": (schnet, "SchNet-shaped, 32-atom molecules, all-pairs edges, 50 Gaussians, 3 interactions of 128, index_add_; tenth round"),
     "dit": (dit, "DiT-S/2-shaped diffusion transformer, 4 x 32x32 latents, 256 tokens of 384 x 12, adaLN-Zero; tenth round"),
+    "wav2vec2": (wav2vec2, "wav2vec 2.0-base-shaped, 16,000-sample waveforms, 7 strided Conv1d to 49 frames, conv position embedding, 6 post-LN layers of 768, frame CE; eleventh round"),
+    "dgcnn": (dgcnn, "DGCNN, 1,024 points, 4 EdgeConv (k = 20 by matmul distances and topk, gather, 1x1 Conv2d, max), 40 classes; eleventh round"),
+    "deepfm": (deepfm, "DeepFM, 26 fields in one 2.6M x 16 table with offsets, FM interaction, MLP 400 x 3, BCE; eleventh round"),
+    "timesformer": (timesformer, "TimeSformer-shaped video, 8 x 224x224 frames, 196 patches of 384, 6 divided space-time blocks, 400 classes; eleventh round"),
+    "odernn": (odernn, "ODE-RNN, 50 irregular observations, RK4 (4 steps) of an MLP 256 between GRUCell updates, Python loop; eleventh round"),
 }

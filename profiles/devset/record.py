@@ -45,6 +45,7 @@ BATCH = {
     "perceiver": (32, 4), "rnnt": (32, 4), "effnetv2": (64, 8), "r3d": (16, 2), "ncf": (65536, 8192),
     "vqvae": (64, 8), "mamba": (32, 4), "whisper": (16, 2), "yolo": (32, 4), "fttransformer": (4096, 512),
     "sasrec": (256, 32), "deeplab": (16, 2), "convlstm": (16, 2), "schnet": (128, 16), "dit": (128, 16),
+    "wav2vec2": (16, 2), "dgcnn": (32, 4), "deepfm": (8192, 1024), "timesformer": (8, 1), "odernn": (256, 32),
 }
 
 
