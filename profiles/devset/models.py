@@ -759,13 +759,16 @@ class PointNet(nn.Module):
         return self.head(self.feat(x).amax(2))
 
 
-def pointnet(batch, device):
-    m = PointNet()
-
+def _points(batch, device):
+    """make() of a point-cloud classifier: 1,024 random points, 40 classes."""
     def make():
         return (torch.randn(batch, 3, 1024, device=device),
                 torch.randint(0, 40, (batch,), device=device))
-    return m, make, _cls_loss, "adamw"
+    return make
+
+
+def pointnet(batch, device):
+    return PointNet(), _points(batch, device), _cls_loss, "adamw"
 
 
 class WaveNet(nn.Module):
@@ -2096,14 +2099,18 @@ class FTTransformer(nn.Module):
         return self.head(x[:, 0]).squeeze(1)                # b
 
 
-def fttransformer(batch, device):
-    m = FTTransformer()
-
+def _tabular(batch, dense, fields, vocab, device):
+    """make() of a click or tabular model: dense features, categorical ids
+    of `fields` fields below `vocab`, and a 0/1 label."""
     def make():
-        return ((torch.randn(batch, 96, device=device),
-                 torch.randint(0, 100, (batch, 8), device=device)),
+        return ((torch.randn(batch, dense, device=device),
+                 torch.randint(0, vocab, (batch, fields), device=device)),
                 torch.randint(0, 2, (batch,), device=device).float())
-    return m, make, _bce_loss, "adamw"
+    return make
+
+
+def fttransformer(batch, device):
+    return FTTransformer(), _tabular(batch, 96, 8, 100, device), _bce_loss, "adamw"
 
 
 # -- tenth round ---------------------------------------------------------------
@@ -2646,12 +2653,7 @@ class DGCNN(nn.Module):
 
 
 def dgcnn(batch, device):
-    m = DGCNN()
-
-    def make():
-        return (torch.randn(batch, 3, 1024, device=device),
-                torch.randint(0, 40, (batch,), device=device))
-    return m, make, _cls_loss, "sgd_momentum"
+    return DGCNN(), _points(batch, device), _cls_loss, "sgd_momentum"
 
 
 class DeepFM(nn.Module):
@@ -2688,13 +2690,7 @@ class DeepFM(nn.Module):
 
 
 def deepfm(batch, device):
-    m = DeepFM()
-
-    def make():
-        return ((torch.randn(batch, 13, device=device),
-                 torch.randint(0, 100000, (batch, 26), device=device)),
-                torch.randint(0, 2, (batch,), device=device).float())
-    return m, make, _bce_loss, "adamw"
+    return DeepFM(), _tabular(batch, 13, 26, 100000, device), _bce_loss, "adamw"
 
 
 class MHSA(nn.Module):
