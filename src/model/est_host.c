@@ -394,8 +394,8 @@ static const double ac_adds[AC_COUNT][2] = {
 
 static void ac_add(double *fwd, double *bwd, int kind, double times)
 {
-    fwd[0] += times * ac_adds[kind][0];
-    bwd[0] += times * ac_adds[kind][1];
+    *fwd += times * ac_adds[kind][0];
+    *bwd += times * ac_adds[kind][1];
 }
 
 /* The casts autocast adds to a forward call of op (elements *e in *tensors
@@ -451,7 +451,7 @@ void est_autocast_casts(struct est *c)
             continue;
         double e, fwd, bwd;
         op_autocast(c, op, &e, &tensors, &fwd, &bwd);
-        if (!(e > 0) && !(fwd + bwd > 0))
+        if (!(e > 0))
             continue;
         if (!c->cast_n) {
             c->cast_n = xcalloc(p->n_ops, sizeof *c->cast_n);
@@ -465,9 +465,7 @@ void est_autocast_casts(struct est *c)
         struct lookup lk;
         double t = 0;
         memset(&lk, 0, sizeof lk);
-        if (!(e > 0))
-            t = 0;
-        else if (c->tt && est_lk_stream(c->tt, c->want, bytes, 2 * tensors, &lk) == 0)
+        if (c->tt && est_lk_stream(c->tt, c->want, bytes, 2 * tensors, &lk) == 0)
             t = lk.time_s;
         else if (machine_mem_bw(c->m) > 0)
             t = bytes / machine_mem_bw(c->m) + 2 * tensors * c->m->launch_latency_s;
@@ -481,7 +479,7 @@ void est_autocast_casts(struct est *c)
         bytes_all += bytes * calls;
         host_all += (fwd + bwd) * d * calls;
     }
-    if (!(n_all > 0) && !(host_all > 0))
+    if (!(n_all > 0))
         return;
     struct op_estimate *oe = &out->ops[out->n_ops];
     c->cast_op = out->n_ops++;
