@@ -61,6 +61,7 @@ def chains(size):
         b, c, hw, d = 32, 128, 28, 1024
     img = (b, c, hw, hw)
     vec = (b * 64 if size == "real" else b, d)
+    shared = nn.Linear(d, d)
     return [
         ("add", lambda: Lambda(lambda x: x + 1.0), img),
         ("mul", lambda: Lambda(lambda x: x * 0.5), img),
@@ -96,6 +97,10 @@ def chains(size):
         ("conv_bias_relu", lambda: nn.Sequential(nn.Conv2d(c, c, 3, padding=1), nn.ReLU()), img),
         ("ln_linear", lambda: nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d)), vec),
         ("linear_gelu", lambda: nn.Sequential(nn.Linear(d, d), nn.GELU()), vec),
+        # one linear layer applied K times (a recurrent cell, a weight-tied
+        # block): autocast casts its weight once and reuses the cast, so
+        # against "linear" this gives what a call with a cached cast costs
+        ("linear_shared", lambda: Shared(shared), vec),
     ]
 
 
@@ -113,6 +118,16 @@ def mul_relu4(x):
 
 def rmsnorm(x):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+
+class Shared(nn.Module):
+    """A layer that K places of a chain share: one set of parameters."""
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x)
 
 
 class Lambda(nn.Module):

@@ -2822,6 +2822,454 @@ def odernn(batch, device):
     return m, make, _cls_loss, "adamw"
 
 
+# -- twelfth round -------------------------------------------------------------
+# Models recorded after the eleventh round: an RWKV-shaped language model
+# (token shift, and the WKV recurrence of its time mixing run in a Python
+# loop over the sequence: a few dozen tiny elementwise kernels per step and
+# layer), a Hyena-shaped long-convolution language model (filters made by
+# an MLP of sines over positions, causal convolutions over 1,024 tokens by
+# rfft and irfft, gating products), a V-Net (5x5x5 Conv3d, strided 2x2x2
+# Conv3d down and ConvTranspose3d up, InstanceNorm3d, PReLU), an AutoInt
+# recommender (self-attention over 39 field embeddings written out as
+# matmul and softmax, thousands of rows per batch), a ConvMixer (a 7x7
+# stride-7 patch embedding, then depthwise 9x9 and pointwise convolutions
+# at one resolution, BatchNorm2d) and a DeepONet (two tanh MLPs, branch
+# and trunk, joined by a dot product).
+
+class RWKVTimeMix(nn.Module):
+    """RWKV-4 time mixing: token shift (each position mixed with the one
+    before it by learned per-channel ratios) into key, value and
+    receptance (512 -> 512 each, no bias); the WKV recurrence over the
+    sequence in a Python loop, in fp32 and in RWKV's numerically stable
+    form (decayed sums aa and bb beside their running maximum exponent
+    pp; per step, on b x 512: maximum, exp, mul, add, div); the sigmoid of
+    the receptance gates it before the output projection."""
+
+    def __init__(self, d, layer, layers):
+        super().__init__()
+        r01, r10 = layer / (layers - 1), 1.0 - layer / layers
+        h = torch.arange(d, dtype=torch.float32)
+        # as RWKV-4 initialises them: decays spread over channels (w =
+        # -exp(time_decay)), a zigzag bonus for the current token, mixing
+        # ratios rising over channels
+        self.time_decay = nn.Parameter(-5 + 8 * (h / (d - 1)) ** (0.7 + 1.3 * r01))    # 512
+        self.time_first = nn.Parameter(math.log(0.3) + 0.5 * ((h + 1) % 3 - 1))         # 512
+        x = (h / d).view(1, 1, d)
+        self.time_mix_k = nn.Parameter(x ** r10)                                         # 1, 1, 512
+        self.time_mix_v = nn.Parameter(x ** r10 + 0.3 * r01)
+        self.time_mix_r = nn.Parameter(x ** (0.5 * r10))
+        self.key, self.value, self.receptance, self.output = (nn.Linear(d, d, bias=False) for _ in range(4))
+
+    def forward(self, x):                                   # b, T, 512 (fp32 residual stream, normed)
+        xx = F.pad(x, (0, 0, 1, -1))                        # b, T, 512: the previous token's, zeros at t = 0
+        xk = x * self.time_mix_k + xx * (1 - self.time_mix_k)
+        xv = x * self.time_mix_v + xx * (1 - self.time_mix_v)
+        xr = x * self.time_mix_r + xx * (1 - self.time_mix_r)
+        k, v = self.key(xk).float(), self.value(xv).float()   # b, T, 512 each
+        r = torch.sigmoid(self.receptance(xr))              # b, T, 512
+        w, u = -torch.exp(self.time_decay.float()), self.time_first.float()   # 512 each
+        b, _, d = k.shape
+        aa, bb = k.new_zeros(b, d), k.new_zeros(b, d)       # b, 512
+        pp = k.new_full((b, d), -1e38)
+        ys = []
+        # unbind: one backward node for all the steps (see MambaBlock)
+        for kt, vt in zip(k.unbind(1), v.unbind(1)):        # T x (b, 512)
+            ww = u + kt
+            p = torch.maximum(pp, ww)
+            e1, e2 = torch.exp(pp - p), torch.exp(ww - p)
+            ys.append((e1 * aa + e2 * vt) / (e1 * bb + e2))   # b, 512
+            ww = pp + w
+            p = torch.maximum(ww, kt)
+            e1, e2 = torch.exp(ww - p), torch.exp(kt - p)
+            aa, bb, pp = e1 * aa + e2 * vt, e1 * bb + e2, p
+        return self.output(r * torch.stack(ys, dim=1))     # b, T, 512
+
+
+class RWKVChannelMix(nn.Module):
+    """RWKV-4 channel mixing: token shift into key and receptance, a
+    squared-ReLU MLP (512 -> 2048 -> 512, no bias) gated by the sigmoid of
+    the receptance."""
+
+    def __init__(self, d, layer, layers, hidden):
+        super().__init__()
+        x = (torch.arange(d, dtype=torch.float32) / d).view(1, 1, d)
+        r10 = 1.0 - layer / layers
+        self.time_mix_k = nn.Parameter(x ** r10)            # 1, 1, 512
+        self.time_mix_r = nn.Parameter(x ** r10)
+        self.key = nn.Linear(d, hidden, bias=False)
+        self.receptance = nn.Linear(d, d, bias=False)
+        self.value = nn.Linear(hidden, d, bias=False)
+
+    def forward(self, x):                                   # b, T, 512
+        xx = F.pad(x, (0, 0, 1, -1))
+        xk = x * self.time_mix_k + xx * (1 - self.time_mix_k)
+        xr = x * self.time_mix_r + xx * (1 - self.time_mix_r)
+        k = torch.square(torch.relu(self.key(xk)))          # b, T, 2048
+        return torch.sigmoid(self.receptance(xr)) * self.value(k)   # b, T, 512
+
+
+class RWKVBlock(nn.Module):
+    def __init__(self, d, layer, layers):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.att = RWKVTimeMix(d, layer, layers)
+        self.ffn = RWKVChannelMix(d, layer, layers, 4 * d)
+
+    def forward(self, x):
+        x = x + self.att(self.ln1(x))
+        return x + self.ffn(self.ln2(x))
+
+
+class RWKV(nn.Module):
+    """RWKV-4-shaped language model: token embedding (8,192 x 512), a
+    LayerNorm on it (RWKV's ln0), 4 blocks of LayerNorm + time mixing and
+    LayerNorm + channel mixing with residuals, a final LayerNorm and an
+    untied vocabulary head."""
+
+    def __init__(self, vocab=8192, d=512, layers=4):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.ln0 = nn.LayerNorm(d)
+        self.blocks = nn.ModuleList(RWKVBlock(d, i, layers) for i in range(layers))
+        self.ln_out = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx):                                 # b, 64
+        x = self.ln0(self.emb(idx))                         # b, 64, 512
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln_out(x))                    # b, 64, 8192
+
+
+def rwkv(batch, device):
+    return RWKV(), _tokens(batch, 64, 8192, device), _lm_loss, "adamw"
+
+
+class HyenaSin(nn.Module):
+    """Hyena's filter activation: sin(freq x), a learned frequency per
+    feature."""
+
+    def __init__(self, d, w=1.0):
+        super().__init__()
+        self.freq = nn.Parameter(w * torch.ones(1, d))
+
+    def forward(self, x):
+        return torch.sin(self.freq * x)
+
+
+class HyenaFilter(nn.Module):
+    """Hyena's implicit long filter, one per channel and as long as the
+    sequence: positional features of the L positions (t in [0, 1], and the
+    cosines and sines of 16 frequencies: 33), an MLP 33 -> 64 -> 64 -> 64
+    -> d with sine activations, times an exponential decay over t (one rate
+    per channel, fast to slow).  Also holds the per-channel skip D."""
+
+    def __init__(self, d, seq, emb=33, width=64):
+        super().__init__()
+        bands = (emb - 1) // 2
+        t = torch.linspace(0, 1, seq).unsqueeze(1)                      # L, 1
+        w = 2 * math.pi * torch.arange(seq, dtype=torch.float32).unsqueeze(1) / seq
+        f = torch.linspace(1e-4, bands - 1, bands).unsqueeze(0)         # 1, 16
+        self.register_buffer("z", torch.cat([t, torch.cos(f * w), -torch.sin(f * w)], dim=1),
+                             persistent=False)                          # L, 33
+        self.register_buffer("t", t.view(1, seq), persistent=False)    # 1, L
+        self.mlp = nn.Sequential(nn.Linear(emb, width), HyenaSin(width),
+                                 nn.Linear(width, width), HyenaSin(width),
+                                 nn.Linear(width, width), HyenaSin(width),
+                                 nn.Linear(width, d, bias=False))
+        # decay to 1e-2 between 0.3 and 1.5 of the sequence, as Hyena's
+        # ExponentialModulation
+        fast, slow = math.log(1e-2) / 0.3, math.log(1e-2) / 1.5
+        self.register_buffer("deltas", torch.linspace(slow, fast, d).unsqueeze(1), persistent=False)   # d, 1
+        self.bias = nn.Parameter(torch.randn(d))            # d: the skip D
+
+    def forward(self):
+        h = self.mlp(self.z).transpose(0, 1)                # L, 33 -> L, d -> d, L
+        return h * torch.exp(-self.t * self.deltas.abs())  # d, L
+
+
+def _fftconv(u, k, skip):
+    """Causal convolution of b, d, L signals with d, L filters by FFTs of
+    length 2L (Hyena's fftconv), plus the skip u x D; in fp32 (cuFFT has no
+    bf16)."""
+    n = 2 * u.shape[-1]
+    k_f = torch.fft.rfft(k, n=n) / n                        # d, L + 1
+    u_f = torch.fft.rfft(u, n=n)                            # b, d, L + 1
+    y = torch.fft.irfft(u_f * k_f, n=n, norm="forward")[..., :u.shape[-1]]   # b, d, 2L -> b, d, L
+    return y + u * skip.unsqueeze(-1)
+
+
+class HyenaOperator(nn.Module):
+    """Hyena operator of order 2: an input projection to 3 x d, a short
+    causal depthwise Conv1d (kernel 3) over the 3 d channels, split into
+    two gates x0, x1 and a value v; v x1 convolved with the implicit long
+    filter (by FFT), times x0, an output projection."""
+
+    def __init__(self, d, seq):
+        super().__init__()
+        self.in_proj = nn.Linear(d, 3 * d)
+        self.short = nn.Conv1d(3 * d, 3 * d, 3, padding=2, groups=3 * d)
+        self.filter = HyenaFilter(d, seq)
+        self.out_proj = nn.Linear(d, d)
+        self.d = d
+
+    def forward(self, x):                                   # b, L, 256
+        L = x.shape[1]
+        u = self.short(self.in_proj(x).transpose(1, 2))[..., :L]   # b, 768, L + 2 -> L (causal)
+        x0, x1, v = u.split(self.d, dim=1)                  # b, 256, L each
+        y = _fftconv((v * x1).float(), self.filter()[:, :L].float(), self.filter.bias.float())   # b, 256, L
+        return self.out_proj((y * x0).transpose(1, 2))    # b, L, 256
+
+
+class HyenaBlock(nn.Module):
+    def __init__(self, d, seq):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.mixer = HyenaOperator(d, seq)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        x = x + self.mixer(self.ln1(x))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class HyenaLM(nn.Module):
+    """Hyena-shaped language model over 1,024 tokens: token embedding
+    (4,096 x 256, no position embedding: the filters are positional), 4
+    pre-LN blocks of a Hyena operator and a GELU MLP (256 -> 1024 -> 256),
+    a final LayerNorm and an untied head."""
+
+    def __init__(self, vocab=4096, d=256, layers=4, seq=1024):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(HyenaBlock(d, seq) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx):                                 # b, 1024
+        x = self.emb(idx)                                   # b, 1024, 256
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln(x))                        # b, 1024, 4096
+
+
+def hyena(batch, device):
+    return HyenaLM(), _tokens(batch, 1024, 4096, device), _lm_loss, "adamw"
+
+
+class _VNetConv(nn.Module):
+    """V-Net's convolution: 5x5x5 Conv3d (size kept), InstanceNorm3d
+    (affine), PReLU with a slope per channel."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.conv = nn.Conv3d(c, c, 5, padding=2)
+        self.norm = nn.InstanceNorm3d(c, affine=True)
+        self.act = nn.PReLU(c)
+
+    def forward(self, x):
+        return self.act(self.norm(self.conv(x)))
+
+
+class _VNetDown(nn.Module):
+    """A down stage: a 2x2x2 stride-2 Conv3d doubling the channels (norm,
+    PReLU), then `convs` 5x5x5 convolutions with a residual around them
+    and a PReLU."""
+
+    def __init__(self, cin, convs):
+        super().__init__()
+        c = 2 * cin
+        self.down = nn.Conv3d(cin, c, 2, stride=2)
+        self.norm, self.act = nn.InstanceNorm3d(c, affine=True), nn.PReLU(c)
+        self.convs = nn.Sequential(*[_VNetConv(c) for _ in range(convs)])
+        self.out = nn.PReLU(c)
+
+    def forward(self, x):
+        d = self.act(self.norm(self.down(x)))
+        return self.out(self.convs(d) + d)
+
+
+class _VNetUp(nn.Module):
+    """An up stage: a 2x2x2 stride-2 ConvTranspose3d to cout / 2 (norm,
+    PReLU), concatenated with the skip of cout / 2 channels, then `convs`
+    5x5x5 convolutions with a residual and a PReLU."""
+
+    def __init__(self, cin, cout, convs):
+        super().__init__()
+        self.up = nn.ConvTranspose3d(cin, cout // 2, 2, stride=2)
+        self.norm, self.act = nn.InstanceNorm3d(cout // 2, affine=True), nn.PReLU(cout // 2)
+        self.convs = nn.Sequential(*[_VNetConv(cout) for _ in range(convs)])
+        self.out = nn.PReLU(cout)
+
+    def forward(self, x, skip):
+        u = torch.cat([self.act(self.norm(self.up(x))), skip], dim=1)
+        return self.out(self.convs(u) + u)
+
+
+class VNet(nn.Module):
+    """V-Net on 1 x 64^3 volumes, laid out as the reference PyTorch port:
+    a 5x5x5 stem to 16 channels (the input added to every channel), down
+    stages to 32, 64, 128 and 256 channels (32^3 .. 4^3) with 1, 2, 3 and
+    2 convolutions, up stages back to 256, 128, 64 and 32 channels with 2,
+    2, 1 and 1, skips concatenated, a 1x1x1 head to 2 classes per voxel.
+    InstanceNorm3d in place of the original's BatchNorm3d."""
+
+    def __init__(self, cin=1, classes=2):
+        super().__init__()
+        self.stem = nn.Conv3d(cin, 16, 5, padding=2)
+        self.stem_norm, self.stem_act = nn.InstanceNorm3d(16, affine=True), nn.PReLU(16)
+        self.down = nn.ModuleList([_VNetDown(16, 1), _VNetDown(32, 2), _VNetDown(64, 3), _VNetDown(128, 2)])
+        self.up = nn.ModuleList([_VNetUp(256, 256, 2), _VNetUp(256, 128, 2), _VNetUp(128, 64, 1),
+                                 _VNetUp(64, 32, 1)])
+        self.head = nn.Conv3d(32, classes, 1)
+
+    def forward(self, x):                                   # b, 1, 64, 64, 64
+        h = self.stem_act(self.stem_norm(self.stem(x)) + x)   # b, 16, 64^3
+        skips = [h]
+        for down in self.down:
+            h = down(h)                                     # 32 x 32^3, 64 x 16^3, 128 x 8^3, 256 x 4^3
+            skips.append(h)
+        skips.pop()
+        for up in self.up:
+            h = up(h, skips.pop())                          # 256 x 8^3, 128 x 16^3, 64 x 32^3, 32 x 64^3
+        return self.head(h)                                 # b, 2, 64, 64, 64
+
+
+def vnet(batch, device):
+    m = VNet()
+
+    def make():
+        return (torch.randn(batch, 1, 64, 64, 64, device=device),
+                torch.randint(0, 2, (batch, 64, 64, 64), device=device))
+    return m, make, _cls_loss, "sgd_momentum"
+
+
+class AutoIntLayer(nn.Module):
+    """AutoInt's interacting layer: per head, queries, keys and values of
+    32 from each field's embedding (no bias), a softmax over the fields of
+    the unscaled query-key products (as in the paper), the weighted values
+    of the heads concatenated, plus a linear projection of the input (the
+    residual), ReLU.  Written out as matmul and softmax."""
+
+    def __init__(self, din, d=32, heads=2):
+        super().__init__()
+        self.q, self.k, self.v, self.res = (nn.Linear(din, heads * d, bias=False) for _ in range(4))
+        self.heads, self.d = heads, d
+
+    def forward(self, x):                                   # b, 39, din
+        b, f, _ = x.shape
+        q = self.q(x).view(b, f, self.heads, self.d).transpose(1, 2)   # b, 2, 39, 32
+        k = self.k(x).view(b, f, self.heads, self.d).transpose(1, 2)
+        v = self.v(x).view(b, f, self.heads, self.d).transpose(1, 2)
+        w = torch.softmax(q @ k.transpose(2, 3), dim=-1)   # b, 2, 39, 39
+        a = (w.to(v.dtype) @ v).transpose(1, 2).reshape(b, f, self.heads * self.d)   # b, 39, 64
+        return F.relu(a + self.res(x))                      # b, 39, 64
+
+
+class AutoInt(nn.Module):
+    """AutoInt: 39 categorical fields (Criteo's count, every feature taken
+    as categorical here) embedded 16 wide from one table of 1,000,000 rows
+    (ids offset by 25,641 per field: one gather for all fields), 3
+    interacting layers of 2 heads of 32 (16 -> 64 -> 64 -> 64), the 39 x 64
+    outputs flattened into a linear logit."""
+
+    def __init__(self, fields=39, rows=1000000, d=16, layers=3, heads=2, d_attn=32):
+        super().__init__()
+        self.emb = nn.Embedding(rows, d)                    # 1M, 16
+        self.register_buffer("offsets", torch.arange(fields) * (rows // fields), persistent=False)   # 39
+        dims = [d] + [heads * d_attn] * layers
+        self.layers = nn.ModuleList(AutoIntLayer(a, d_attn, heads) for a in dims[:-1])
+        self.out = nn.Linear(fields * dims[-1], 1)
+
+    def forward(self, inp):
+        _, cat = inp                                        # b, 0 (no dense features); b, 39
+        x = self.emb(cat + self.offsets)                    # b, 39, 16
+        for layer in self.layers:
+            x = layer(x)                                    # b, 39, 64
+        return self.out(x.flatten(1)).squeeze(1)            # b, 2496 -> b
+
+
+def autoint(batch, device):
+    return AutoInt(), _tabular(batch, 0, 39, 1000000 // 39, device), _bce_loss, "adamw"
+
+
+class ConvMixerBlock(nn.Module):
+    """ConvMixer's block: a residual depthwise Conv2d (kernel 9, size kept)
+    + GELU + BatchNorm2d, then a pointwise 1x1 Conv2d + GELU +
+    BatchNorm2d."""
+
+    def __init__(self, d, k):
+        super().__init__()
+        self.dw, self.bn1 = nn.Conv2d(d, d, k, padding=k // 2, groups=d), nn.BatchNorm2d(d)
+        self.pw, self.bn2 = nn.Conv2d(d, d, 1), nn.BatchNorm2d(d)
+
+    def forward(self, x):                                   # b, 512, 32, 32
+        x = x + self.bn1(F.gelu(self.dw(x)))
+        return self.bn2(F.gelu(self.pw(x)))
+
+
+class ConvMixer(nn.Module):
+    """ConvMixer-512/8 at 224x224: a patch embedding Conv2d of kernel and
+    stride 7 to 512 channels (32x32) + GELU + BatchNorm2d, 8 blocks at that
+    resolution, a global average pool and a linear to 1,000 classes."""
+
+    def __init__(self, d=512, depth=8, k=9, patch=7, classes=1000):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, d, patch, stride=patch), nn.GELU(), nn.BatchNorm2d(d))
+        self.blocks = nn.Sequential(*[ConvMixerBlock(d, k) for _ in range(depth)])
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = self.blocks(self.stem(x))                       # b, 512, 32, 32
+        return self.head(self.pool(x).flatten(1))           # b, 1000
+
+
+def convmixer(batch, device):
+    return ConvMixer(), _images(batch, device), _cls_loss, "adamw"
+
+
+def _tanh_mlp(dims, last):
+    """Linear layers through dims with tanh between them (and after the
+    last when `last`)."""
+    layers = []
+    for i, (a, b) in enumerate(zip(dims[:-1], dims[1:])):
+        layers.append(nn.Linear(a, b))
+        if last or i < len(dims) - 2:
+            layers.append(nn.Tanh())
+    return nn.Sequential(*layers)
+
+
+class DeepONet(nn.Module):
+    """DeepONet for a 1-D operator (DeepXDE's layout): a branch MLP over
+    the input function at 100 sensors (100 -> 4 x 256 -> 128, tanh), a
+    trunk MLP over each sample's 200 query coordinates (1 -> 4 x 256 ->
+    128, tanh, also on its output), the output at each query the dot
+    product of the 128 branch and trunk features (bmm) plus a bias."""
+
+    def __init__(self, sensors=100, dim=1, width=256, depth=4, basis=128):
+        super().__init__()
+        self.branch = _tanh_mlp([sensors] + [width] * depth + [basis], False)
+        self.trunk = _tanh_mlp([dim] + [width] * depth + [basis], True)
+        self.b0 = nn.Parameter(torch.zeros(1))
+
+    def forward(self, inp):
+        u, y = inp                                          # b, 100; b, 200, 1
+        br = self.branch(u)                                 # b, 128
+        tr = self.trunk(y)                                  # b, 200, 128
+        return torch.bmm(tr, br.unsqueeze(2).to(tr.dtype)).squeeze(2) + self.b0   # b, 200
+
+
+def deeponet(batch, device):
+    m = DeepONet()
+
+    def make():
+        return ((torch.randn(batch, 100, device=device),
+                 torch.rand(batch, 200, 1, device=device)),
+                torch.randn(batch, 200, device=device))
+    return m, make, _mse_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -2883,4 +3331,10 @@ MODELS = {
     "deepfm": (deepfm, "DeepFM, 26 fields in one 2.6M x 16 table with offsets, FM interaction, MLP 400 x 3, BCE; eleventh round"),
     "timesformer": (timesformer, "TimeSformer-shaped video, 8 x 224x224 frames, 196 patches of 384, 6 divided space-time blocks, 400 classes; eleventh round"),
     "odernn": (odernn, "ODE-RNN, 50 irregular observations, RK4 (4 steps) of an MLP 256 between GRUCell updates, Python loop; eleventh round"),
+    "rwkv": (rwkv, "RWKV-4-shaped LM d512 x 4, token shift, WKV recurrence in a Python loop over 64 steps, squared-ReLU channel mix; twelfth round"),
+    "hyena": (hyena, "Hyena-shaped LM d256 x 4, seq 1,024, sine-MLP implicit filters, long convolutions by rfft/irfft, gating; twelfth round"),
+    "vnet": (vnet, "V-Net on 64^3 volumes, 5x5x5 Conv3d, strided Conv3d down, ConvTranspose3d up, InstanceNorm3d, PReLU; twelfth round"),
+    "autoint": (autoint, "AutoInt, 39 fields in one 1M x 16 table with offsets, 3 self-attention layers of 2 x 32 (matmul, softmax), BCE; twelfth round"),
+    "convmixer": (convmixer, "ConvMixer-512/8 ImageNet, patch 7, depthwise 9x9 and pointwise convolutions, BatchNorm2d; twelfth round"),
+    "deeponet": (deeponet, "DeepONet, branch and trunk tanh MLPs 4 x 256, 128 basis, 200 query points per sample, MSE; twelfth round"),
 }

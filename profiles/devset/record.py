@@ -46,6 +46,8 @@ BATCH = {
     "vqvae": (64, 8), "mamba": (32, 4), "whisper": (16, 2), "yolo": (32, 4), "fttransformer": (4096, 512),
     "sasrec": (256, 32), "deeplab": (16, 2), "convlstm": (16, 2), "schnet": (128, 16), "dit": (128, 16),
     "wav2vec2": (16, 2), "dgcnn": (32, 4), "deepfm": (8192, 1024), "timesformer": (8, 1), "odernn": (256, 32),
+    "rwkv": (32, 4), "hyena": (16, 2), "vnet": (4, 1), "autoint": (8192, 1024), "convmixer": (64, 8),
+    "deeponet": (2048, 256),
 }
 
 
