@@ -380,16 +380,22 @@ static double gpu_conv_bias_elems(const struct est *c, const struct op *op)
  *    linear_nobias; 22): 1.1 / 1.9;
  *  - AC_ACT: a cast of an activation that an fp32 op made, as a layer
  *    norm's output into a linear layer (ln_linear over linear and
- *    layernorm; 6): 2.3 / 2.0.
+ *    layernorm; 6): 2.3 / 2.0;
+ *  - AC_CACHED: a call of a linear layer whose weight's cast autocast has
+ *    cached (one layer shared by the chain's 32 places, linear_shared
+ *    with and without autocast; one H200 host, toy and real sizes, the
+ *    twelfth round's device run, estimators/h200/op-host): 0.2 / 0.3, the
+ *    cache's lookup in place of the cast.
  * A batch norm reading a convolution's low-precision output costs no
  * more (conv_bn over conv3x3: +1.1 / -1.1), nor do activations, norms and
  * softmax on their own (within 0.3 of 0). */
-enum { AC_CONV, AC_GEMM, AC_BIAS, AC_ACT, AC_COUNT };
+enum { AC_CONV, AC_GEMM, AC_BIAS, AC_ACT, AC_CACHED, AC_COUNT };
 static const double ac_adds[AC_COUNT][2] = {
     [AC_CONV] = { 2.0, 3.4 },
     [AC_GEMM] = { 1.7, 1.7 },
     [AC_BIAS] = { 1.1, 1.9 },
     [AC_ACT] = { 2.3, 2.0 },
+    [AC_CACHED] = { 0.2, 0.3 },
 };
 
 static void ac_add(double *fwd, double *bwd, int kind, double times)
@@ -400,9 +406,13 @@ static void ac_add(double *fwd, double *bwd, int kind, double times)
 
 /* The casts autocast adds to a forward call of op (elements *e in *tensors
  * tensors, cast forward and their gradients back) and the host's extra
- * issue time, in adds, forward (*fwd) and backward (*bwd). */
-static void op_autocast(const struct est *c, const struct op *op, double *e, int *tensors,
-                        double *fwd, double *bwd)
+ * issue time, in adds, forward (*fwd) and backward (*bwd).  act_t and
+ * act_e are the activation casts per call that the walk through the
+ * profile's calls found (est_autocast_flow); act_t < 0 when there was no
+ * walk, and then the activations around the ops of autocast's fp32 list
+ * are counted by their position in a typical graph (fp32_op_elems). */
+static void op_autocast(const struct est *c, const struct op *op, const struct ac_casts *ac,
+                        size_t i, double *e, double *tensors, double *fwd, double *bwd)
 {
     *e = 0;
     *tensors = 0;
@@ -414,15 +424,40 @@ static void op_autocast(const struct est *c, const struct op *op, double *e, int
         ac_add(fwd, bwd, AC_BIAS, 1);
         return;
     }
-    *e = param_elems(op, tensors);
-    if (*e > 0) {
-        ac_add(fwd, bwd, op->kind == OP_CONV ? AC_CONV : AC_GEMM, 1);
-        ac_add(fwd, bwd, AC_BIAS, *tensors - 1);
+    if (op->phase != PHASE_FORWARD || ops_keeps_precision(op))
+        return;
+    const struct ac_call *k = ac->op ? &ac->op[i] : NULL;
+    if (k && ac->params) {
+        *e = k->w_e;
+        *tensors = k->w_t + k->b_t;
+        ac_add(fwd, bwd, op->kind == OP_CONV ? AC_CONV : AC_GEMM, k->w_t);
+        ac_add(fwd, bwd, AC_BIAS, k->b_t);
+        ac_add(fwd, bwd, AC_CACHED, k->w_cached);
+    } else {
+        int params;
+        *e = param_elems(op, &params);
+        if (*e > 0) {
+            *tensors = params;
+            ac_add(fwd, bwd, op->kind == OP_CONV ? AC_CONV : AC_GEMM, 1);
+            ac_add(fwd, bwd, AC_BIAS, params - 1);
+        }
+    }
+    if (k) {
+        if (k->act_t > 0 && k->act_e > 0) {
+            double f = c->b_new > 0 && c->b_old > 0 ? (double)c->b_new / (double)c->b_old : 1;
+            *e += k->act_e * f;
+            *tensors += k->act_t;
+            ac_add(fwd, bwd, AC_ACT, k->act_t);
+        }
         return;
     }
-    *e = fp32_op_elems(c, op, tensors);
     if (*e > 0)
-        ac_add(fwd, bwd, AC_ACT, *tensors);
+        return;
+    int acts;
+    *e = fp32_op_elems(c, op, &acts);
+    *tensors = acts;
+    if (*e > 0)
+        ac_add(fwd, bwd, AC_ACT, acts);
 }
 
 /* Retargeting an fp32 profile to bf16/fp16 means running it under
@@ -444,14 +479,16 @@ void est_autocast_casts(struct est *c)
     /* the host's adds in the target's units; a CPU target runs no
      * autocast dispatch of a GPU's */
     double d = c->tgt_gpu ? c->m->dispatch_s : 0;
+    struct ac_casts ac;
+    est_autocast_flow(c, &ac);
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *op = &p->ops[i];
-        int tensors;
+        double tensors;
         if (est_op_prec(p, op) != PREC_FP32 && est_op_prec(p, op) != PREC_TF32)
             continue;
         double e, fwd, bwd;
-        op_autocast(c, op, &e, &tensors, &fwd, &bwd);
-        if (!(e > 0))
+        op_autocast(c, op, &ac, i, &e, &tensors, &fwd, &bwd);
+        if (!(e > 0) && !(fwd + bwd > 0))
             continue;
         if (!c->cast_n) {
             c->cast_n = xcalloc(p->n_ops, sizeof *c->cast_n);
@@ -465,7 +502,9 @@ void est_autocast_casts(struct est *c)
         struct lookup lk;
         double t = 0;
         memset(&lk, 0, sizeof lk);
-        if (c->tt && est_lk_stream(c->tt, c->want, bytes, 2 * tensors, &lk) == 0)
+        if (!(e > 0))
+            t = 0;  /* cached casts only: host time, no kernel */
+        else if (c->tt && est_lk_stream(c->tt, c->want, bytes, 2 * tensors, &lk) == 0)
             t = lk.time_s;
         else if (machine_mem_bw(c->m) > 0)
             t = bytes / machine_mem_bw(c->m) + 2 * tensors * c->m->launch_latency_s;
@@ -479,6 +518,7 @@ void est_autocast_casts(struct est *c)
         bytes_all += bytes * calls;
         host_all += (fwd + bwd) * d * calls;
     }
+    free(ac.op);
     if (!(n_all > 0))
         return;
     struct op_estimate *oe = &out->ops[out->n_ops];

@@ -5,6 +5,7 @@
  *   est_op.c        per-op device time: candidates, confidence, bounds
  *   est_eff.c       the efficiency model (fraction of peak from tables)
  *   est_host.c      host time: profiler overhead, dispatch, autocast casts
+ *   est_autocast.c  which activations autocast casts, followed through a step
  *   est_replay.c    one profiled step replayed on the target
  *   est_mc.c        the Monte Carlo of the pass time */
 #ifndef FOM_EST_INTERNAL_H
@@ -182,6 +183,14 @@ void est_calibrate_host(struct est *c, const struct estimate_opts *o);
 /* est_op.c */
 double est_peak_of(struct est *c, const struct machine *m, enum precision p, int matrix);
 int est_is_view_op(const char *name);
+/* est_autocast.c: the casts autocast would add to one forward call of an
+ * op: activations (act_t tensors of act_e elements at the profiled batch)
+ * and parameters (w_t weights and b_t biases, w_e elements; w_cached
+ * calls whose weight's cast autocast had cached), the latter only where
+ * the profile's optimizer lists the parameters (params) */
+struct ac_call { double act_t, act_e, w_t, b_t, w_e, w_cached; };
+struct ac_casts { struct ac_call *op; int params; };
+int est_autocast_flow(const struct est *c, struct ac_casts *out);
 void est_op(struct est *c, const struct op *op, struct op_estimate *oe);
 
 /* est_limits.c */

@@ -168,7 +168,7 @@ static double replay(const struct est *c, const struct replay_index *ri, const s
                     shift = host - f * k->host_start_s;
                 back_host = back_dev = 0;
             }
-            if (i != SIZE_MAX && c->cast_n && c->cast_n[i] > 0) {
+            if (i != SIZE_MAX && c->cast_n && (c->cast_n[i] > 0 || c->cast_host_s[i] > 0)) {
                 double begin0 = c->src_gpu ? f * k->host_start_s + shift : host;
                 if (begin0 < host)
                     begin0 = host;

@@ -982,7 +982,18 @@ int ops_autocast_fp32(const struct op *op, int backward_too)
                                         "log_softmax", "_log_softmax", "nll_loss", "nll_loss_nd",
                                         "nll_loss2d", "cross_entropy_loss", "mse_loss",
                                         "l1_loss", "smooth_l1_loss", "huber_loss",
-                                        "binary_cross_entropy_with_logits", "kl_div", NULL };
+                                        "binary_cross_entropy_with_logits", "kl_div",
+                                        /* the pointwise ops and the rest of the losses
+                                         * that the reference lists */
+                                        "exp", "expm1", "log", "log10", "log1p", "log2", "pow",
+                                        "softplus", "rsqrt", "reciprocal", "erfinv", "acos",
+                                        "asin", "cosh", "sinh", "tan", "cdist", "pdist", "dist",
+                                        "cosine_similarity", "renorm", "frobenius_norm",
+                                        "nuclear_norm", "poisson_nll_loss",
+                                        "cosine_embedding_loss", "hinge_embedding_loss",
+                                        "margin_ranking_loss", "multilabel_margin_loss",
+                                        "soft_margin_loss", "triplet_margin_loss",
+                                        "multi_margin_loss", NULL };
     const char *s = ops_base_name(op);
     size_t n = strlen(s);
     static const char *const bwd[] = { "_backward", "_backward_data", NULL };

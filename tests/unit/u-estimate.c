@@ -1049,6 +1049,97 @@ static void call(struct profile *p, size_t id, double start_s, double host_s, do
     c->device_s = dev_s;
 }
 
+/* Autocast's casts followed through the calls: a linear layer applied four
+ * times with a softplus (autocast's fp32 list) after each.  Each softplus
+ * casts its low-precision input to fp32 and the next linear casts it back;
+ * the linear's weight and bias are cast once, at the first call (autocast
+ * caches the casts of parameters, which the optimizer's list names), else
+ * at every call. */
+static void test_autocast_flow(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.steps = 1;
+    struct op *l = add(&p, "aten::addmm", OP_GEMM, 4);
+    l->id = 1;
+    l->shapes = xstrdup("[64], [128, 64], [64, 64], [], []");
+    l->m = 128;
+    l->n = 64;
+    l->k = 64;
+    l->batch = 1;
+    l->flops = 4 * 2.0 * 128 * 64 * 64;
+    l->device_time_s = 4e-6;
+    l->host_time_s = 40e-6;
+    struct op *sp = add(&p, "aten::softplus", OP_ELEMENTWISE, 4);
+    sp->id = 2;
+    sp->shapes = xstrdup("[128, 64], [], []");
+    sp->bytes = 4 * 2.0 * 128 * 64 * 4;
+    sp->device_time_s = 4e-6;
+    sp->host_time_s = 40e-6;
+    struct op *opt = add(&p, "aten::_foreach_add_", OP_OPTIMIZER, 1);
+    opt->id = 3;
+    opt->phase = PHASE_OPTIMIZER;
+    opt->shapes = xstrdup("[[64, 64], [64]], [[64, 64], [64]]");
+    opt->device_time_s = 2e-6;
+    opt->host_time_s = 10e-6;
+    for (int i = 0; i < 8; i++)
+        call(&p, 1 + i % 2, i * 10e-6, 10e-6, 1e-6);
+    call(&p, 3, 80e-6, 10e-6, 2e-6);
+
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.precision = PREC_BF16;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    const struct op_estimate *c = &e.ops[e.n_ops - 1];
+    assert_string_equal(c->name, "(autocast casts)");
+    /* 8 activations and 2 parameters, each forward and backward */
+    assert_close(c->count, 20, 1e-12);
+    assert_true(warned(&e, "20 casts added per pass"));
+    /* adds: 8 x (2.3 + 2.0) + (1.7 + 1.7) + (1.1 + 1.9), and 3 calls
+     * with the cached casts 3 x (0.2 + 0.3), 20 us each */
+    assert_close(c->host_s, 42.3 * 20e-6, 1e-12);
+    /* elements: 8 x 128 x 64 activations, 64 x 64 + 64 parameters */
+    assert_close(c->bytes, 2 * (8 * 128.0 * 64 + 64 * 64 + 64) * 6, 1e-6);
+    estimate_release(&e);
+
+    /* no parameter list: the weight and bias at every call */
+    opt->phase = PHASE_FORWARD;
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    c = &e.ops[e.n_ops - 1];
+    assert_close(c->count, 32, 1e-12);
+    assert_close(c->host_s, (8 * 4.3 + 4 * 6.4) * 20e-6, 1e-12);
+    estimate_release(&e);
+
+    /* an optimizer per tensor (a CPU's): the op that meets each parameter
+     * once names them (addcdiv_, not mul_, which meets the weight twice) */
+    const char *const per[][2] = { { "aten::addcdiv_", "[64, 64], [64, 64], [64, 64], []" },
+                                   { "aten::addcdiv_", "[64], [64], [64], []" },
+                                   { "aten::mul_", "[64, 64], []" } };
+    for (int i = 0; i < 3; i++) {
+        struct op *o = add(&p, per[i][0], OP_ELEMENTWISE, i == 2 ? 2 : 1);
+        o->phase = PHASE_OPTIMIZER;
+        o->shapes = xstrdup(per[i][1]);
+        o->id = 10 + (size_t)i;
+    }
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    c = &e.ops[e.n_ops - 1];
+    assert_close(c->count, 20, 1e-12);
+    assert_close(c->host_s, 42.3 * 20e-6, 1e-12);
+    estimate_release(&e);
+    profile_release(&p);
+    fclose(fp);
+}
+
 /* The replay: calls in order, kernels when launched and the device is
  * free, a 5 us device gap after each measured kernel. */
 static void test_replay(void **state)
@@ -1519,6 +1610,7 @@ int main(void)
         cmocka_unit_test(test_batch_rescale),
         cmocka_unit_test(test_scaled_table),
         cmocka_unit_test(test_autocast_conv_bias),
+        cmocka_unit_test(test_autocast_flow),
         cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_cpu_view_ops),
         cmocka_unit_test(test_cpu_host_weights),

@@ -1,0 +1,613 @@
+#include "model/est_internal.h"
+#include "model/ops.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+/* The casts autocast would add, followed through a profiled step.
+ *
+ * An fp32 trace does not say which tensors a low-precision run would hold
+ * in bf16 and which in fp32, yet that decides where autocast casts an
+ * activation: before a GEMM or convolution that reads an fp32 tensor, and
+ * before an op of its fp32 list (softplus, exp, pow, layer_norm, the
+ * losses, ...) that reads a low-precision one.  The rules are PyTorch's
+ * (torch.amp documentation, "Autocast Op Reference"; aten's
+ * autocast_mode.cpp):
+ *  - the lower-precision list (matmuls, linear, convolutions, attention)
+ *    casts its fp32 inputs and returns the low precision;
+ *  - the fp32 list casts a low-precision input to fp32 and returns fp32;
+ *    its reductions and softmax (sum, prod, cumsum, cumprod, softmax,
+ *    log_softmax, norms) take an fp32 output type instead: no cast kernel,
+ *    an fp32 result;
+ *  - any other op runs in its inputs' type, and mixed inputs promote to
+ *    fp32 (a bf16 activation times an fp32 tensor is fp32); an in-place op
+ *    keeps its first input's type, an embedding its fp32 weight's;
+ *  - a parameter (a leaf that requires grad) is cast once per autocast
+ *    region and the cast reused by every later call (its cast cache): a
+ *    layer applied in a loop casts its weight once per step.
+ * Tensors are known here by their shapes (the trace records input
+ * shapes, not identities): each op's output shape is derived from its
+ * inputs and kept with the type it would have, and with its number of
+ * elements, by which the views of it are known (a view keeps the count,
+ * not the shape); an input takes the type of the later of the two.  One
+ * found by neither is a parameter (fp32) or, read by a lower-precision
+ * op, a view of the last result.  The input batch starts each step in
+ * fp32.  The parameters' shapes come from the optimizer's calls.  Where
+ * two tensors share a shape the walk can miss a cast or count one too
+ * many; on the development set's traces it counts 0.90 of the casts their
+ * bf16 runs made in the median (the forward and backward _to_copy calls of
+ * 50 models' bf16 traces against the estimate from their fp32 traces). */
+enum { F_LOW = 1, F_FP32 = 2 };
+enum flow_policy { POL_LOW, POL_FP32, POL_FP32_OUT, POL_KEEP, POL_EMBED, POL_PROMOTE };
+
+static double numel(const int64_t *d, int n)
+{
+    double e = 1;
+    for (int i = 0; i < n; i++)
+        e *= (double)(d[i] > 0 ? d[i] : 0);
+    return e;
+}
+
+static uint64_t dims_key(const int64_t *d, int n)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        h ^= (uint64_t)d[i];
+        h *= 1099511628211ULL;
+    }
+    return h ? h : 1;
+}
+
+/* A map from a shape's hash to what is known of tensors of that shape. */
+struct kval {
+    uint32_t n;             /* how many (parameters, their casts) */
+    unsigned char prec;     /* the latest tensor's type (F_LOW, F_FP32) */
+    unsigned char prev;     /* the type of the one before it */
+    size_t when;            /* the call that made the latest */
+};
+
+struct kmap {
+    uint64_t *key;          /* 0: empty slot */
+    struct kval *val;
+    size_t cap, used;
+};
+
+static size_t kmap_slot(const struct kmap *m, uint64_t k)
+{
+    size_t j = k & (m->cap - 1);
+    while (m->key[j] && m->key[j] != k)
+        j = (j + 1) & (m->cap - 1);
+    return j;
+}
+
+/* The entry of k, made when missing. */
+static struct kval *kmap_at(struct kmap *m, uint64_t k)
+{
+    if (2 * (m->used + 1) > m->cap) {
+        struct kmap g = { NULL, NULL, m->cap ? 2 * m->cap : 256, m->used };
+        g.key = xcalloc(g.cap, sizeof *g.key);
+        g.val = xcalloc(g.cap, sizeof *g.val);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->key[i]) {
+                size_t j = kmap_slot(&g, m->key[i]);
+                g.key[j] = m->key[i];
+                g.val[j] = m->val[i];
+            }
+        free(m->key);
+        free(m->val);
+        *m = g;
+    }
+    size_t j = kmap_slot(m, k);
+    if (!m->key[j]) {
+        m->key[j] = k;
+        m->used++;
+    }
+    return &m->val[j];
+}
+
+static const struct kval *kmap_find(const struct kmap *m, uint64_t k)
+{
+    if (!m->cap)
+        return NULL;
+    size_t j = kmap_slot(m, k);
+    return m->key[j] ? &m->val[j] : NULL;
+}
+
+static void kmap_release(struct kmap *m)
+{
+    free(m->key);
+    free(m->val);
+    memset(m, 0, sizeof *m);
+}
+
+/* A tensor of type prec made by call `when`. */
+static void kmap_put(struct kmap *m, uint64_t k, int prec, size_t when)
+{
+    struct kval *v = kmap_at(m, k);
+    v->prev = v->prec;
+    v->prec = (unsigned char)prec;
+    v->when = when;
+}
+
+static void add_param(const int64_t *dims, int n, void *arg)
+{
+    kmap_at(arg, dims_key(dims, n))->n += 1;
+}
+
+static void count_one(const int64_t *dims, int n, void *arg)
+{
+    (void)dims;
+    (void)n;
+    *(size_t *)arg += 1;
+}
+
+/* The first tensor list of a foreach or fused optimizer call (its
+ * parameters), as text to free, or NULL. */
+static char *first_list(const struct op *op)
+{
+    const char *base = ops_base_name(op);
+    if (op->phase != PHASE_OPTIMIZER || !op->shapes || strncmp(op->shapes, "[[", 2) != 0
+        || (strncmp(base, "_foreach_", 9) != 0 && strncmp(base, "_fused_", 7) != 0))
+        return NULL;
+    const char *end = strstr(op->shapes, "]]");
+    size_t len = end ? (size_t)(end - op->shapes) + 2 : strlen(op->shapes);
+    char *s = xmalloc(len + 1);
+    memcpy(s, op->shapes, len);
+    s[len] = 0;
+    return s;
+}
+
+struct first_group { int n, rank; int64_t dims[8]; };
+
+static void take_first(const int64_t *dims, int n, void *arg)
+{
+    struct first_group *g = arg;
+    if (g->n++ == 0) {
+        g->rank = n;
+        memcpy(g->dims, dims, (size_t)n * sizeof *dims);
+    }
+}
+
+/* The parameters of a profile whose optimizer runs per tensor (the
+ * default on a CPU): the optimizer op that meets the most shapes, of the
+ * fewest calls among those (Adam's lerp_ or addcdiv_ meet each parameter
+ * once, its mul_ twice), its calls per pass by first input's shape. */
+static size_t params_per_tensor(const struct profile *p, struct kmap *params)
+{
+    const char *best = NULL;
+    size_t best_shapes = 0;
+    double best_calls = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *a = &p->ops[i];
+        if (a->phase != PHASE_OPTIMIZER || !a->name)
+            continue;
+        size_t shapes = 0;
+        double calls = 0;
+        for (size_t j = 0; j < p->n_ops; j++) {
+            const struct op *b = &p->ops[j];
+            if (b->phase != PHASE_OPTIMIZER || !b->name || strcmp(a->name, b->name) != 0)
+                continue;
+            if (j < i)
+                break;  /* this name was counted at its first op */
+            struct first_group g = { 0 };
+            est_shape_groups(b->shapes, take_first, &g);
+            if (g.n) {
+                shapes++;
+                calls += b->count;
+            }
+        }
+        if (shapes > best_shapes || (shapes == best_shapes && shapes && calls < best_calls)) {
+            best = a->name;
+            best_shapes = shapes;
+            best_calls = calls;
+        }
+    }
+    if (!best)
+        return 0;
+    size_t n = 0;
+    for (size_t j = 0; j < p->n_ops; j++) {
+        const struct op *b = &p->ops[j];
+        struct first_group g = { 0 };
+        if (b->phase != PHASE_OPTIMIZER || !b->name || strcmp(b->name, best) != 0)
+            continue;
+        est_shape_groups(b->shapes, take_first, &g);
+        if (!g.n || !(b->count > 0))
+            continue;
+        kmap_at(params, dims_key(g.dims, g.rank))->n += (uint32_t)(b->count + 0.5);
+        n += (size_t)(b->count + 0.5);
+    }
+    return n;
+}
+
+/* The shapes of the parameters: the optimizer call's list with the most
+ * of them, else the optimizer's ops per tensor.  Returns how many, 0 when
+ * the profile's optimizer does not show them. */
+static size_t params_of(const struct profile *p, struct kmap *params)
+{
+    size_t best = SIZE_MAX, best_n = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        char *l = first_list(&p->ops[i]);
+        size_t n = 0;
+        if (l)
+            est_shape_groups(l, count_one, &n);
+        free(l);
+        if (n > best_n) {
+            best_n = n;
+            best = i;
+        }
+    }
+    if (best == SIZE_MAX)
+        return params_per_tensor(p, params);
+    char *l = first_list(&p->ops[best]);
+    est_shape_groups(l, add_param, params);
+    free(l);
+    return best_n;
+}
+
+/* Tensors by shape and, for the views between them (a view keeps the
+ * number of elements, not the shape), by element count. */
+struct flow {
+    struct kmap shape, count;
+    int cur;                /* the type of the last result */
+    /* the parameters by shape, and their casts so far in the step:
+     * autocast casts a parameter once and reuses the cast until the
+     * autocast region ends (its cast cache) */
+    struct kmap params, cast;
+    size_t n_params;
+};
+
+static uint64_t count_key(double e)
+{
+    int64_t d = (int64_t)e;
+    return dims_key(&d, 1);
+}
+
+/* The type of an input of shape d: the later of the tensor of that shape
+ * and the one of that many elements (a view of it); neither: a tensor no
+ * op of the step made, a parameter (fp32) or, for the activation of a
+ * lower-precision op, a view of the last result. */
+static int flow_type(const struct flow *f, const int64_t *d, int n, int param)
+{
+    const struct kval *vs = kmap_find(&f->shape, dims_key(d, n));
+    const struct kval *vc = kmap_find(&f->count, count_key(numel(d, n)));
+    int ps = vs ? vs->prec : 0, pc = vc ? vc->prec : 0;
+    size_t ws = vs ? vs->when : 0, wc = vc ? vc->when : 0;
+    if (ps && (!pc || ws >= wc))
+        return ps;
+    if (pc)
+        return pc;
+    return param ? F_FP32 : f->cur;
+}
+
+#define FLOW_GROUPS 4
+struct flow_groups {
+    int n;
+    int rank[FLOW_GROUPS];
+    int64_t dims[FLOW_GROUPS][8];
+};
+
+static void take_group(const int64_t *dims, int n, void *arg)
+{
+    struct flow_groups *g = arg;
+    if (g->n < FLOW_GROUPS) {
+        g->rank[g->n] = n;
+        memcpy(g->dims[g->n], dims, (size_t)n * sizeof *dims);
+    }
+    g->n++;
+}
+
+static int name_in(const char *base, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(base, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static enum flow_policy policy(const struct op *op)
+{
+    static const char *const fp32_out[] = { "sum", "prod", "cumsum", "cumprod", "softmax",
+                                            "_softmax", "log_softmax", "_log_softmax", "norm",
+                                            "linalg_vector_norm", NULL };
+    const char *base = ops_base_name(op);
+    if (name_in(base, fp32_out))
+        return POL_FP32_OUT;
+    if (ops_autocast_fp32(op, 0))
+        return POL_FP32;
+    if ((op->kind == OP_GEMM || op->kind == OP_CONV || op->kind == OP_ATTENTION)
+        && !ops_keeps_precision(op))
+        return POL_LOW;
+    if (op->kind == OP_EMBEDDING)
+        return POL_EMBED;
+    size_t n = strlen(base);
+    if (op->kind == OP_NORM || op->kind == OP_MEMCPY || est_is_view_op(op->name)
+        || (n > 1 && base[n - 1] == '_' && base[n - 2] != '_'))
+        return POL_KEEP;
+    return POL_PROMOTE;
+}
+
+/* The group a lower-precision op reads as its activation: addmm's and
+ * baddbmm's first input is the added term. */
+static int act_group(const struct op *op, const struct flow_groups *g)
+{
+    const char *base = ops_base_name(op);
+    int a = (strcmp(base, "addmm") == 0 || strcmp(base, "baddbmm") == 0) ? 1 : 0;
+    return a < g->n && a < FLOW_GROUPS ? a : -1;
+}
+
+struct flow_out { int64_t dims[8]; int rank; };
+
+/* The output shape of op's call (rank 0 when it cannot be told). */
+static void out_shape(const struct op *op, const struct flow_groups *g, enum flow_policy pol,
+                      struct flow_out *o)
+{
+    o->rank = 0;
+    int ng = g->n < FLOW_GROUPS ? g->n : FLOW_GROUPS;
+    if (op->kind == OP_CONV) {
+        const struct conv_shape *cs = op_conv(op);
+        int64_t d[5] = { cs->n, cs->k, cs->o, cs->p, cs->q };
+        int r = 0;
+        for (int i = 0; i < 5; i++)
+            if (i != 2 || cs->o > 0)
+                o->dims[r++] = d[i];
+        o->rank = r;
+        return;
+    }
+    if (pol == POL_LOW && op->kind == OP_GEMM) {
+        int a = act_group(op, g);
+        if (a < 0 || g->rank[a] < 1 || op->n <= 0)
+            return;
+        o->rank = g->rank[a];
+        memcpy(o->dims, g->dims[a], (size_t)o->rank * sizeof *o->dims);
+        o->dims[o->rank - 1] = op->n;
+        return;
+    }
+    if (pol == POL_EMBED) {
+        if (ng < 2 || g->rank[1] > 7 || g->rank[0] < 2)
+            return;
+        o->rank = g->rank[1] + 1;
+        memcpy(o->dims, g->dims[1], (size_t)g->rank[1] * sizeof *o->dims);
+        o->dims[g->rank[1]] = g->dims[0][g->rank[0] - 1];
+        return;
+    }
+    if (pol == POL_KEEP && est_is_view_op(op->name))
+        return;
+    /* elementwise and the rest: the largest input, which broadcasting
+     * gives the output's shape */
+    int best = -1;
+    for (int i = 0; i < ng; i++)
+        if (best < 0 || numel(g->dims[i], g->rank[i]) > numel(g->dims[best], g->rank[best]))
+            best = i;
+    if (best < 0)
+        return;
+    o->rank = g->rank[best];
+    memcpy(o->dims, g->dims[best], (size_t)o->rank * sizeof *o->dims);
+}
+
+static void flow_put(struct flow *f, const struct flow_out *o, int prec, size_t when)
+{
+    if (o->rank > 0) {
+        kmap_put(&f->shape, dims_key(o->dims, o->rank), prec, when);
+        kmap_put(&f->count, count_key(numel(o->dims, o->rank)), prec, when);
+    }
+    f->cur = prec;
+}
+
+/* Forgets the step's tensors and casts (the parameters stay). */
+static void flow_step(struct flow *f)
+{
+    kmap_release(&f->shape);
+    kmap_release(&f->count);
+    kmap_release(&f->cast);
+    f->cur = F_FP32;
+}
+
+/* A parameter of shape d that a lower-precision call reads (in either
+ * orientation when swap: a GEMM reads a linear layer's weight
+ * transposed): cast unless its cast is cached (counted in *cached when
+ * not NULL).  A tensor the optimizer does not step is cast at every call. */
+static void param_cast(struct flow *f, const int64_t *d, int n, int swap, double *t, double *e,
+                       double *cached)
+{
+    uint64_t k = dims_key(d, n);
+    const struct kval *have = kmap_find(&f->params, k);
+    if (!have && swap && n == 2) {
+        int64_t r[2] = { d[1], d[0] };
+        k = dims_key(r, 2);
+        have = kmap_find(&f->params, k);
+    }
+    if (have) {
+        struct kval *done = kmap_at(&f->cast, k);
+        if (done->n >= have->n) {
+            if (cached)
+                *cached += 1;
+            return;
+        }
+        done->n += 1;
+    }
+    *t += 1;
+    *e += numel(d, n);
+}
+
+/* The parameters a lower-precision call casts: a convolution's weight
+ * (its second input) and bias (a third of k elements), a GEMM's weight
+ * (addmm's third input, else its second) and bias (addmm's first,
+ * linear's third). */
+static void param_casts(struct flow *f, const struct op *op, const struct flow_groups *g,
+                        struct ac_call *ac)
+{
+    int ng = g->n < FLOW_GROUPS ? g->n : FLOW_GROUPS;
+    const char *base = ops_base_name(op);
+    int w = -1, b = -1, swap = 1;
+    if (op->kind == OP_CONV && op_conv(op)->k > 0) {
+        w = 1;
+        b = ng >= 3 && g->rank[2] == 1 && g->dims[2][0] == op_conv(op)->k ? 2 : -1;
+        swap = 0;
+    } else if (op->kind == OP_GEMM && op->batch <= 1) {
+        int addmm = strcmp(base, "addmm") == 0, linear = strcmp(base, "linear") == 0;
+        w = addmm ? 2 : 1;
+        b = addmm ? 0 : linear && ng >= 3 ? 2 : -1;
+        swap = !linear;
+    }
+    if (w >= 0 && w < ng)
+        param_cast(f, g->dims[w], g->rank[w], swap, &ac->w_t, &ac->w_e, &ac->w_cached);
+    if (b >= 0 && b < ng && g->rank[b] == 1)
+        param_cast(f, g->dims[b], g->rank[b], 0, &ac->b_t, &ac->w_e, NULL);
+}
+
+/* A view's result, whose shape the trace does not give: a view that keeps
+ * the number of elements is known by it; select and unbind drop one
+ * dimension, each of which is taken as a shape it may have. */
+static void flow_view(struct flow *f, const struct op *op, const struct flow_groups *g, int prec,
+                      size_t when)
+{
+    static const char *const same_count[] = { "view", "_unsafe_view", "view_as", "reshape", "t",
+                                              "transpose", "permute", "unsqueeze", "squeeze",
+                                              "flatten", "unflatten", "alias", "numpy_T", NULL };
+    static const char *const drop_one[] = { "select", "unbind", NULL };
+    const char *base = ops_base_name(op);
+    if (name_in(base, same_count)) {
+        kmap_put(&f->count, count_key(numel(g->dims[0], g->rank[0])), prec, when);
+        return;
+    }
+    if (!name_in(base, drop_one) || g->rank[0] < 2)
+        return;
+    for (int d = 0; d < g->rank[0]; d++) {
+        struct flow_out o = { .rank = 0 };
+        for (int i = 0; i < g->rank[0]; i++)
+            if (i != d)
+                o.dims[o.rank++] = g->dims[0][i];
+        kmap_put(&f->shape, dims_key(o.dims, o.rank), prec, when);
+        kmap_put(&f->count, count_key(numel(o.dims, o.rank)), prec, when);
+    }
+}
+
+/* One forward call of op: the activations it casts (*t tensors of *e
+ * elements added) and the type of its result, recorded in f. */
+static void flow_call(struct flow *f, const struct op *op, size_t when, int *low_cast,
+                      uint64_t *low_key, struct ac_call *ac)
+{
+    double *t = &ac->act_t, *e = &ac->act_e;
+    struct flow_groups g;
+    memset(&g, 0, sizeof g);
+    est_shape_groups(op->shapes, take_group, &g);
+    int ng = g.n < FLOW_GROUPS ? g.n : FLOW_GROUPS;
+    enum flow_policy pol = policy(op);
+    if (pol != POL_LOW && !est_is_view_op(op->name))
+        *low_key = 0;
+    int in0 = ng > 0 ? flow_type(f, g.dims[0], g.rank[0], 0) : f->cur;
+    int out = f->cur;
+    switch (pol) {
+    case POL_LOW: {
+        int a = act_group(op, &g);
+        /* attention and batched GEMMs multiply activations that views
+         * of the last results feed (heads split, keys transposed) */
+        int batched = op->kind == OP_ATTENTION || (op->kind == OP_GEMM && op->batch > 1);
+        if (a < 0)
+            break;
+        uint64_t key = dims_key(g.dims[a], g.rank[a]);
+        /* GEMMs that read one activation one after the other (query,
+         * key and value projections) each cast it: autocast caches the
+         * casts of parameters only */
+        int fp32 = batched ? f->cur == F_FP32
+                   : key == *low_key ? *low_cast
+                   : flow_type(f, g.dims[a], g.rank[a], 0) == F_FP32;
+        if (fp32) {
+            *t += 1;
+            *e += numel(g.dims[a], g.rank[a]);
+        }
+        *low_key = key;
+        *low_cast = fp32;
+        if (f->n_params)
+            param_casts(f, op, &g, ac);
+        out = F_LOW;
+        break;
+    }
+    case POL_FP32:
+        if (ng > 0 && in0 == F_LOW) {
+            *t += 1;
+            *e += numel(g.dims[0], g.rank[0]);
+        }
+        out = F_FP32;
+        break;
+    case POL_FP32_OUT:
+    case POL_EMBED:
+        out = F_FP32;
+        break;
+    case POL_KEEP:
+        out = in0;
+        break;
+    case POL_PROMOTE:
+        out = in0;
+        for (int q = 1; q < ng; q++) {
+            uint64_t key = dims_key(g.dims[q], g.rank[q]);
+            /* two inputs of one shape are two tensors: the latest of that
+             * shape and the one before it (a residual stream and the
+             * branch added to it) */
+            const struct kval *v = kmap_find(&f->shape, key);
+            if (key == dims_key(g.dims[0], g.rank[0]) && v && v->prev == F_FP32)
+                out = F_FP32;
+            if (flow_type(f, g.dims[q], g.rank[q], 1) == F_FP32)
+                out = F_FP32;
+        }
+        break;
+    }
+    struct flow_out o;
+    out_shape(op, &g, pol, &o);
+    flow_put(f, &o, out, when);
+    if (pol == POL_KEEP && ng > 0 && est_is_view_op(op->name))
+        flow_view(f, op, &g, out, when);
+}
+
+/* Autocast's casts per forward call of each op of the profile, from its
+ * calls in issue order (struct ac_casts).  Returns 0, or -1 when the
+ * profile has no calls to follow. */
+int est_autocast_flow(const struct est *c, struct ac_casts *out)
+{
+    const struct profile *p = c->p;
+    memset(out, 0, sizeof *out);
+    if (!p->calls || !p->n_calls || !p->n_ops)
+        return -1;
+    struct replay_index ri;
+    est_replay_index_build(p, &ri);
+    struct ac_call *ac = xcalloc(p->n_ops, sizeof *ac);
+    double *n = xcalloc(p->n_ops, sizeof *n);
+    struct flow f;
+    memset(&f, 0, sizeof f);
+    f.n_params = params_of(p, &f.params);
+    int step = -1, low_cast = 0;
+    uint64_t low_key = 0;
+    for (size_t j = 0; j < p->n_calls; j++) {
+        const struct op_call *k = &p->calls[j];
+        if (k->step != step) {
+            /* each step starts from its fp32 input batch */
+            flow_step(&f);
+            step = k->step;
+            low_key = 0;
+        }
+        size_t i = k->op_id <= ri.max_id ? ri.idx[k->op_id] : SIZE_MAX;
+        if (i == SIZE_MAX || p->ops[i].phase != PHASE_FORWARD)
+            continue;
+        n[i] += 1;
+        flow_call(&f, &p->ops[i], j + 1, &low_cast, &low_key, &ac[i]);
+    }
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (n[i] > 0) {
+            ac[i].act_t /= n[i];
+            ac[i].act_e /= n[i];
+            ac[i].w_t /= n[i];
+            ac[i].b_t /= n[i];
+            ac[i].w_e /= n[i];
+            ac[i].w_cached /= n[i];
+        }
+    free(n);
+    out->params = f.n_params > 0;
+    flow_step(&f);
+    kmap_release(&f.params);
+    est_replay_index_release(&ri);
+    out->op = ac;
+    return 0;
+}
