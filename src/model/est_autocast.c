@@ -216,8 +216,10 @@ static size_t params_per_tensor(const struct profile *p, struct kmap *params)
         est_shape_groups(b->shapes, take_first, &g);
         if (!g.n || !(b->count > 0))
             continue;
-        kmap_at(params, dims_key(g.dims, g.rank))->n += (uint32_t)(b->count + 0.5);
-        n += (size_t)(b->count + 0.5);
+        /* a hostile trace's count must not overflow the conversion */
+        uint32_t k = b->count < 1e9 ? (uint32_t)(b->count + 0.5) : 1000000000u;
+        kmap_at(params, dims_key(g.dims, g.rank))->n += k;
+        n += k;
     }
     return n;
 }
@@ -259,9 +261,12 @@ struct flow {
     size_t n_params;
 };
 
+/* The key of an element count: its bits (a count past int64_t, from a
+ * hostile trace's dims, must not be converted). */
 static uint64_t count_key(double e)
 {
-    int64_t d = (int64_t)e;
+    int64_t d;
+    memcpy(&d, &e, sizeof d);
     return dims_key(&d, 1);
 }
 

@@ -111,4 +111,31 @@ for v in "nan TFLOP/s" "inf TFLOP/s" "-1 TFLOP/s" "0 TFLOP/s" "1e999 TFLOP/s"; d
     expect_err_contains ": error: found '$v' in <peak>"
 done
 
+# -- autocast's walk through the calls (--precision bf16) on a step whose
+# shapes and counts sit at int64_t's and a double's edges: no overflow in
+# the shape keys, the element counts or the parameters' multiplicities
+python3 - "$T_TMP/walk.json" <<'PY'
+import json, sys
+big, half = 2 ** 63 - 1, 2 ** 62
+ops = [
+    {"name": "aten::addmm", "kind": "gemm", "phase": "forward", "dtype": "fp32", "count": 2,
+     "time_s": 1e-3, "device_time_s": 1e-3, "host_time_s": 1e-5, "flops": 1e30, "bytes": 1e20,
+     "m": 2 ** 40, "n": 2 ** 40, "k": 2 ** 40, "batch": 1, "a_t": "N", "b_t": "N",
+     "shapes": "[%d], [%d, %d], [%d, %d], [], []" % (big, big, half, half, big), "id": 1},
+    {"name": "aten::softplus", "kind": "elementwise", "phase": "forward", "dtype": "fp32",
+     "count": 2, "time_s": 1e-3, "device_time_s": 1e-3, "host_time_s": 1e-5, "bytes": 1e20,
+     "shapes": "[%d, %d], [], []" % (big, big), "id": 2},
+    {"name": "aten::addcdiv_", "kind": "elementwise", "phase": "optimizer", "dtype": "fp32",
+     "count": 1e300, "time_s": 1e-3, "device_time_s": 1e-3, "host_time_s": 1e-5, "bytes": 1e3,
+     "shapes": "[%d, %d], [%d, %d], [%d, %d], []" % (big, half, big, half, big, half), "id": 3},
+]
+calls = [[1, 0, 0, 1e-5, 1e-3], [2, 0, 1e-5, 1e-5, 1e-3], [1, 0, 2e-5, 1e-5, 1e-3],
+         [2, 0, 3e-5, 1e-5, 1e-3], [3, 0, 4e-5, 1e-5, 1e-3]]
+json.dump({"format": "profile-json", "source": "walk", "device": "Test GPU", "steps": 1,
+           "batch": 0, "dtype": "fp32", "has_device": True, "total_time_s": 5e-3,
+           "step_time_s": 0, "host_time_s": 5e-5, "coverage": 1, "dropped_time_s": 0,
+           "dropped_ops": 0, "ops": ops, "calls": calls}, open(sys.argv[1], "w"))
+PY
+hostile_run 0 estimate --profile "$T_TMP/walk.json" --machine "$GPU" --precision bf16 --format json
+expect_err_contains "casts added per pass"
 done_testing
