@@ -3270,6 +3270,465 @@ def deeponet(batch, device):
     return m, make, _mse_loss, "adamw"
 
 
+# -- thirteenth round ----------------------------------------------------------
+# Models recorded after the twelfth round: an MPNN (Gilmer et al.'s
+# edge-network message passing over all-pairs molecular graphs: a 64 x 64
+# matrix per edge applied by bmm, index_add_ to the atoms, a GRUCell
+# update, a Set2Set readout of LSTMCell steps), a BiLSTM-CRF tagger (the
+# CRF's forward algorithm in a Python loop over 64 steps: a logsumexp over
+# b x 20 x 20 per step, the gold path by gather), a PointNet++ classifier
+# (farthest point sampling as a Python loop of hundreds of tiny steps, ball
+# query by cdist and topk, grouped 1x1 Conv2d, max over neighbours), a
+# TabNet (ghost batch norm over virtual batches of 128: dozens of small
+# BatchNorm1d calls per layer, sparsemax by sort and cumsum over 5
+# sequential steps) and a HiFi-GAN-V1-shaped vocoder generator
+# (ConvTranspose1d upsampling by 256, dilated Conv1d residual blocks of
+# kernels 3, 7 and 11 over up to 8,192 samples).
+
+class Set2Set(nn.Module):
+    """Set2Set readout (Vinyals et al.), as PyTorch Geometric's: per
+    processing step an LSTMCell (2 x 64 -> 64) on the previous q*, each
+    atom scored by its dot product with the query, a softmax over the atoms
+    of each molecule, the attention-weighted atoms summed per molecule by
+    index_add_, q* = cat(query, readout)."""
+
+    def __init__(self, d, steps):
+        super().__init__()
+        self.cell = nn.LSTMCell(2 * d, d)
+        self.d, self.steps = d, steps
+
+    def forward(self, x, mol, n_mol):                       # n, 64; n; M
+        h = x.new_zeros(n_mol, self.d)                      # M, 64
+        c = torch.zeros_like(h)
+        q_star = x.new_zeros(n_mol, 2 * self.d)             # M, 128
+        for _ in range(self.steps):
+            # under autocast the cell's outputs may be bf16; keep the state
+            # in the atoms' dtype so that every step sees the same types
+            h, c = (t.to(x.dtype) for t in self.cell(q_star, (h, c)))   # M, 64 each
+            e = (x * h.index_select(0, mol)).sum(1)         # n
+            # every molecule has the same number of atoms: the softmax per
+            # molecule is one over the rows of an M x atoms view
+            a = e.view(n_mol, -1).softmax(1).view(-1, 1).to(x.dtype)    # n, 1
+            r = x.new_zeros(n_mol, self.d).index_add_(0, mol, a * x)    # M, 64
+            q_star = torch.cat([h, r], 1)                   # M, 128
+        return q_star
+
+
+class MPNN(nn.Module):
+    """MPNN (Gilmer et al. 2017, edge network and Set2Set, laid out as
+    PyTorch Geometric's QM9 example): 11 atom features through a linear to
+    64 and ReLU; each ordered pair of a molecule's distinct atoms an edge,
+    its 16 features the distance on 16 Gaussians (0 to 10 A); an edge
+    network (16 -> 128, ReLU, -> 64 x 64) giving each edge a matrix, which
+    multiplies the source atom's features (bmm of E x 1 x 64 by E x 64 x
+    64); the messages summed to their targets by index_add_, plus a root
+    linear and a bias, ReLU; a GRUCell update; 3 steps sharing their
+    weights; a Set2Set readout of 3 LSTMCell steps and an MLP 128 -> 64 ->
+    1.  The edge matrices depend only on the edge features and the shared
+    weights, so they are made once per forward, not once per step."""
+
+    def __init__(self, fin=11, d=64, edge=16, hidden=128, steps=3, s2s=3, cutoff=10.0):
+        super().__init__()
+        self.lin0 = nn.Linear(fin, d)
+        self.register_buffer("centers", torch.linspace(0.0, cutoff, edge), persistent=False)   # 16
+        self.gamma = 0.5 / (cutoff / (edge - 1)) ** 2
+        self.edge_net = nn.Sequential(nn.Linear(edge, hidden), nn.ReLU(), nn.Linear(hidden, d * d))
+        self.root = nn.Linear(d, d, bias=False)
+        self.bias = nn.Parameter(torch.zeros(d))
+        self.gru = nn.GRUCell(d, d)
+        self.set2set = Set2Set(d, s2s)
+        self.head = nn.Sequential(nn.Linear(2 * d, d), nn.ReLU(), nn.Linear(d, 1))
+        self.d, self.steps = d, steps
+
+    def forward(self, inp):
+        x, pos, src, dst, mol = inp                         # M, 32, 11; M, 32, 3; E; E; n = 32 M
+        n_mol = x.shape[0]
+        x, pos = x.reshape(-1, x.shape[2]), pos.reshape(-1, 3)   # n, 11; n, 3
+        dist = (pos.index_select(0, src) - pos.index_select(0, dst)).norm(dim=1)   # E
+        ea = torch.exp(-self.gamma * (dist.unsqueeze(1) - self.centers) ** 2)      # E, 1 - 16 -> E, 16
+        A = self.edge_net(ea).view(-1, self.d, self.d)      # E, 64, 64
+        h = F.relu(self.lin0(x))                            # n, 64
+        for _ in range(self.steps):
+            msg = torch.bmm(h.index_select(0, src).unsqueeze(1), A).squeeze(1)   # E, 1, 64 @ E, 64, 64 -> E, 64
+            agg = msg.new_zeros(h.shape[0], self.d).index_add_(0, dst, msg)                  # n, 64
+            m = F.relu(agg + self.root(h) + self.bias)      # n, 64
+            h = self.gru(m, h).to(x.dtype)                  # n, 64 (kept in fp32, as Set2Set's state)
+        return self.head(self.set2set(h, mol, n_mol)).squeeze(1)   # M, 128 -> M
+
+
+def mpnn(batch, device):
+    """batch: molecules of 32 atoms, every ordered pair of distinct atoms
+    of a molecule an edge (32 x 31 = 992 per molecule), as schnet's."""
+    m = MPNN()
+    atoms = 32
+
+    def make():
+        i, j = torch.meshgrid(torch.arange(atoms), torch.arange(atoms), indexing="ij")
+        keep = i != j
+        off = (torch.arange(batch) * atoms).view(-1, 1)                        # M, 1
+        src = (j[keep].view(1, -1) + off).flatten().to(device)                 # E
+        dst = (i[keep].view(1, -1) + off).flatten().to(device)                 # E
+        mol = torch.arange(batch, device=device).repeat_interleave(atoms)      # n
+        # QM9's 11 atom features, atoms spread over a few angstroms
+        return ((torch.randn(batch, atoms, 11, device=device),
+                 1.5 * torch.randn(batch, atoms, 3, device=device), src, dst, mol),
+                torch.randn(batch, device=device))
+    return m, make, _mse_loss, "adamw"
+
+
+class BiLSTMCRF(nn.Module):
+    """BiLSTM-CRF tagger (Lample et al. 2016, words only): word embedding
+    20,000 x 100 with dropout 0.5, a bidirectional LSTM of 256 per
+    direction over 64 tokens, a linear to 20 tags (the emissions), and a
+    linear-chain CRF (20 x 20 transitions, start and end scores).  The
+    model takes the gold tags with the tokens and returns each sentence's
+    negative log-likelihood: the log partition by the forward algorithm (a
+    Python loop over the steps, per step a logsumexp over b x 20 x 20, in
+    fp32) less the gold path's score (emissions and transitions by
+    gather).  Every sentence is full length: no mask."""
+
+    def __init__(self, vocab=20000, emb=100, hidden=256, tags=20, drop=0.5):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, emb)
+        self.drop = nn.Dropout(drop)
+        self.rnn = nn.LSTM(emb, hidden, batch_first=True, bidirectional=True)
+        self.proj = nn.Linear(2 * hidden, tags)
+        self.trans = nn.Parameter(torch.empty(tags, tags).uniform_(-0.1, 0.1))   # 20, 20: from i to j
+        self.start = nn.Parameter(torch.empty(tags).uniform_(-0.1, 0.1))         # 20
+        self.end = nn.Parameter(torch.empty(tags).uniform_(-0.1, 0.1))           # 20
+        self.tags = tags
+
+    def forward(self, inp):
+        idx, tags = inp                                     # b, 64; b, 64
+        b, t = idx.shape
+        h, _ = self.rnn(self.drop(self.emb(idx)))           # b, 64, 512
+        em = self.proj(h).float()                           # b, 64, 20
+        trans, start, end = self.trans.float(), self.start.float(), self.end.float()
+        # unbind: one backward node for all the steps (see MambaBlock)
+        ems = em.unbind(1)                                  # 64 x (b, 20)
+        alpha = start + ems[0]                              # b, 20
+        for e in ems[1:]:
+            # b, 20, 1 + 20, 20 + b, 1, 20 -> b, 20, 20 -> b, 20
+            alpha = torch.logsumexp(alpha.unsqueeze(2) + trans + e.unsqueeze(1), dim=1)
+        log_z = torch.logsumexp(alpha + end, dim=1)         # b
+        gold = em.gather(2, tags.unsqueeze(2)).squeeze(2).sum(1)                  # b
+        pairs = (tags[:, :-1] * self.tags + tags[:, 1:]).flatten()                # b * 63
+        gold = gold + trans.flatten().gather(0, pairs).view(b, t - 1).sum(1)      # b
+        gold = gold + start.gather(0, tags[:, 0]) + end.gather(0, tags[:, -1])    # b
+        return log_z - gold                                 # b
+
+
+def _nll_loss(out, y):
+    """The mean over the batch of the per-sample negative log-likelihoods
+    that the model returns (it needs the targets, which come with its
+    input); y is not used."""
+    return out.mean()
+
+
+def lstmcrf(batch, device):
+    m, seq = BiLSTMCRF(), 64
+
+    def make():
+        tags = torch.randint(0, 20, (batch, seq), device=device)
+        return (torch.randint(0, 20000, (batch, seq), device=device), tags), tags
+    return m, make, _nll_loss, "sgd"
+
+
+def _gather_points(pts, idx):
+    """The rows of b, N, C points named by b, ... indices (a flat
+    index_select over the batch's rows): b, ..., C."""
+    b, n, c = pts.shape
+    off = torch.arange(b, device=idx.device).view((b,) + (1,) * (idx.dim() - 1)) * n
+    return pts.reshape(b * n, c).index_select(0, (idx + off).reshape(-1)).view(idx.shape + (c,))
+
+
+def _farthest_points(xyz, npoint):
+    """Farthest point sampling of b, N, 3 points, as PointNet++'s PyTorch
+    ports write it: a Python loop of npoint steps (per step: the current
+    centroid by index, squared distances to it, a running minimum, argmax),
+    from a random first point.  Returns b, npoint indices."""
+    b, n, _ = xyz.shape
+    ar = torch.arange(b, device=xyz.device)
+    far = torch.randint(0, n, (b,), device=xyz.device)      # b
+    dist = xyz.new_full((b, n), 1e10)                       # b, N
+    picked = []
+    for _ in range(npoint):
+        picked.append(far)
+        c = xyz[ar, far].unsqueeze(1)                       # b, 1, 3
+        dist = torch.minimum(dist, ((xyz - c) ** 2).sum(-1))   # b, N
+        far = dist.argmax(-1)                               # b
+    return torch.stack(picked, 1)                           # b, npoint
+
+
+def _ball_query(xyz, centers, radius, k):
+    """The k nearest of b, N points to each of b, S centres by cdist and
+    topk; those beyond the radius replaced by the nearest (the centre
+    itself), as the ball query pads its groups.  Returns b, S, k indices."""
+    d = torch.cdist(centers, xyz)                           # b, S, N
+    dk, idx = d.topk(k, dim=-1, largest=False)              # b, S, k each, nearest first
+    return torch.where(dk > radius, idx[..., :1], idx)      # b, S, k
+
+
+class SetAbstraction(nn.Module):
+    """PointNet++ set abstraction (single-scale grouping): `npoint`
+    centroids by farthest point sampling, `k` neighbours each by ball
+    query, each group's coordinates relative to its centroid concatenated
+    with the neighbours' features, a shared MLP of 1x1 Conv2d + BatchNorm2d
+    + ReLU over b, C, k, npoint, and a max over the neighbours.  With
+    npoint None it groups all points into one (the global abstraction)."""
+
+    def __init__(self, npoint, radius, k, cin, mlp):
+        super().__init__()
+        layers, c = [], cin + 3
+        for w in mlp:
+            layers += [nn.Conv2d(c, w, 1), nn.BatchNorm2d(w), nn.ReLU()]
+            c = w
+        self.mlp = nn.Sequential(*layers)
+        self.npoint, self.radius, self.k = npoint, radius, k
+
+    def forward(self, xyz, feats):                          # b, N, 3; b, N, C (or None)
+        if self.npoint is None:
+            centers = None
+            grouped = torch.cat([xyz, feats], -1).unsqueeze(1)   # b, 1, N, 3 + C
+        else:
+            with torch.no_grad():   # sampling and grouping take no gradient
+                centers = _gather_points(xyz, _farthest_points(xyz, self.npoint))   # b, S, 3
+                idx = _ball_query(xyz, centers, self.radius, self.k)                # b, S, k
+            grouped = _gather_points(xyz, idx) - centers.unsqueeze(2)               # b, S, k, 3
+            if feats is not None:
+                grouped = torch.cat([grouped, _gather_points(feats, idx)], -1)   # b, S, k, 3 + C
+        x = self.mlp(grouped.permute(0, 3, 2, 1))           # b, 3 + C, k, S -> b, C', k, S
+        return centers, x.max(2)[0].transpose(1, 2)         # b, S, C'
+
+
+class PointNet2(nn.Module):
+    """PointNet++ classifier, single-scale grouping (the reference
+    pointnet2_cls_ssg, xyz only) over 1,024 points: set abstractions to 512
+    centroids (radius 0.2, 32 neighbours, MLP 64-64-128) and 128 centroids
+    (radius 0.4, 64 neighbours, MLP 128-128-256), a global abstraction (MLP
+    256-512-1024, max over all points), and a head 512-256 with
+    BatchNorm1d, ReLU and dropout 0.4, to 40 classes."""
+
+    def __init__(self, classes=40):
+        super().__init__()
+        self.sa1 = SetAbstraction(512, 0.2, 32, 0, [64, 64, 128])
+        self.sa2 = SetAbstraction(128, 0.4, 64, 128, [128, 128, 256])
+        self.sa3 = SetAbstraction(None, None, None, 256, [256, 512, 1024])
+        self.head = nn.Sequential(nn.Linear(1024, 512), nn.BatchNorm1d(512), nn.ReLU(), nn.Dropout(0.4),
+                                  nn.Linear(512, 256), nn.BatchNorm1d(256), nn.ReLU(), nn.Dropout(0.4),
+                                  nn.Linear(256, classes))
+
+    def forward(self, x):                                   # b, 3, 1024
+        xyz = x.transpose(1, 2).contiguous()                # b, 1024, 3
+        xyz1, f1 = self.sa1(xyz, None)                      # b, 512, 3; b, 512, 128
+        xyz2, f2 = self.sa2(xyz1, f1)                       # b, 128, 3; b, 128, 256
+        _, f3 = self.sa3(xyz2, f2)                          # b, 1, 1024
+        return self.head(f3.squeeze(1))                     # b, 40
+
+
+def pointnet2(batch, device):
+    m = PointNet2()
+
+    def make():
+        # points in the unit cube about the origin (inside the unit sphere,
+        # as ModelNet's normalised shapes), so that the balls hold points
+        return (torch.rand(batch, 3, 1024, device=device) - 0.5,
+                torch.randint(0, 40, (batch,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class GhostBN(nn.Module):
+    """Ghost batch norm as TabNet's: one BatchNorm1d applied to each
+    virtual batch of 128 rows in turn (x.chunk), the results concatenated."""
+
+    def __init__(self, c, virtual=128, momentum=0.02):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(c, momentum=momentum)
+        self.virtual = virtual
+
+    def forward(self, x):                                   # b, c
+        chunks = x.chunk(math.ceil(x.shape[0] / self.virtual), 0)
+        return torch.cat([self.bn(c) for c in chunks], 0)   # b / 128 x (128, c) -> b, c
+
+
+class GLULayer(nn.Module):
+    """TabNet's GLU layer: a linear without bias (maybe shared) to twice
+    the width, ghost batch norm, GLU."""
+
+    def __init__(self, fc, out, virtual, momentum):
+        super().__init__()
+        self.fc = fc
+        self.bn = GhostBN(2 * out, virtual, momentum)
+
+    def forward(self, x):
+        return F.glu(self.bn(self.fc(x)), dim=-1)           # b, 2 x 128 -> b, 128
+
+
+class TabNetFeat(nn.Module):
+    """TabNet's feature transformer: two GLU layers whose linears are
+    shared by every step (each step with its own ghost batch norms), then
+    two step-specific GLU layers; from the second layer on a residual,
+    x = (x + glu(x)) * sqrt(0.5)."""
+
+    def __init__(self, shared, out, virtual, momentum):
+        super().__init__()
+        self.layers = nn.ModuleList([GLULayer(fc, out, virtual, momentum) for fc in shared] +
+                                    [GLULayer(nn.Linear(out, 2 * out, bias=False), out, virtual, momentum)
+                                     for _ in range(2)])
+
+    def forward(self, x):                                   # b, 54
+        x = self.layers[0](x)                               # b, 128
+        for layer in self.layers[1:]:
+            x = (x + layer(x)) * math.sqrt(0.5)
+        return x                                            # b, 128
+
+
+def _sparsemax(z):
+    """Sparsemax over the last dimension (Martins and Astudillo 2016) by
+    sort and cumsum: the threshold tau from the support's size, then
+    max(z - tau, 0).  Autograd through sort, cumsum and gather gives its
+    Jacobian."""
+    z = z - z.amax(-1, keepdim=True)
+    zs = z.sort(-1, descending=True)[0]                     # b, F
+    cs = zs.cumsum(-1) - 1                                  # b, F
+    k = torch.arange(1, z.shape[-1] + 1, device=z.device, dtype=z.dtype)   # F
+    support = (k * zs > cs).sum(-1, keepdim=True)           # b, 1 (at least 1)
+    tau = cs.gather(-1, support - 1) / support.to(z.dtype)  # b, 1
+    return torch.clamp(z - tau, min=0)                      # b, F
+
+
+class TabNetAttention(nn.Module):
+    """TabNet's attentive transformer: a linear without bias from the
+    previous step's attention features to the 54 features, ghost batch
+    norm, scaling by the prior, sparsemax (in fp32)."""
+
+    def __init__(self, n_a, features, virtual, momentum):
+        super().__init__()
+        self.fc = nn.Linear(n_a, features, bias=False)
+        self.bn = GhostBN(features, virtual, momentum)
+
+    def forward(self, a, prior):                            # b, 64; b, 54 (fp32)
+        return _sparsemax(self.bn(self.fc(a)).float() * prior)   # b, 54
+
+
+class TabNet(nn.Module):
+    """TabNet (Arik and Pfister) for Covertype-shaped rows: 54 numeric
+    features through a BatchNorm1d; n_d = n_a = 64; an initial feature
+    transformer, then 5 decision steps, each an attentive transformer
+    (mask M by sparsemax of the prior-scaled attention, prior *= 1.5 - M),
+    the masked features through a feature transformer (2 shared + 2
+    step-specific GLU layers of 128, ghost batch norm over virtual batches
+    of 128), ReLU of its first 64 outputs added to the decision output, its
+    other 64 the next step's attention features; a linear to 7 classes.
+    The recorder's loss sees only the output, so the masks' mean entropy
+    per row (the sparsity regulariser) is appended as a last column."""
+
+    def __init__(self, features=54, classes=7, n_d=64, n_a=64, steps=5, gamma=1.5, virtual=128, momentum=0.02):
+        super().__init__()
+        w = n_d + n_a
+        self.bn = nn.BatchNorm1d(features, momentum=0.01)
+        self.shared = nn.ModuleList([nn.Linear(features, 2 * w, bias=False), nn.Linear(w, 2 * w, bias=False)])
+        self.splitter = TabNetFeat(self.shared, w, virtual, momentum)
+        self.feats = nn.ModuleList(TabNetFeat(self.shared, w, virtual, momentum) for _ in range(steps))
+        self.atts = nn.ModuleList(TabNetAttention(n_a, features, virtual, momentum) for _ in range(steps))
+        self.head = nn.Linear(n_d, classes, bias=False)
+        self.n_d, self.gamma = n_d, gamma
+
+    def forward(self, x):                                   # b, 54
+        x = self.bn(x)
+        prior = torch.ones_like(x, dtype=torch.float32)     # b, 54
+        att = self.splitter(x)[:, self.n_d:]                # b, 64
+        out, ent = 0, 0
+        for attention, feat in zip(self.atts, self.feats):
+            m = attention(att, prior)                       # b, 54
+            ent = ent - (m * torch.log(m + 1e-15)).sum(1)   # b
+            prior = (self.gamma - m) * prior
+            h = feat(m * x)                                 # b, 128
+            out = out + F.relu(h[:, :self.n_d])             # b, 64
+            att = h[:, self.n_d:]                           # b, 64
+        ent = ent / len(self.feats)
+        return torch.cat([self.head(out).float(), ent.unsqueeze(1)], 1)   # b, 7 + 1
+
+
+def _tabnet_loss(out, y):
+    """Cross-entropy on the 7 logits plus 1e-4 (TabNet's lambda_sparse for
+    Covertype) times the masks' mean entropy, which TabNet appends as the
+    last column of its output."""
+    return F.cross_entropy(out[:, :-1], y) + 1e-4 * out[:, -1].mean()
+
+
+def tabnet(batch, device):
+    m = TabNet()
+
+    def make():
+        return (torch.randn(batch, 54, device=device),
+                torch.randint(0, 7, (batch,), device=device))
+    return m, make, _tabnet_loss, "adamw"
+
+
+class HiFiResBlock(nn.Module):
+    """HiFi-GAN's ResBlock1: for each dilation of 1, 3, 5, leaky ReLU
+    (0.1), a dilated Conv1d, leaky ReLU, an undilated Conv1d, added to the
+    input (channels and length kept)."""
+
+    def __init__(self, ch, k, dilations):
+        super().__init__()
+        self.convs1 = nn.ModuleList(nn.Conv1d(ch, ch, k, dilation=d, padding=d * (k - 1) // 2)
+                                    for d in dilations)
+        self.convs2 = nn.ModuleList(nn.Conv1d(ch, ch, k, padding=(k - 1) // 2) for _ in dilations)
+
+    def forward(self, x):
+        for c1, c2 in zip(self.convs1, self.convs2):
+            x = x + c2(F.leaky_relu(c1(F.leaky_relu(x, 0.1)), 0.1))
+        return x
+
+
+class HiFiGAN(nn.Module):
+    """HiFi-GAN V1-shaped generator: 80 mel bins x 32 frames, Conv1d 7 to
+    512 channels; 4 upsampling stages, each a leaky ReLU and a
+    ConvTranspose1d (strides 8, 8, 2, 2, kernels 16, 16, 4, 4, channels
+    halved: 256, 128, 64, 32) followed by multi-receptive-field fusion (the
+    mean of 3 residual blocks of kernels 3, 7, 11, dilations 1, 3, 5); a
+    leaky ReLU, Conv1d 7 to 1 channel and tanh: 32 x 256 = 8,192 samples.
+    Weights initialised N(0, 0.01) as HiFi-GAN's; its weight norm is left
+    out."""
+
+    def __init__(self, mels=80, ch=512, rates=(8, 8, 2, 2), kernels=(16, 16, 4, 4),
+                 res_kernels=(3, 7, 11), dilations=(1, 3, 5)):
+        super().__init__()
+        self.pre = nn.Conv1d(mels, ch, 7, padding=3)
+        self.ups, self.mrfs = nn.ModuleList(), nn.ModuleList()
+        for u, k in zip(rates, kernels):
+            self.ups.append(nn.ConvTranspose1d(ch, ch // 2, k, stride=u, padding=(k - u) // 2))
+            ch //= 2
+            self.mrfs.append(nn.ModuleList(HiFiResBlock(ch, rk, dilations) for rk in res_kernels))
+        self.post = nn.Conv1d(ch, 1, 7, padding=3)
+        for mod in list(self.ups.modules()) + list(self.mrfs.modules()) + [self.post]:
+            if isinstance(mod, (nn.Conv1d, nn.ConvTranspose1d)):
+                nn.init.normal_(mod.weight, 0.0, 0.01)
+
+    def forward(self, x):                                   # b, 80, 32
+        x = self.pre(x)                                     # b, 512, 32
+        for up, mrf in zip(self.ups, self.mrfs):
+            x = up(F.leaky_relu(x, 0.1))                    # b, 256, 256 / 128, 2048 / 64, 4096 / 32, 8192
+            x = sum(rb(x) for rb in mrf) / len(mrf)
+        return torch.tanh(self.post(F.leaky_relu(x)))       # b, 1, 8192
+
+
+def _l1_loss(out, y):
+    return F.l1_loss(out, y)
+
+
+def hifigan(batch, device):
+    m = HiFiGAN()
+
+    def make():
+        # log-mel frames in, the waveform of their 8,192 samples out
+        return (torch.randn(batch, 80, 32, device=device),
+                torch.rand(batch, 1, 32 * 256, device=device) * 2 - 1)
+    return m, make, _l1_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -3337,4 +3796,9 @@ MODELS = {
     "autoint": (autoint, "AutoInt, 39 fields in one 1M x 16 table with offsets, 3 self-attention layers of 2 x 32 (matmul, softmax), BCE; twelfth round"),
     "convmixer": (convmixer, "ConvMixer-512/8 ImageNet, patch 7, depthwise 9x9 and pointwise convolutions, BatchNorm2d; twelfth round"),
     "deeponet": (deeponet, "DeepONet, branch and trunk tanh MLPs 4 x 256, 128 basis, 200 query points per sample, MSE; twelfth round"),
+    "mpnn": (mpnn, "MPNN, 32-atom molecules, all-pairs edges, edge network to 64 x 64 per edge by bmm, index_add_, GRUCell, 3 steps, Set2Set; thirteenth round"),
+    "lstmcrf": (lstmcrf, "BiLSTM-CRF tagger, 20k x 100 embedding, BiLSTM 256, 20 tags, CRF forward algorithm in a Python loop over 64 steps; thirteenth round"),
+    "pointnet2": (pointnet2, "PointNet++ SSG, 1,024 points, farthest point sampling in a Python loop, ball query by cdist and topk, 1x1 Conv2d, 40 classes; thirteenth round"),
+    "tabnet": (tabnet, "TabNet, 54 features, 5 steps, ghost BatchNorm1d over virtual batches of 128, sparsemax by sort and cumsum, GLU blocks, 7 classes; thirteenth round"),
+    "hifigan": (hifigan, "HiFi-GAN-V1-shaped generator, 80 x 32 mel to 8,192 samples, ConvTranspose1d x 256, MRF blocks of kernels 3, 7, 11, L1; thirteenth round"),
 }

@@ -48,6 +48,7 @@ BATCH = {
     "wav2vec2": (16, 2), "dgcnn": (32, 4), "deepfm": (8192, 1024), "timesformer": (8, 1), "odernn": (256, 32),
     "rwkv": (32, 4), "hyena": (16, 2), "vnet": (4, 1), "autoint": (8192, 1024), "convmixer": (64, 8),
     "deeponet": (2048, 256),
+    "mpnn": (128, 16), "lstmcrf": (64, 8), "pointnet2": (32, 4), "tabnet": (8192, 1024), "hifigan": (16, 2),
 }
 
 
