@@ -177,34 +177,43 @@ static void take_first(const int64_t *dims, int n, void *arg)
  * once, its mul_ twice), its calls per pass by first input's shape. */
 static size_t params_per_tensor(const struct profile *p, struct kmap *params)
 {
-    const char *best = NULL;
-    size_t best_shapes = 0;
-    double best_calls = 0;
+    /* per distinct optimizer op name (an optimizer has a handful; more
+     * are left out): the shapes it meets and its calls, in one pass */
+    enum { NAMES = 64 };
+    struct { const char *name; size_t shapes; double calls; } by[NAMES];
+    size_t n_by = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *a = &p->ops[i];
         if (a->phase != PHASE_OPTIMIZER || !a->name)
             continue;
-        size_t shapes = 0;
-        double calls = 0;
-        for (size_t j = 0; j < p->n_ops; j++) {
-            const struct op *b = &p->ops[j];
-            if (b->phase != PHASE_OPTIMIZER || !b->name || strcmp(a->name, b->name) != 0)
+        struct first_group g = { 0 };
+        est_shape_groups(a->shapes, take_first, &g);
+        if (!g.n)
+            continue;
+        size_t k = 0;
+        while (k < n_by && strcmp(by[k].name, a->name) != 0)
+            k++;
+        if (k == n_by) {
+            if (n_by == NAMES)
                 continue;
-            if (j < i)
-                break;  /* this name was counted at its first op */
-            struct first_group g = { 0 };
-            est_shape_groups(b->shapes, take_first, &g);
-            if (g.n) {
-                shapes++;
-                calls += b->count;
-            }
+            by[n_by].name = a->name;
+            by[n_by].shapes = 0;
+            by[n_by].calls = 0;
+            n_by++;
         }
-        if (shapes > best_shapes || (shapes == best_shapes && shapes && calls < best_calls)) {
-            best = a->name;
-            best_shapes = shapes;
-            best_calls = calls;
-        }
+        by[k].shapes++;
+        by[k].calls += a->count;
     }
+    const char *best = NULL;
+    size_t best_shapes = 0;
+    double best_calls = 0;
+    for (size_t k = 0; k < n_by; k++)
+        if (by[k].shapes > best_shapes
+            || (by[k].shapes == best_shapes && by[k].calls < best_calls)) {
+            best = by[k].name;
+            best_shapes = by[k].shapes;
+            best_calls = by[k].calls;
+        }
     if (!best)
         return 0;
     size_t n = 0;
