@@ -404,13 +404,14 @@ static void ac_add(double *fwd, double *bwd, int kind, double times)
     *bwd += times * ac_adds[kind][1];
 }
 
-/* The casts autocast adds to a forward call of op (elements *e in *tensors
- * tensors, cast forward and their gradients back) and the host's extra
- * issue time, in adds, forward (*fwd) and backward (*bwd).  act_t and
- * act_e are the activation casts per call that the walk through the
- * profile's calls found (est_autocast_flow); act_t < 0 when there was no
- * walk, and then the activations around the ops of autocast's fp32 list
- * are counted by their position in a typical graph (fp32_op_elems). */
+/* The casts autocast adds to a forward call of op i (elements *e in
+ * *tensors tensors, cast forward and their gradients back) and the host's
+ * extra issue time, in adds, forward (*fwd) and backward (*bwd).  ac holds
+ * what the walk through the profile's calls found (est_autocast_flow):
+ * activations, and parameters where the optimizer named them (else each
+ * call's, param_elems); without a walk (no calls), the activations around
+ * the ops of autocast's fp32 list are counted by their position in a
+ * typical graph (fp32_op_elems). */
 static void op_autocast(const struct est *c, const struct op *op, const struct ac_casts *ac,
                         size_t i, double *e, double *tensors, double *fwd, double *bwd)
 {
