@@ -160,22 +160,28 @@ static char *first_list(const struct op *op)
     return s;
 }
 
-struct first_group { int n, rank; int64_t dims[8]; };
+#define FLOW_GROUPS 4
+struct flow_groups {
+    int n;
+    int rank[FLOW_GROUPS];
+    int64_t dims[FLOW_GROUPS][8];
+};
 
-static void take_first(const int64_t *dims, int n, void *arg)
+static void take_group(const int64_t *dims, int n, void *arg)
 {
-    struct first_group *g = arg;
-    if (g->n++ == 0) {
-        g->rank = n;
-        memcpy(g->dims, dims, (size_t)n * sizeof *dims);
+    struct flow_groups *g = arg;
+    if (g->n < FLOW_GROUPS) {
+        g->rank[g->n] = n;
+        memcpy(g->dims[g->n], dims, (size_t)n * sizeof *dims);
     }
+    g->n++;
 }
 
 /* The parameters of a profile whose optimizer runs per tensor (the
  * default on a CPU): the optimizer op that meets the most shapes, of the
  * fewest calls among those (Adam's lerp_ or addcdiv_ meet each parameter
  * once, its mul_ twice), its calls per pass by first input's shape. */
-static size_t params_per_tensor(const struct profile *p, struct kmap *params)
+static void params_per_tensor(const struct profile *p, struct kmap *params)
 {
     /* per distinct optimizer op name (an optimizer has a handful; more
      * are left out): the shapes it meets and its calls, in one pass */
@@ -186,8 +192,9 @@ static size_t params_per_tensor(const struct profile *p, struct kmap *params)
         const struct op *a = &p->ops[i];
         if (a->phase != PHASE_OPTIMIZER || !a->name)
             continue;
-        struct first_group g = { 0 };
-        est_shape_groups(a->shapes, take_first, &g);
+        struct flow_groups g;
+        memset(&g, 0, sizeof g);
+        est_shape_groups(a->shapes, take_group, &g);
         if (!g.n)
             continue;
         size_t k = 0;
@@ -215,28 +222,26 @@ static size_t params_per_tensor(const struct profile *p, struct kmap *params)
             best_calls = by[k].calls;
         }
     if (!best)
-        return 0;
-    size_t n = 0;
+        return;
     for (size_t j = 0; j < p->n_ops; j++) {
         const struct op *b = &p->ops[j];
-        struct first_group g = { 0 };
+        struct flow_groups g;
+        memset(&g, 0, sizeof g);
         if (b->phase != PHASE_OPTIMIZER || !b->name || strcmp(b->name, best) != 0)
             continue;
-        est_shape_groups(b->shapes, take_first, &g);
+        est_shape_groups(b->shapes, take_group, &g);
         if (!g.n || !(b->count > 0))
             continue;
         /* a hostile trace's count must not overflow the conversion */
         uint32_t k = b->count < 1e9 ? (uint32_t)(b->count + 0.5) : 1000000000u;
-        kmap_at(params, dims_key(g.dims, g.rank))->n += k;
-        n += k;
+        kmap_at(params, dims_key(g.dims[0], g.rank[0]))->n += k;
     }
-    return n;
 }
 
 /* The shapes of the parameters: the optimizer call's list with the most
- * of them, else the optimizer's ops per tensor.  Returns how many, 0 when
- * the profile's optimizer does not show them. */
-static size_t params_of(const struct profile *p, struct kmap *params)
+ * of them, else the optimizer's ops per tensor; none when the profile's
+ * optimizer does not show them. */
+static void params_of(const struct profile *p, struct kmap *params)
 {
     size_t best = SIZE_MAX, best_n = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
@@ -250,12 +255,13 @@ static size_t params_of(const struct profile *p, struct kmap *params)
             best = i;
         }
     }
-    if (best == SIZE_MAX)
-        return params_per_tensor(p, params);
+    if (best == SIZE_MAX) {
+        params_per_tensor(p, params);
+        return;
+    }
     char *l = first_list(&p->ops[best]);
     est_shape_groups(l, add_param, params);
     free(l);
-    return best_n;
 }
 
 /* Tensors by shape and, for the views between them (a view keeps the
@@ -267,7 +273,6 @@ struct flow {
      * autocast casts a parameter once and reuses the cast until the
      * autocast region ends (its cast cache) */
     struct kmap params, cast;
-    size_t n_params;
 };
 
 /* The key of an element count: its bits (a count past int64_t, from a
@@ -294,23 +299,6 @@ static int flow_type(const struct flow *f, const int64_t *d, int n, int param)
     if (pc)
         return pc;
     return param ? F_FP32 : f->cur;
-}
-
-#define FLOW_GROUPS 4
-struct flow_groups {
-    int n;
-    int rank[FLOW_GROUPS];
-    int64_t dims[FLOW_GROUPS][8];
-};
-
-static void take_group(const int64_t *dims, int n, void *arg)
-{
-    struct flow_groups *g = arg;
-    if (g->n < FLOW_GROUPS) {
-        g->rank[g->n] = n;
-        memcpy(g->dims[g->n], dims, (size_t)n * sizeof *dims);
-    }
-    g->n++;
 }
 
 static int name_in(const char *base, const char *const *names)
@@ -535,7 +523,7 @@ static void flow_call(struct flow *f, const struct op *op, size_t when, int *low
         }
         *low_key = key;
         *low_cast = fp32;
-        if (f->n_params)
+        if (f->params.used)
             param_casts(f, op, &g, ac);
         out = F_LOW;
         break;
@@ -591,7 +579,7 @@ int est_autocast_flow(const struct est *c, struct ac_casts *out)
     double *n = xcalloc(p->n_ops, sizeof *n);
     struct flow f;
     memset(&f, 0, sizeof f);
-    f.n_params = params_of(p, &f.params);
+    params_of(p, &f.params);
     int step = -1, low_cast = 0;
     uint64_t low_key = 0;
     for (size_t j = 0; j < p->n_calls; j++) {
@@ -618,7 +606,7 @@ int est_autocast_flow(const struct est *c, struct ac_casts *out)
             ac[i].w_cached /= n[i];
         }
     free(n);
-    out->params = f.n_params > 0;
+    out->params = f.params.used > 0;
     flow_step(&f);
     kmap_release(&f.params);
     est_replay_index_release(&ri);
