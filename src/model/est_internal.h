@@ -63,6 +63,7 @@ struct est {
     size_t n_flat;
     size_t n_channels_last;         /* channels-last convolutions timed from table rows */
     size_t n_dilation_unmeasured;   /* dilated convolutions timed as undilated ones */
+    size_t n_filter_unmeasured;     /* convolutions of filters the rows do not measure */
     size_t n_rnn_launch_host;       /* recurrent ops whose host loop fell back on launches */
     struct estimate *out;
     /* autocast: casts issued before each forward call of op i, and
@@ -110,6 +111,8 @@ struct lookup {
                                        of contiguous tensors (none of its own layout) */
     int dilation_unmeasured;        /* a dilated convolution timed from undilated rows
                                        alone (the table measured no dilation) */
+    int filter_unmeasured;          /* a convolution whose filter volume no row of its
+                                       spatial dimensions measures (kernel_hit) */
 };
 
 struct roof {

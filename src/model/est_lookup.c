@@ -156,8 +156,10 @@ static void hit_to_lookup(const struct kernel_hit *h, enum kernel_kind kind, dou
     acc->hi_s = (h->time_hi_s > 0 ? h->time_hi_s : h->time_s) * calls;
     acc->method = h->method;
     acc->distance = h->distance;
+    acc->filter_unmeasured = h->filter_unmeasured;
     if (h->method == LOOKUP_EXTRAP) {
-        acc->above = 1;
+        /* a filter the rows do not measure is no larger problem of theirs */
+        acc->above = !h->filter_unmeasured;
         for (int a = 0; a < h->n_axes; a++)
             acc->above &= h->outside[a] >= 0;
     }

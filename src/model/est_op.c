@@ -502,6 +502,12 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     int have_t = est_lookup_op(c->tt, op, &s, machine_mem_bw(c->m), &lt) == 0;
     layout_fallback = have_t && lt.layout_fallback;
     dilation_unmeasured = have_t && lt.dilation_unmeasured;
+    /* rows of other filters extrapolate: neither they nor their ratio
+     * between two tables stand for the op (a 5x5x5 convolution's bf16
+     * rows of 3x3x3 filters read 2-3x slower than its TF32 ones, where the
+     * op runs 3x faster); the nearest other candidate takes it */
+    int filter_unmeasured = have_t && lt.filter_unmeasured;
+    c->n_filter_unmeasured += filter_unmeasured;
     if (!have_t && c->tt && op->kind != OP_COMM) {
         if (!kernel_table_has(c->tt, est_table_kind(op->kind), s.prec))
             est_warn(c, "tables of '%s' have no %s rows for %s ops; falling back to the %s",
@@ -524,6 +530,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
         }
     }
     if (have_t && c->st && src_dev > 0 && !(op->kind == OP_CONV && c->conv_choice_differs)
+        && !filter_unmeasured
         && scaled_table(c, op, &s0, &s, &lt, src_dev, oe, &layout_fallback) == 0) {
         oe->distance = lt.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED_TABLE;
         goto out;

@@ -100,6 +100,11 @@ static void warn_counted(struct est *c, const struct estimate *out)
                     "dilation (estimators/measure/measure.py --grid dilated), which costs cuDNN up to "
                     "4x in the dilated grid",
                 c->n_dilation_unmeasured);
+    if (c->n_filter_unmeasured)
+        est_warn(c, "%zu convolution(s) have filter volumes that no table row of their spatial "
+                    "dimensions measures: rows of other filters are extrapolations for them, which "
+                    "a scaled measurement or the efficiency model replaces where one applies",
+                c->n_filter_unmeasured);
     if (c->n_rnn_launch_host)
         est_warn(c, "%zu recurrent op(s) of the CPU trace: machine '%s' gives no rnn-forward-step or "
                     "rnn-backward-step, so cuDNN's host loop is counted as its launches at the "

@@ -124,6 +124,8 @@ struct lpoint {
     int n_axes;
     double x[KERNEL_DIMS_MAX];
     double work;
+    int dims;                   /* conv: spatial dimensions, 1 to 3 */
+    double filter;              /* conv: filter volume (points per output per channel) */
 };
 
 static int64_t one_if_0(int64_t v)
@@ -156,6 +158,8 @@ static int conv_point(const struct conv_shape *c, struct lpoint *pt)
     double k = (double)(c->c / g) * (double)one_if_0(c->t) * (double)one_if_0(c->r) *
                (double)one_if_0(c->s);
     pt->key.cls = g == 1 ? 0 : g == c->c ? 1 : 2;
+    pt->dims = c->dims >= 1 && c->dims <= 3 ? c->dims : c->d > 1 || c->t > 1 ? 3 : 2;
+    pt->filter = (double)one_if_0(c->t) * (double)one_if_0(c->r) * (double)one_if_0(c->s);
     pt->n_axes = 5;
     pt->x[0] = log(m);
     pt->x[1] = log(n);
@@ -315,6 +319,14 @@ struct lcat {
     size_t n, alloc;
     double box_lo[KERNEL_DIMS_MAX], box_hi[KERNEL_DIMS_MAX];
     double min_time_s, max_rate;
+    /* dense and grouped conv: the filter volumes measured per number of
+     * spatial dimensions (filter_hi 0: none).  The implicit-GEMM axes put
+     * a 5x5x5 filter beside a 3x3x3 one of more channels, but cuDNN
+     * chooses among algorithms by filter size (Winograd and FFT variants
+     * exist for some sizes only): rows of other filter volumes do not
+     * measure it.  Depthwise convolutions run direct kernels whose work
+     * grows with the filter's volume, which their axes hold. */
+    double filter_lo[4], filter_hi[4];
 };
 
 struct lindex {
@@ -383,6 +395,13 @@ static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, int
             c->box_lo[a] = pt.x[a];
         if (c->n == 1 || pt.x[a] > c->box_hi[a])
             c->box_hi[a] = pt.x[a];
+    }
+    if (c->key.kind == KERNEL_CONV && c->key.cls != 1) {
+        int d = pt.dims;
+        if (!(c->filter_hi[d] > 0) || pt.filter < c->filter_lo[d])
+            c->filter_lo[d] = pt.filter;
+        if (pt.filter > c->filter_hi[d])
+            c->filter_hi[d] = pt.filter;
     }
     if (c->n == 1 || time_s < c->min_time_s)
         c->min_time_s = time_s;
@@ -491,6 +510,12 @@ static void cat_where(const struct lcat *c, const struct lpoint *pt, const struc
         out |= hit->outside[a] != 0;
     }
     hit->method = out ? LOOKUP_EXTRAP : LOOKUP_INTERP;
+    if (c->key.kind == KERNEL_CONV && c->key.cls != 1
+        && !(pt->filter >= c->filter_lo[pt->dims] * (1 - 1e-9)
+             && pt->filter <= c->filter_hi[pt->dims] * (1 + 1e-9))) {
+        hit->filter_unmeasured = 1;
+        hit->method = LOOKUP_EXTRAP;
+    }
 }
 
 /* The time of pt from the rows h of c (the method's plane, clamps and
@@ -634,6 +659,7 @@ static void hit_add(struct kernel_hit *acc, const struct kernel_hit *h)
     acc->n_axes = h->n_axes;
     for (int a = 0; a < KERNEL_DIMS_MAX; a++)
         acc->outside[a] = acc->outside[a] ? acc->outside[a] : h->outside[a];
+    acc->filter_unmeasured |= h->filter_unmeasured;
     if (h->method > acc->method)
         acc->method = h->method;    /* the weakest of the two names the whole */
 }

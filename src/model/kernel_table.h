@@ -161,6 +161,9 @@ struct kernel_hit {
     int n_axes;
     signed char outside[KERNEL_DIMS_MAX];
     const struct kernel_row *row;   /* the row of an exact hit (owned by the table), else NULL */
+    int filter_unmeasured;          /* dense or grouped conv: no row of the query's spatial
+                                       dimensions has its filter volume inside their measured
+                                       range (LOOKUP_EXTRAP; kernel_lookup.c says why) */
 };
 
 /* Look q up in t.  Returns 0 with *hit filled, or -1 with hit->method

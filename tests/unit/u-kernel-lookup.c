@@ -266,6 +266,82 @@ static void test_conv_classes(void **state)
     kernel_table_release(&t);
 }
 
+/* Dense 3-D rows of 1x1x1 and 3x3x3 filters measure those filter volumes
+ * only: a 5x5x5 query whose implicit GEMM lies inside their axes is an
+ * extrapolation with its filter flagged, never "above" the rows; a 3x3x3
+ * query between them is inside, and 2-D rows of a 5x5 filter do not
+ * measure a 3-D filter of 125 points. */
+static void test_conv_filter_coverage(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    const int64_t f[] = { 1, 3, 3 }, ch[] = { 16, 64, 256 };
+    for (int i = 0; i < 3; i++) {
+        struct kernel_row *r = conv_row(&t, ch[i], 16, ch[i], 1, CONV_FWD, 100e-6 * (i + 1));
+        r->dims = 3;
+        r->d = 16;
+        r->t = r->r = r->s = f[i];
+        r->pad_d = r->pad_h = r->pad_w = f[i] / 2;
+        r->stride_d = 1;
+    }
+    struct kernel_row *r2 = conv_row(&t, 32, 32, 32, 1, CONV_FWD, 40e-6);
+    r2->r = r2->s = 5;
+    r2->pad_h = r2->pad_w = 2;
+    struct kernel_query q;
+    struct kernel_hit h;
+    conv_query(&q, 32, 16, 32, 1, KPASS_FWD);
+    q.conv.dims = 3;
+    q.conv.d = 16;
+    q.conv.t = q.conv.r = q.conv.s = 3;
+    q.conv.pad_d = 1;
+    q.conv.stride_d = 1;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_int_equal(h.filter_unmeasured, 0);
+    q.conv.t = q.conv.r = q.conv.s = 5;
+    q.conv.pad_d = q.conv.pad_h = q.conv.pad_w = 2;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    assert_int_equal(h.filter_unmeasured, 1);
+    /* the backward's two passes carry the flag to the whole */
+    struct kernel_row *b = conv_row(&t, 64, 16, 64, 1, CONV_BWD_DATA, 300e-6);
+    struct kernel_row *w = conv_row(&t, 64, 16, 64, 1, CONV_BWD_FILTER, 300e-6);
+    b->dims = w->dims = 3;
+    b->d = w->d = 16;
+    b->t = b->r = b->s = w->t = w->r = w->s = 3;
+    b->pad_d = w->pad_d = b->stride_d = w->stride_d = 1;
+    q.pass = KPASS_BWD;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    assert_int_equal(h.filter_unmeasured, 1);
+    /* a 2-D 5x5 query: the 2-D row measures it */
+    conv_query(&q, 32, 32, 32, 1, KPASS_FWD);
+    q.conv.r = q.conv.s = 5;
+    q.conv.pad_h = q.conv.pad_w = 2;
+    expect_exact(&t, &q, &h, 40e-6);
+    assert_int_equal(h.filter_unmeasured, 0);
+    q.conv.c = q.conv.k = 48;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.filter_unmeasured, 0);
+    /* a 2-D 7x7 query: past the 2-D rows' one filter */
+    q.conv.r = q.conv.s = 7;
+    q.conv.pad_h = q.conv.pad_w = 3;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    assert_int_equal(h.filter_unmeasured, 1);
+    /* depthwise rows of 3x3 filters answer a 9x9 depthwise query: its
+     * direct kernel's work grows with the filter, on the axes */
+    conv_row(&t, 64, 32, 64, 64, CONV_FWD, 30e-6);
+    conv_row(&t, 256, 32, 256, 256, CONV_FWD, 90e-6);
+    conv_query(&q, 128, 32, 128, 128, KPASS_FWD);
+    q.conv.r = q.conv.s = 9;
+    q.conv.pad_h = q.conv.pad_w = 4;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.filter_unmeasured, 0);
+    kernel_table_release(&t);
+}
+
 /* Rows of channels-last tensors (flag 1) answer channels-last queries
  * only, contiguous rows contiguous ones, for the same shape; a layout the
  * table lacks finds nothing (the estimator then says it falls back).
@@ -527,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_attention),
         cmocka_unit_test(test_rnn_cells),
         cmocka_unit_test(test_conv_classes),
+        cmocka_unit_test(test_conv_filter_coverage),
         cmocka_unit_test(test_conv_layouts),
         cmocka_unit_test(test_conv_dilation),
         cmocka_unit_test(test_gemm),
