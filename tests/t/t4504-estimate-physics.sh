@@ -256,6 +256,57 @@ PY
 then ok "a convolution past the rows keeps their best rate, as a scaled measurement"
 else not_ok "a convolution past the rows: method or rate"; fi
 
+# A dense 3-D convolution of 5x5x5 filters (the V-Net's) against 3-D rows
+# of 1x1x1 and 3x3x3 filters only: no row measures its filter, so its
+# fp32 (TF32) measurement moves to bf16 by the machine's peaks (scaled),
+# never slower, not by the ratio of two tables' rows of other filters
+# (scaled-table), and the estimate counts them.  The same rows relabelled
+# as 5x5x5 ones measure that filter: the table's ratio moves them again.
+VN=profiles/devset/h200/vnet_h200_fp32_b4.json.gz
+for with5 in 0 1; do
+    K="$T_TMP/k3d$with5"
+    mkdir -p "$K"
+    cp estimators/h200/*.csv estimators/h200/env.json "$K/"
+    python3 - "$K/h200_conv_3d.csv" "$with5" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+keep = [r for r in rows if r["f_d"] in ("1", "3")]
+if sys.argv[2] == "1":
+    for r in [r for r in keep if r["f_d"] == "3" and r["stride_d"] == "1"]:
+        r5 = dict(r)
+        for ax in "dhw":
+            r5["f_" + ax], r5["pad_" + ax] = "5", "2"
+        keep.append(r5)
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0].keys()))
+w.writeheader()
+w.writerows(keep)
+PY
+    fom_run 0 estimate --profile "$VN" --machine machines/h200-sxm-141gb.xml --profile-batch 4 \
+        --kernels "$K" --precision bf16 --format json
+    if python3 - "$OUT" "$with5" <<'PY'
+import json, re, sys
+e = json.load(open(sys.argv[1]))
+with5 = sys.argv[2] == "1"
+five = [o for o in e["ops"] if o["kind"] == "conv" and o["measured_time_s"] > 0
+        and o["flops"] > 0 and o["method"] != "measured"]
+said = [w for w in e["warnings"] if "have filter volumes that no table row" in w]
+# the V-Net's convolutions are all 5x5x5 but its 2x2x2 strided ones (their
+# own filter volume, 8, lies between the rows' 1 and 27)
+unmeasured = [o for o in five if o["method"] == "scaled"]
+assert len(unmeasured) >= 10 or with5, len(unmeasured)
+if with5:
+    assert not said, said
+    assert not unmeasured, [(o["name"], o["method"]) for o in unmeasured]
+else:
+    n = int(re.match(r"(\d+) convolution", said[0]).group(1))
+    assert n == len(unmeasured), (n, len(unmeasured))
+    for o in unmeasured:
+        assert o["device_time_s"] <= o["measured_time_s"] * 1.0001, (o["name"], o["ratio"])
+PY
+    then ok "5x5x5 convolutions: rows of other filters ($with5: with rows of their own) decide the method"
+    else not_ok "5x5x5 convolutions and the filters the rows measure ($with5)"; fi
+done
+
 # A recurrent layer of rows timed one call at a time (each time step's
 # launch gap in them) is held to what another GPU's rows measure at the
 # same shape, times the largest of the two machines' spec ratios (peaks
