@@ -559,7 +559,9 @@ def conv3d_cases():
     3-D rows run batch 2): per volume (8^3 to 64^3) and width (16 to 256
     channels, at most 2^22 activation elements per sample) a 3^3 layer of
     the same width, a strided widening one and a 1^3 one, and input layers
-    of 1 and 4 channels (32 filters) over 32^3 and 64^3.  Contiguous
+    of 1 and 4 channels (32 filters) over 32^3 and 64^3; then the 5^3
+    layers of the same widths and volumes (cuDNN chooses its algorithms
+    by filter size: 3^3 rows do not measure a 5^3 filter).  Contiguous
     tensors."""
     rows = []
     for n in (6, 24):
@@ -573,6 +575,12 @@ def conv3d_cases():
         for c in (1, 4):
             for sp in (32, 64):
                 rows.append(conv_shape(3, n, c, sp, 32, 3))
+    # after the rows above, so that a folder holding them resumes here
+    for n in (6, 24):
+        for c in pow2(4, 8):
+            for sp in pow2(3, 6):
+                if c * sp ** 3 <= (1 << 22):
+                    rows.append(conv_shape(3, n, c, sp, c, 5))
     return [(r, "grid") for r in rows]
 
 
