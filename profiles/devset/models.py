@@ -3729,6 +3729,360 @@ def hifigan(batch, device):
     return m, make, _l1_loss, "adamw"
 
 
+# -- fourteenth round ----------------------------------------------------------
+# Models recorded after the thirteenth round: a Linear Recurrent Unit
+# language model (a real, diagonal linear recurrence run in a Python loop
+# over 128 steps: a multiply and an add on b x 512 per step and layer), an
+# xDeepFM click-through model (26 separate embedding tables gathered one by
+# one, a Compressed Interaction Network of outer products by einsum and
+# 1x1 Conv1d), a PoolFormer-S12 (average pooling as the token mixer,
+# GroupNorm of one group, 1x1 convolution MLPs, layer scale), a
+# GPT-NeoX-shaped decoder (partial rotary embeddings by slicing and
+# concatenation, attention written as matmul, masked_fill and softmax, the
+# attention and the MLP in parallel on one residual) and a small
+# SlowFast-shaped video CNN (two Conv3d pathways at 4 and 16 frames joined
+# by time-strided lateral Conv3d and concatenation).
+
+class LRULayer(nn.Module):
+    """A Linear Recurrent Unit layer (Orvieto et al. 2023) in its real,
+    diagonal form: pre-LayerNorm, an input projection B (256 -> 512 states,
+    no bias) scaled per state by gamma = sqrt(1 - lambda^2), the recurrence
+    h_t = lambda * h_{t-1} + gamma B u_t over the sequence in a Python loop
+    (in fp32; lambda = exp(-exp(nu_log)), its magnitudes initialised in
+    [0.9, 0.999] as the LRU's ring), y = C h + D u (512 -> 256), GELU, a
+    GLU projection (256 -> 2 x 256), dropout and the residual."""
+
+    def __init__(self, d=256, state=512, r_min=0.9, r_max=0.999, drop=0.1):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        u = torch.rand(state)
+        nu_log = torch.log(-0.5 * torch.log(u * (r_max ** 2 - r_min ** 2) + r_min ** 2))   # 512
+        self.nu_log = nn.Parameter(nu_log)
+        self.gamma_log = nn.Parameter(0.5 * torch.log(1 - torch.exp(-2 * torch.exp(nu_log))))   # 512
+        self.B = nn.Linear(d, state, bias=False)
+        self.C = nn.Linear(state, d, bias=False)
+        self.D = nn.Parameter(torch.randn(d))
+        self.glu = nn.Linear(d, 2 * d)
+        self.drop = nn.Dropout(drop)
+
+    def forward(self, x):                                   # b, L, 256 (fp32 residual stream)
+        u = self.norm(x)
+        lam = torch.exp(-torch.exp(self.nu_log.float()))   # 512, in (0, 1)
+        bu = self.B(u).float() * torch.exp(self.gamma_log.float())   # b, L, 512
+        h = bu.new_zeros(bu.shape[0], bu.shape[2])          # b, 512
+        hs = []
+        # unbind: one backward node for all the steps (see MambaBlock)
+        for bt in bu.unbind(1):                             # L x (b, 512)
+            h = lam * h + bt
+            hs.append(h)
+        y = self.C(torch.stack(hs, dim=1)) + u * self.D     # b, L, 256
+        return x + self.drop(F.glu(self.glu(F.gelu(y)), dim=-1))   # b, L, 512 -> b, L, 256
+
+
+class LRULM(nn.Module):
+    """A small LRU language model over 128 tokens: token embedding (8,192 x
+    256), 4 LRU layers of 512 states, a final LayerNorm and an untied
+    vocabulary head."""
+
+    def __init__(self, vocab=8192, d=256, layers=4, state=512):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList(LRULayer(d, state) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx):                                 # b, 128
+        x = self.emb(idx)                                   # b, 128, 256
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(self.ln(x))                        # b, 128, 8192
+
+
+def lru(batch, device):
+    return LRULM(), _tokens(batch, 128, 8192, device), _lm_loss, "adamw"
+
+
+class CIN(nn.Module):
+    """xDeepFM's Compressed Interaction Network: per layer the outer
+    product along the fields of the previous layer's maps and the field
+    embeddings (einsum, b x H x 26 x 16), compressed to 128 maps by a 1x1
+    Conv1d over the H x 26 pairs, ReLU; split_half as the reference: half
+    of each layer's maps feed the next layer, half go to the output (all of
+    the last layer's); the output maps summed over the 16 dims."""
+
+    def __init__(self, fields, sizes):
+        super().__init__()
+        self.convs = nn.ModuleList()
+        h = fields
+        for i, n in enumerate(sizes):
+            self.convs.append(nn.Conv1d(h * fields, n, 1))
+            h = n // 2
+        self.out_dim = sum(n // 2 for n in sizes[:-1]) + sizes[-1]
+
+    def forward(self, x0):                                  # b, 26, 16
+        b, m, d = x0.shape
+        xk, outs = x0, []
+        for i, conv in enumerate(self.convs):
+            z = torch.einsum("bhd,bmd->bhmd", xk, x0).reshape(b, -1, d)   # b, H x 26, 16
+            z = F.relu(conv(z))                             # b, 128, 16
+            if i < len(self.convs) - 1:
+                xk, z = z.split(z.shape[1] // 2, dim=1)     # b, 64, 16 each
+            outs.append(z)
+        return torch.cat(outs, dim=1).sum(-1)               # b, 64 + 64 + 128 = 256
+
+
+class XDeepFM(nn.Module):
+    """xDeepFM on Criteo-shaped inputs, laid out as DeepCTR's: 26
+    categorical fields, each its own table of 100,000 x 16 (26 separate
+    gathers, unlike DeepFM's one table with offsets) and of 100,000 x 1 for
+    the linear part, 13 dense features; logit = linear (the first-order
+    weights summed, plus a linear of the dense features) + CIN (3 layers of
+    128 maps) through a linear + a DNN 400-400 (ReLU, dropout) on the
+    flattened embeddings and the dense features."""
+
+    def __init__(self, fields=26, vocab=100000, d=16, dense=13, cin=(128, 128, 128), hidden=(400, 400), drop=0.2):
+        super().__init__()
+        self.embs = nn.ModuleList(nn.Embedding(vocab, d) for _ in range(fields))      # 26 x (100k, 16)
+        self.w1 = nn.ModuleList(nn.Embedding(vocab, 1) for _ in range(fields))        # 26 x (100k, 1)
+        for e in list(self.embs) + list(self.w1):
+            nn.init.normal_(e.weight, std=1e-4)     # as DeepCTR: N(0, 1) rows summed over 26 fields swamp the logit
+        self.dense1 = nn.Linear(dense, 1)
+        self.cin = CIN(fields, list(cin))
+        self.cin_out = nn.Linear(self.cin.out_dim, 1)
+        layers, c = [], fields * d + dense
+        for h in hidden:
+            layers += [nn.Linear(c, h), nn.ReLU(), nn.Dropout(drop)]
+            c = h
+        self.deep = nn.Sequential(*layers, nn.Linear(c, 1))
+
+    def forward(self, inp):
+        dense, cat = inp                                    # b, 13; b, 26
+        ids = cat.unbind(1)                                 # 26 x (b)
+        e = torch.stack([emb(i) for emb, i in zip(self.embs, ids)], dim=1)          # b, 26, 16
+        first = torch.cat([w(i) for w, i in zip(self.w1, ids)], dim=1).sum(1)       # b
+        first = first + self.dense1(dense).squeeze(1)
+        cin = self.cin_out(self.cin(e)).squeeze(1)          # b
+        deep = self.deep(torch.cat([e.flatten(1), dense.to(e.dtype)], dim=1)).squeeze(1)   # b, 429 -> b
+        return first + cin + deep                           # b
+
+
+def xdeepfm(batch, device):
+    return XDeepFM(), _tabular(batch, 13, 26, 100000, device), _bce_loss, "adamw"
+
+
+class PoolFormerBlock(nn.Module):
+    """PoolFormer's block: GroupNorm of one group, the token mixer
+    avgpool3x3(x) - x (stride 1, padding not counted), a 1x1 Conv2d MLP of
+    ratio 4 with GELU after a second GroupNorm; each branch scaled per
+    channel by a layer scale initialised to 1e-5."""
+
+    def __init__(self, c, ratio=4, scale=1e-5):
+        super().__init__()
+        self.norm1, self.norm2 = nn.GroupNorm(1, c), nn.GroupNorm(1, c)
+        self.pool = nn.AvgPool2d(3, 1, 1, count_include_pad=False)
+        self.fc1, self.fc2 = nn.Conv2d(c, ratio * c, 1), nn.Conv2d(ratio * c, c, 1)
+        self.scale1 = nn.Parameter(scale * torch.ones(c, 1, 1))
+        self.scale2 = nn.Parameter(scale * torch.ones(c, 1, 1))
+
+    def forward(self, x):                                   # b, c, h, w
+        y = self.norm1(x)
+        x = x + self.scale1 * (self.pool(y) - y)
+        return x + self.scale2 * self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class PoolFormer(nn.Module):
+    """PoolFormer-S12 at 224x224: a 7x7 stride-4 patch embedding to 64
+    channels (56x56), stages of 2, 2, 6 and 2 blocks at 64, 128, 320 and
+    512 channels, 3x3 stride-2 convolutions between them (28, 14, 7), a
+    final GroupNorm, the mean over positions and a linear to 100 classes.
+    Stochastic depth is left out."""
+
+    def __init__(self, depths=(2, 2, 6, 2), dims=(64, 128, 320, 512), classes=100):
+        super().__init__()
+        layers, c = [nn.Conv2d(3, dims[0], 7, stride=4, padding=2)], dims[0]
+        for i, (n, w) in enumerate(zip(depths, dims)):
+            if i:
+                layers.append(nn.Conv2d(c, w, 3, stride=2, padding=1))
+            layers += [PoolFormerBlock(w) for _ in range(n)]
+            c = w
+        self.body = nn.Sequential(*layers)
+        self.norm = nn.GroupNorm(1, c)
+        self.head = nn.Linear(c, classes)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = self.norm(self.body(x))                         # b, 512, 7, 7
+        return self.head(x.mean((2, 3)))                    # b, 100
+
+
+def poolformer(batch, device):
+    m = PoolFormer()
+
+    def make():
+        return (torch.randn(batch, 3, 224, 224, device=device),
+                torch.randint(0, 100, (batch,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class NeoXBlock(nn.Module):
+    """A GPT-NeoX layer: one fused qkv linear laid out per head (each
+    head's q, k and v side by side), rotary embeddings on the first 16 of
+    each head's 64 dims only (rotary_pct 0.25: slice, rotate, concatenate),
+    causal attention written out (matmul, scale, masked_fill, softmax in
+    fp32, matmul), and the parallel residual of NeoX: x + attn(ln1(x)) +
+    mlp(ln2(x)), the MLP 768 -> 3072 -> 768 with GELU."""
+
+    def __init__(self, d, heads, rot):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.dense = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads, self.rot = heads, rot
+
+    def forward(self, x, cos, sin, mask):                   # b, t, 768
+        b, t, d = x.shape
+        hd = d // self.heads
+        qkv = self.qkv(self.ln1(x)).view(b, t, self.heads, 3 * hd).transpose(1, 2)   # b, 12, t, 192
+        q, k, v = qkv.split(hd, dim=-1)                     # b, 12, t, 64 each
+        q = torch.cat([_rope(q[..., :self.rot], cos, sin), q[..., self.rot:]], dim=-1)
+        k = torch.cat([_rope(k[..., :self.rot], cos, sin), k[..., self.rot:]], dim=-1)
+        s = (q @ k.transpose(2, 3)).float() * hd ** -0.5    # b, 12, t, t
+        w = torch.softmax(s.masked_fill(mask, float("-inf")), dim=-1)
+        a = (w.to(v.dtype) @ v).transpose(1, 2).reshape(b, t, d)   # b, t, 768
+        return x + self.dense(a) + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class NeoX(nn.Module):
+    """A GPT-NeoX-shaped decoder (Pythia-160M's width, 8 layers): token
+    embedding (32,000 x 768), 8 NeoX layers of 12 heads, a final LayerNorm
+    and an untied output embedding; rotary angles and the causal mask are
+    buffers."""
+
+    def __init__(self, vocab=32000, d=768, layers=8, heads=12, seq=256, rot_pct=0.25):
+        super().__init__()
+        rot = int(d // heads * rot_pct)                     # 16
+        self.emb = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(NeoXBlock(d, heads, rot) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        inv = 1.0 / (10000 ** (torch.arange(0, rot, 2).float() / rot))
+        ang = torch.outer(torch.arange(seq).float(), inv)
+        ang = torch.cat((ang, ang), dim=-1)                 # seq, 16
+        self.register_buffer("cos", ang.cos(), persistent=False)
+        self.register_buffer("sin", ang.sin(), persistent=False)
+        self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).triu(1), persistent=False)
+
+    def forward(self, idx):                                 # b, 256
+        t = idx.shape[1]
+        x = self.emb(idx)                                   # b, 256, 768
+        for blk in self.blocks:
+            x = blk(x, self.cos[:t], self.sin[:t], self.mask[:t, :t])
+        return self.head(self.ln(x))                        # b, 256, 32000
+
+
+def neox(batch, device):
+    return NeoX(), _tokens(batch, 256, 32000, device), _lm_loss, "adamw"
+
+
+class Bottleneck3d(nn.Module):
+    """A SlowFast bottleneck: a Conv3d of temporal kernel kt (1x1 spatial),
+    a 1x3x3 Conv3d (spatial stride), a 1x1x1 Conv3d to the output width,
+    BatchNorm3d after each, ReLU, a projected shortcut where the shape
+    changes."""
+
+    def __init__(self, cin, inner, cout, kt, stride):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Conv3d(cin, inner, (kt, 1, 1), padding=(kt // 2, 0, 0), bias=False),
+            nn.BatchNorm3d(inner), nn.ReLU(inplace=True),
+            nn.Conv3d(inner, inner, (1, 3, 3), stride=(1, stride, stride), padding=(0, 1, 1), bias=False),
+            nn.BatchNorm3d(inner), nn.ReLU(inplace=True),
+            nn.Conv3d(inner, cout, 1, bias=False), nn.BatchNorm3d(cout))
+        self.short = None
+        if cin != cout or stride != 1:
+            self.short = nn.Sequential(nn.Conv3d(cin, cout, 1, stride=(1, stride, stride), bias=False),
+                                       nn.BatchNorm3d(cout))
+
+    def forward(self, x):
+        s = x if self.short is None else self.short(x)
+        return F.relu(self.body(x) + s)
+
+
+def _slowfast_stage(cin, inner, cout, kt, stride, blocks):
+    return nn.Sequential(*[Bottleneck3d(cin if i == 0 else cout, inner, cout, kt, stride if i == 0 else 1)
+                           for i in range(blocks)])
+
+
+class Lateral(nn.Module):
+    """SlowFast's fast-to-slow fusion: a 5x1x1 Conv3d of temporal stride
+    4 (16 frames to 4) doubling the fast channels, BatchNorm3d, ReLU, the
+    result concatenated to the slow pathway's channels."""
+
+    def __init__(self, c, alpha):
+        super().__init__()
+        self.conv = nn.Conv3d(c, 2 * c, (5, 1, 1), stride=(alpha, 1, 1), padding=(2, 0, 0), bias=False)
+        self.bn = nn.BatchNorm3d(2 * c)
+
+    def forward(self, slow, fast):
+        return torch.cat([slow, F.relu(self.bn(self.conv(fast)))], dim=1)
+
+
+class SlowFast(nn.Module):
+    """A small SlowFast-shaped video classifier (ResNet-50 bottlenecks at
+    half width, 1, 2, 2, 1 blocks per stage) on 16 x 112x112 clips: the
+    slow pathway sees every 4th frame (4 frames, stem 1x7x7 to 32
+    channels, stages of 128, 256, 512 and 1,024, temporal kernels 1 in the
+    first two stages and 3 after, as SlowFast's), the fast pathway all 16
+    (1/8 the channels: stem 5x7x7 to 4, stages of 16, 32, 64 and 128,
+    temporal kernel 3 throughout); stems stride 2 and a 1x3x3 max pool
+    (28x28), stages at spatial strides 1, 2, 2, 2 (down to 4x4); lateral
+    connections after the stem and the first three stages; global average
+    pools of both, concatenated, dropout 0.5, a linear to 50 classes."""
+
+    def __init__(self, classes=50, alpha=4, width=32, blocks=(1, 2, 2, 1)):
+        super().__init__()
+        sw, fw = width, width // 8                          # 32, 4
+        self.alpha = alpha
+        self.slow_stem = nn.Sequential(nn.Conv3d(3, sw, (1, 7, 7), stride=(1, 2, 2), padding=(0, 3, 3), bias=False),
+                                       nn.BatchNorm3d(sw), nn.ReLU(inplace=True))
+        self.fast_stem = nn.Sequential(nn.Conv3d(3, fw, (5, 7, 7), stride=(1, 2, 2), padding=(2, 3, 3), bias=False),
+                                       nn.BatchNorm3d(fw), nn.ReLU(inplace=True))
+        self.pool = nn.MaxPool3d((1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1))
+        self.laterals = nn.ModuleList([Lateral(fw, alpha)])
+        self.slow, self.fast = nn.ModuleList(), nn.ModuleList()
+        s_in, f_in = sw + 2 * fw, fw
+        for i, n in enumerate(blocks):
+            mult = 2 ** i
+            s_out, f_out = 4 * sw * mult, 4 * fw * mult
+            self.slow.append(_slowfast_stage(s_in, sw * mult, s_out, 1 if i < 2 else 3, 1 if i == 0 else 2, n))
+            self.fast.append(_slowfast_stage(f_in, fw * mult, f_out, 3, 1 if i == 0 else 2, n))
+            if i < len(blocks) - 1:
+                self.laterals.append(Lateral(f_out, alpha))
+                s_out += 2 * f_out
+            s_in, f_in = s_out, f_out
+        self.drop = nn.Dropout(0.5)
+        self.head = nn.Linear(s_in + f_in, classes)
+
+    def forward(self, x):                                   # b, 3, 16, 112, 112
+        slow = self.pool(self.slow_stem(x[:, :, ::self.alpha]))   # b, 32, 4, 28, 28
+        fast = self.pool(self.fast_stem(x))                 # b, 4, 16, 28, 28
+        slow = self.laterals[0](slow, fast)                 # b, 40, 4, 28, 28
+        for i, (s, f) in enumerate(zip(self.slow, self.fast)):
+            slow, fast = s(slow), f(fast)                   # 128 .. 1024 x 4 x 28^2 .. 4^2; 16 .. 128 x 16 x ..
+            if i + 1 < len(self.laterals):
+                slow = self.laterals[i + 1](slow, fast)
+        h = torch.cat([slow.mean((2, 3, 4)), fast.mean((2, 3, 4))], dim=1)   # b, 1024 + 128
+        return self.head(self.drop(h))                      # b, 50
+
+
+def slowfast(batch, device):
+    m = SlowFast()
+
+    def make():
+        return (torch.randn(batch, 3, 16, 112, 112, device=device),
+                torch.randint(0, 50, (batch,), device=device))
+    return m, make, _cls_loss, "sgd_momentum"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -3801,4 +4155,9 @@ MODELS = {
     "pointnet2": (pointnet2, "PointNet++ SSG, 1,024 points, farthest point sampling in a Python loop, ball query by cdist and topk, 1x1 Conv2d, 40 classes; thirteenth round"),
     "tabnet": (tabnet, "TabNet, 54 features, 5 steps, ghost BatchNorm1d over virtual batches of 128, sparsemax by sort and cumsum, GLU blocks, 7 classes; thirteenth round"),
     "hifigan": (hifigan, "HiFi-GAN-V1-shaped generator, 80 x 32 mel to 8,192 samples, ConvTranspose1d x 256, MRF blocks of kernels 3, 7, 11, L1; thirteenth round"),
+    "lru": (lru, "LRU LM d256 x 4, 512 real diagonal states, linear recurrence in a Python loop over 128 steps, GLU; fourteenth round"),
+    "xdeepfm": (xdeepfm, "xDeepFM, 26 separate 100k x 16 tables, CIN 3 x 128 by einsum and 1x1 Conv1d, DNN 400-400, BCE; fourteenth round"),
+    "poolformer": (poolformer, "PoolFormer-S12 224x224, avg-pool token mixer, GroupNorm, 1x1 conv MLPs, layer scale, 100 classes; fourteenth round"),
+    "neox": (neox, "GPT-NeoX-shaped decoder d768 x 8, 12 heads, seq 256, partial rotary, matmul-softmax attention, parallel residual; fourteenth round"),
+    "slowfast": (slowfast, "SlowFast-shaped video CNN, 4 + 16 x 112x112 frames, fast path 1/8 channels, time-strided lateral Conv3d, 50 classes; fourteenth round"),
 }

@@ -49,6 +49,7 @@ BATCH = {
     "rwkv": (32, 4), "hyena": (16, 2), "vnet": (4, 1), "autoint": (8192, 1024), "convmixer": (64, 8),
     "deeponet": (2048, 256),
     "mpnn": (128, 16), "lstmcrf": (64, 8), "pointnet2": (32, 4), "tabnet": (8192, 1024), "hifigan": (16, 2),
+    "lru": (64, 8), "xdeepfm": (4096, 512), "poolformer": (64, 8), "neox": (16, 2), "slowfast": (32, 4),
 }
 
 
