@@ -940,6 +940,19 @@ static int is_launch(const char *s)
            strstr(s, "memcpy") || strstr(s, "memset");
 }
 
+
+/* cuBLAS's and cuDNN's TF32 kernels say so in their names
+ * (sm90_xmma_..._tf32f32_..., ..._s1688tf32gemm_...), and CUTLASS's
+ * tensor-op GEMMs of fp32 data by their instruction: s1688 and s1684 are
+ * the Ampere MMA shapes of TF32 with fp32 accumulation (cuDNN's recurrent
+ * layers run cutlass_80_tensorop_s1688gemm_* kernels under the TF32
+ * default).  Only fp32 ops read the flag (kt_op_of), so half-precision
+ * kernels of the same instruction shape name do not count. */
+static int kernel_runs_tf32(const char *name)
+{
+    return strstr(name, "tf32") || strstr(name, "s1688gemm") || strstr(name, "s1684gemm");
+}
+
 static void dev_add(struct kt *k, struct u64map *m, int64_t key)
 {
     uint32_t i;
@@ -962,9 +975,7 @@ static void dev_add(struct kt *k, struct u64map *m, int64_t key)
         k->devs[i].end = k->ts + k->dur;
     k->devs[i].dev_ns += k->dur;
     k->devs[i].n++;
-    /* cuBLAS's and cuDNN's TF32 kernels say so in their names
-     * (sm90_xmma_..._tf32f32_..., ..._s1688tf32gemm_...) */
-    if (strstr(strbuf_str(&k->name), "tf32"))
+    if (kernel_runs_tf32(strbuf_str(&k->name)))
         k->devs[i].n |= DEV_TF32;
 }
 
