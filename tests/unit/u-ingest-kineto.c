@@ -160,6 +160,48 @@ static void test_new_linkage(void **state)
     free(path);
 }
 
+/* fp32 ops whose kernels say TF32: by name (..._tf32f32_...) or by
+ * CUTLASS's tensor-op GEMM of single-precision data (s1688gemm, the
+ * Ampere TF32 MMA); an SIMT sgemm and a half-precision tensor-op GEMM
+ * (s16816gemm) leave an fp32 op IEEE.  KERNEL is the kernel's name. */
+static enum precision fp32_op_ran_as(const char *kernel)
+{
+    char text[2048];
+    int n = snprintf(text, sizeof text,
+        "{\"schemaVersion\": 1, \"deviceProperties\": [{\"name\": \"G\"}], \"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::lstm\", \"pid\": 1, \"tid\": 1, \"ts\": 110, \"dur\": 20,"
+        " \"args\": {\"External id\": 5, \"Input Dims\": [[8, 4, 16]], \"Input type\": [\"float\"]}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": 120, \"dur\": 5,"
+        " \"args\": {\"External id\": 5, \"correlation\": 50}}\n"
+        "]}", kernel);
+    assert_true(n > 0 && (size_t)n < sizeof text);
+    char *path = write_tmp(text, (size_t)n);
+    struct profile p;
+    struct diag d;
+    struct ingest_opts o = { TRACE_KINETO, 0, 1.0, NULL };
+    diag_init(&d, stderr);
+    profile_init(&p);
+    assert_int_equal(ingest_read(path, &o, &p, &d), 0);
+    const struct op *op = find(&p, "aten::lstm");
+    assert_non_null(op);
+    enum precision got = op->dtype;
+    profile_release(&p);
+    unlink(path);
+    free(path);
+    return got;
+}
+
+static void test_tf32_kernels(void **state)
+{
+    (void)state;
+    assert_int_equal(fp32_op_ran_as("cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4"), PREC_TF32);
+    assert_int_equal(fp32_op_ran_as("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32"), PREC_TF32);
+    assert_int_equal(fp32_op_ran_as("cutlass_80_tensorop_s1684gemm_128x128_16x4_nt_align4"), PREC_TF32);
+    assert_int_equal(fp32_op_ran_as("ampere_sgemm_128x64_nn"), PREC_FP32);
+    assert_int_equal(fp32_op_ran_as("cutlass_80_tensorop_s16816gemm_f16_128x128_32x3_nn_align8"), PREC_FP32);
+}
+
 static int read_err(const char *text, size_t len, enum trace_format f, char **msg)
 {
     char *path = write_tmp(text, len);
@@ -206,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_old_linkage),
         cmocka_unit_test(test_new_linkage),
+        cmocka_unit_test(test_tf32_kernels),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
