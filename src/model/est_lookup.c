@@ -110,9 +110,14 @@ int est_lk_stream(const struct kernel_table *t, enum precision p, double bytes, 
 }
 
 /* Attention (and GEMM-like ops known only by their flops) run at the rate
- * the table measures for a cube GEMM of the same work. */
+ * the table measures for a cube GEMM of the same work.  The cube is an
+ * aligned problem, its side a multiple of 16 elements (16 bytes or more
+ * per row for every precision), unless `aligned` is 0: the tables keep
+ * GEMMs whose sizes break the 16-byte alignment apart, and those run on
+ * slower kernels (a 4050-wide bf16 cube at a tenth of a 4048-wide one's
+ * rate would stand in for a GEMM of 126976 x 4096 x 128). */
 static int lk_flops(const struct kernel_table *t, enum precision p, double flops, double calls,
-                    struct lookup *acc)
+                    int aligned, struct lookup *acc)
 {
     if (!(flops > 0) || !(calls > 0))
         return -1;
@@ -122,7 +127,7 @@ static int lk_flops(const struct kernel_table *t, enum precision p, double flops
         n = 16;
     if (n > 16384)
         n = 16384;
-    int64_t ni = (int64_t)llround(n);
+    int64_t ni = aligned ? 16 * (int64_t)llround(n / 16) : (int64_t)llround(n);
     struct lookup one = { .method = LOOKUP_NONE, .kind = KERNEL_GEMM };
     if (lk_gemm(t, p, ni, ni, ni, 'N', 'N', 1, &one) != 0)
         return -1;
@@ -255,7 +260,12 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
                  * the measured rate of a GEMM of the same work, unless
                  * its memory traffic takes longer. */
                 struct lookup cube = { .method = LOOKUP_NONE, .kind = KERNEL_GEMM };
-                if (lk_flops(t, s->prec, s->flops, s->calls * s->nb, &cube) == 0 && cube.time_s > 0) {
+                /* a batched GEMM's nb products are one kernel's work (as
+                 * above), not nb calls of a tiny cube's launch-bound rate;
+                 * the cube is aligned as the GEMM looked up is */
+                int64_t al = 16 / (precision_bytes(s->prec) > 0 ? precision_bytes(s->prec) : 4);
+                int aligned = (cx * s->m * s->nb) % al == 0 && s->n % al == 0 && (cx * s->k) % al == 0;
+                if (lk_flops(t, s->prec, s->flops, s->calls, aligned, &cube) == 0 && cube.time_s > 0) {
                     double mem = bw_bs > 0 ? s->bytes / bw_bs : 0;
                     double f = (cube.time_s > mem ? cube.time_s : mem) / acc->time_s;
                     acc->time_s *= f;
@@ -265,7 +275,7 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
             }
             return 0;
         }
-        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+        return lk_flops(t, s->prec, s->flops, s->calls, 1, acc);
     case OP_RNN:
         if (lk_call(t, op, s, acc) == 0)
             return 0;
@@ -273,7 +283,7 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
         /* RNN: its GEMM per time step, nb time steps per call. */
         if (s->m > 0 && s->n > 0 && s->k > 0)
             return lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc);
-        return lk_flops(t, s->prec, s->flops, s->kernels, acc);
+        return lk_flops(t, s->prec, s->flops, s->kernels, 1, acc);
     case OP_CONV:
         if (conv_needs_call_lookup(s))
             return lk_call(t, op, s, acc);
@@ -282,12 +292,12 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
         memset(acc, 0, sizeof *acc);
         if (s->conv.groups > 1)
             return -1;
-        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+        return lk_flops(t, s->prec, s->flops, s->calls, 1, acc);
     case OP_ATTENTION:
         if (lk_call(t, op, s, acc) == 0)
             return 0;
         memset(acc, 0, sizeof *acc);
-        return lk_flops(t, s->prec, s->flops, s->calls, acc);
+        return lk_flops(t, s->prec, s->flops, s->calls, 1, acc);
     case OP_COMM:
         return -1;
     case OP_NORM:

@@ -307,6 +307,37 @@ PY
     else not_ok "5x5x5 convolutions and the filters the rows measure ($with5)"; fi
 done
 
+# GEMMs past every row of the H200's table in bf16, from a host-CPU trace:
+# a batched product of 126,976 [1 x 64] by [64 x 64] matrices (one
+# kernel, memory-bound: its 1 GB second operand) and a 126,976 x 4096 x
+# 128 product.  Past the rows they run at the rate of an aligned cube GEMM
+# of the same work or at the bandwidth, whichever is slower: within twice
+# the roofline of the machine file (989.4 TFLOP/s bf16 matrix, 4.8 TB/s),
+# not at the rate of 126,976 launches of a tiny cube (seconds) or of an
+# unaligned cube's slow kernels (ten times the roofline).
+python3 - "$T_TMP/gemm-past.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 9000}]
+ops = [("aten::bmm", [[126976, 1, 64], [126976, 64, 64]]), ("aten::mm", [[126976, 128], [128, 4096]])]
+for i, (name, dims) in enumerate(ops):
+    ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": 10 + 3000 * i, "dur": 2000,
+               "args": {"External id": 10 + i, "Input Dims": dims, "Input type": ["float", "float"]}})
+json.dump({"schemaVersion": 1, "traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+fom_run 0 estimate --profile "$T_TMP/gemm-past.json" --machine machines/h200-sxm-141gb.xml \
+    --kernels estimators/h200 --precision bf16 --format json
+if python3 - "$OUT" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+got = {o["name"]: o for o in e["ops"] if o["name"] in ("aten::bmm", "aten::mm")}
+assert len(got) == 2, list(got)
+for o in got.values():
+    roof = max(o["flops"] / 989.4e12, o["bytes"] / 4.8e12)
+    assert roof <= o["device_time_s"] * 1.0001 <= 2 * roof * 1.0001, (o["name"], o["device_time_s"], roof)
+PY
+then ok "GEMMs past the rows: at an aligned cube's rate or the bandwidth, within twice the roofline"
+else not_ok "GEMMs past the rows: far off their roofline"; fi
+
 # A recurrent layer of rows timed one call at a time (each time step's
 # launch gap in them) is held to what another GPU's rows measure at the
 # same shape, times the largest of the two machines' spec ratios (peaks

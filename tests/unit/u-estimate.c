@@ -592,6 +592,77 @@ static void test_scaled_table(void **state)
     fclose(fp);
 }
 
+/* GEMMs past the table's rows moved from fp32 to bf16 on their own GPU:
+ * each side runs at the rate of a cube GEMM of its work or at the
+ * bandwidth, whichever is slower.  A batched product of 100,000 [1 x 64]
+ * by [64 x 64] matrices is one kernel: 1.69 GB in fp32 against 0.85 GB in
+ * bf16 at 1 TB/s, far above the cube's time, so the measurement moves by
+ * 0.5 (not by the ratio of 100,000 launches of a 16-wide cube).  A
+ * 100,000 x 1024 x 128 product is aligned: its cube (2352 wide) runs at
+ * the aligned rows' rates, 5 TFLOP/s fp32 and 50 bf16, so it moves by
+ * 0.1, not by the rate of the slower rows of unaligned sizes near a
+ * 2357-wide cube (5 TFLOP/s in bf16 too). */
+static void test_gemm_past_rows(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    kernel_set_get(&ks, "Test GPU");
+    struct kernel_table *t = &ks.tables[0];
+    const int64_t even[] = { 256, 512, 1024, 2048 }, odd[] = { 999, 1001, 1999, 2001 };
+    for (int i = 0; i < 4; i++) {
+        double cube = 2.0 * even[i] * even[i] * even[i];
+        gemm_row(t, PREC_FP32, even[i], even[i], even[i], cube / 5e12);
+        gemm_row(t, PREC_BF16, even[i], even[i], even[i], cube / 50e12);
+        gemm_row(t, PREC_BF16, odd[i], odd[i], odd[i], 2.0 * odd[i] * odd[i] * odd[i] / 5e12);
+    }
+
+    struct profile p;
+    profile_init(&p);
+    p.has_device = 1;
+    p.device_name = xstrdup("Test GPU");
+    struct op *b = add(&p, "aten::bmm", OP_GEMM, 1);
+    b->m = 1, b->n = 64, b->k = 64, b->batch = 100000;
+    b->a_t = b->b_t = 'N';
+    b->flops = 2.0 * 100000 * 64 * 64;
+    b->bytes = 4.0 * (100000.0 * 64 + 100000.0 * 64 * 64 + 100000.0 * 64);
+    b->device_time_s = 2e-3;
+    struct op *g = add(&p, "aten::mm", OP_GEMM, 1);
+    g->m = 100000, g->n = 1024, g->k = 128;
+    g->a_t = g->b_t = 'N';
+    g->flops = 2.0 * 100000 * 1024 * 128;
+    g->bytes = 4.0 * (100000.0 * 128 + 128.0 * 1024 + 100000.0 * 1024);
+    g->device_time_s = 5e-3;
+
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.precision = PREC_BF16;
+    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    const struct op_estimate *eb = NULL, *eg = NULL;
+    for (size_t i = 0; i < e.n_ops; i++) {
+        if (e.ops[i].name && strcmp(e.ops[i].name, "aten::bmm") == 0)
+            eb = &e.ops[i];
+        if (e.ops[i].name && strcmp(e.ops[i].name, "aten::mm") == 0)
+            eg = &e.ops[i];
+    }
+    assert_non_null(eb);
+    assert_non_null(eg);
+    assert_int_equal(eb->method, EST_SCALED_TABLE);
+    assert_close(eb->ratio, 0.5, 1e-9);
+    assert_int_equal(eg->method, EST_SCALED_TABLE);
+    assert_close(eg->ratio, 0.1, 1e-3);
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&ks);
+    fclose(fp);
+}
+
 /* Autocast on a GPU trace's convolution: the trace's cuDNN convolution
  * takes no bias, PyTorch adds it after ([n, k, h, w] += [1, k, 1, 1]);
  * autocast casts the weight and that bias (2 casts each way per call),
@@ -1609,6 +1680,7 @@ int main(void)
         cmocka_unit_test(test_complex_ops),
         cmocka_unit_test(test_batch_rescale),
         cmocka_unit_test(test_scaled_table),
+        cmocka_unit_test(test_gemm_past_rows),
         cmocka_unit_test(test_autocast_conv_bias),
         cmocka_unit_test(test_autocast_flow),
         cmocka_unit_test(test_scaled_table_batch),
