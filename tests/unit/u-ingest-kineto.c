@@ -160,6 +160,22 @@ static void test_new_linkage(void **state)
     free(path);
 }
 
+/* Read TEXT as a trace file of format F into *p (the caller releases
+ * it), messages to DIAGFP; the ingest's return code. */
+static int read_text(const char *text, size_t len, enum trace_format f, FILE *diagfp,
+                     struct profile *p)
+{
+    char *path = write_tmp(text, len);
+    struct diag d;
+    struct ingest_opts o = { f, 0, 1.0, NULL };
+    diag_init(&d, diagfp);
+    profile_init(p);
+    int rc = ingest_read(path, &o, p, &d);
+    unlink(path);
+    free(path);
+    return rc;
+}
+
 /* fp32 ops whose kernels say TF32: by name (..._tf32f32_...) or by
  * CUTLASS's tensor-op GEMM of single-precision data (s1688gemm, the
  * Ampere TF32 MMA); an SIMT sgemm and a half-precision tensor-op GEMM
@@ -176,19 +192,12 @@ static enum precision fp32_op_ran_as(const char *kernel)
         " \"args\": {\"External id\": 5, \"correlation\": 50}}\n"
         "]}", kernel);
     assert_true(n > 0 && (size_t)n < sizeof text);
-    char *path = write_tmp(text, (size_t)n);
     struct profile p;
-    struct diag d;
-    struct ingest_opts o = { TRACE_KINETO, 0, 1.0, NULL };
-    diag_init(&d, stderr);
-    profile_init(&p);
-    assert_int_equal(ingest_read(path, &o, &p, &d), 0);
+    assert_int_equal(read_text(text, (size_t)n, TRACE_KINETO, stderr, &p), 0);
     const struct op *op = find(&p, "aten::lstm");
     assert_non_null(op);
     enum precision got = op->dtype;
     profile_release(&p);
-    unlink(path);
-    free(path);
     return got;
 }
 
@@ -204,19 +213,12 @@ static void test_tf32_kernels(void **state)
 
 static int read_err(const char *text, size_t len, enum trace_format f, char **msg)
 {
-    char *path = write_tmp(text, len);
     struct profile p;
-    struct diag d;
-    struct ingest_opts o = { f, 0, 1.0, NULL };
     size_t mlen = 0;
     FILE *fp = open_memstream(msg, &mlen);
-    diag_init(&d, fp);
-    profile_init(&p);
-    int rc = ingest_read(path, &o, &p, &d);
+    int rc = read_text(text, len, f, fp, &p);
     fclose(fp);
     profile_release(&p);
-    unlink(path);
-    free(path);
     return rc;
 }
 
