@@ -940,7 +940,6 @@ static int is_launch(const char *s)
            strstr(s, "memcpy") || strstr(s, "memset");
 }
 
-
 /* cuBLAS's and cuDNN's TF32 kernels say so in their names
  * (sm90_xmma_..._tf32f32_..., ..._s1688tf32gemm_...), and CUTLASS's
  * tensor-op GEMMs of fp32 data by their instruction: s1688 and s1684 are
