@@ -4083,6 +4083,553 @@ def slowfast(batch, device):
     return m, make, _cls_loss, "sgd_momentum"
 
 
+# -- fifteenth round -----------------------------------------------------------
+# Models recorded after the fourteenth round: a GPT-2-shaped decoder whose
+# MLPs are top-2 mixtures of 8 experts (the token-expert pairs sorted by
+# expert with argsort, split by counts read back once per layer, gathered
+# by index_select and combined by index_add_; attention written as matmul,
+# masked_fill and softmax), an EfficientDet-shaped detector (an
+# EfficientNet-B0 backbone of depthwise convolutions and squeeze-excitation,
+# 3 BiFPN layers of weighted fusions, nearest upsampling and max-pool
+# downsampling over five levels, depthwise-separable heads shared across the
+# levels, a focal loss), a Transformer-XL-shaped LM (two segments per step,
+# each attending to the detached hidden states of the segment before it,
+# sinusoidal relative positions through the pad-and-view rel-shift), a
+# GraphSAGE trained on sampled 2-hop neighbourhoods (the sampling in the
+# step: randint, remainder and index_select over a CSR graph; mean
+# aggregation by index_add_) and a UNETR-shaped 3-D segmenter (a ViT over
+# the 216 patches of a 96^3 volume, its hidden states at four depths
+# reshaped to 6^3 grids and brought up to 96^3 by ConvTranspose3d and 3x3x3
+# Conv3d residual blocks with InstanceNorm3d).
+
+class SortedMoE(nn.Module):
+    """A top-2 mixture of GELU expert MLPs with a softmax router, dispatched
+    as sort-based MoE code does without fused kernels: the token-expert
+    pairs sorted by expert (argsort), the counts per expert read back to
+    the host (one sync per layer, where MoEFFN syncs once per expert), the
+    tokens gathered in expert order by one index_select, each expert run on
+    its contiguous slice, the rows scaled by their renormalised gates and
+    added back by index_add_.  No capacity limit and no load-balancing loss
+    (the loss sees only the logits)."""
+
+    def __init__(self, d, ff, experts, top):
+        super().__init__()
+        self.router = nn.Linear(d, experts, bias=False)
+        self.experts = nn.ModuleList(nn.Sequential(nn.Linear(d, ff), nn.GELU(), nn.Linear(ff, d))
+                                     for _ in range(experts))
+        self.top = top
+
+    def forward(self, x):                                   # n, 512 (n = b x 256 tokens)
+        probs = torch.softmax(self.router(x).float(), dim=-1)   # n, 8
+        w, idx = probs.topk(self.top, dim=-1)               # n, 2
+        w = w / w.sum(dim=-1, keepdim=True)
+        order = idx.flatten().argsort()                     # 2n pairs grouped by expert
+        tok = torch.div(order, self.top, rounding_mode="floor")   # the token of each pair
+        counts = torch.bincount(idx.flatten(), minlength=len(self.experts)).tolist()   # host sync
+        xs = x.index_select(0, tok).split(counts)           # 8 x (rows routed to the expert, 512)
+        y = torch.cat([expert(xe) for expert, xe in zip(self.experts, xs)])   # 2n, 512
+        y = y * w.flatten().index_select(0, order).unsqueeze(1)
+        # under autocast the experts' output is bf16 and the gates fp32
+        return torch.zeros_like(x).index_add_(0, tok, y.to(x.dtype))
+
+
+class GPT2MoEBlock(nn.Module):
+    """GPT-2's pre-LN block with a SortedMoE for the MLP: one qkv linear,
+    causal attention written out (matmul, scale, masked_fill, softmax in
+    fp32, dropout, matmul), the output projection, dropout 0.1 on both
+    residual branches."""
+
+    def __init__(self, d, heads, experts, top, drop=0.1):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.moe = SortedMoE(d, 4 * d, experts, top)
+        self.drop = nn.Dropout(drop)
+        self.heads = heads
+
+    def forward(self, x, mask):                             # b, t, 512
+        b, t, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, hd).permute(2, 0, 3, 1, 4)   # b, 8, t, 64
+        s = (q @ k.transpose(2, 3)).float() * hd ** -0.5    # b, 8, t, t
+        w = self.drop(torch.softmax(s.masked_fill(mask, float("-inf")), dim=-1))
+        x = x + self.drop(self.proj((w.to(v.dtype) @ v).transpose(1, 2).reshape(b, t, d)))
+        return x + self.drop(self.moe(self.ln2(x).reshape(b * t, d)).view(b, t, d))
+
+
+class GPT2MoE(nn.Module):
+    """A small GPT-2-shaped mixture-of-experts decoder: token (16,000 x
+    512) and learned position embeddings, embedding dropout, 6 blocks of 8
+    heads whose MLPs are 8 experts of 512 -> 2048 -> 512 (top 2), a final
+    LayerNorm and the LM head tied to the token embedding as GPT-2's."""
+
+    def __init__(self, vocab=16000, d=512, layers=6, heads=8, seq=256, experts=8, top=2):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        # GPT-2's initialisation: N(0, 1) rows through the tied head give logits of std sqrt(512)
+        nn.init.normal_(self.tok.weight, std=0.02)
+        nn.init.normal_(self.pos.weight, std=0.01)
+        self.drop = nn.Dropout(0.1)
+        self.blocks = nn.ModuleList(GPT2MoEBlock(d, heads, experts, top) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).triu(1), persistent=False)
+
+    def forward(self, idx):                                 # b, 256
+        t = idx.shape[1]
+        x = self.drop(self.tok(idx) + self.pos(torch.arange(t, device=idx.device)))   # b, 256, 512
+        for blk in self.blocks:
+            x = blk(x, self.mask[:t, :t])
+        return F.linear(self.ln(x), self.tok.weight)        # b, 256, 16000
+
+
+def gpt2moe(batch, device):
+    return GPT2MoE(), _tokens(batch, 256, 16000, device), _lm_loss, "adamw"
+
+
+class MBConv(nn.Module):
+    """EfficientNet's MBConv: a 1x1 expansion (unless the ratio is 1), a
+    k x k depthwise convolution (stride s), squeeze-excitation (global
+    mean, 1x1 to a quarter of the block's input channels, SiLU, 1x1,
+    sigmoid gate), a 1x1 projection without activation; BatchNorm after
+    each convolution, SiLU, the residual where the shape is kept.
+    Stochastic depth is left out."""
+
+    def __init__(self, cin, cout, expand, k, stride):
+        super().__init__()
+        c = cin * expand
+        layers = [] if expand == 1 else [nn.Conv2d(cin, c, 1, bias=False), nn.BatchNorm2d(c), nn.SiLU()]
+        layers += [nn.Conv2d(c, c, k, stride, k // 2, groups=c, bias=False), nn.BatchNorm2d(c), nn.SiLU()]
+        self.body = nn.Sequential(*layers)
+        self.se1, self.se2 = nn.Conv2d(c, max(1, cin // 4), 1), nn.Conv2d(max(1, cin // 4), c, 1)
+        self.proj = nn.Sequential(nn.Conv2d(c, cout, 1, bias=False), nn.BatchNorm2d(cout))
+        self.res = stride == 1 and cin == cout
+
+    def forward(self, x):
+        h = self.body(x)
+        h = self.proj(h * torch.sigmoid(self.se2(F.silu(self.se1(h.mean((2, 3), keepdim=True))))))
+        return x + h if self.res else h
+
+
+class EffNetB0Features(nn.Module):
+    """EfficientNet-B0's stem (3x3 stride 2 to 32) and seven MBConv stages
+    (expansion, width, repeats, stride, kernel as the paper's table),
+    returning the stride-8, -16 and -32 maps (40, 112 and 320 channels)
+    that feed the BiFPN; the 1x1 head to 1,280 channels is not built."""
+
+    CFG = ((1, 16, 1, 1, 3), (6, 24, 2, 2, 3), (6, 40, 2, 2, 5), (6, 80, 3, 2, 3),
+           (6, 112, 3, 1, 5), (6, 192, 4, 2, 5), (6, 320, 1, 1, 3))
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32), nn.SiLU())
+        self.stages, c = nn.ModuleList(), 32
+        for e, w, n, s, k in self.CFG:
+            self.stages.append(nn.Sequential(*[MBConv(c if i == 0 else w, w, e, k, s if i == 0 else 1)
+                                               for i in range(n)]))
+            c = w
+
+    def forward(self, x):                                   # b, 3, 384, 384
+        x, feats = self.stem(x), []
+        for i, stage in enumerate(self.stages):
+            x = stage(x)
+            if i in (2, 4, 6):
+                feats.append(x)
+        return feats                                        # 40 x 48^2, 112 x 24^2, 320 x 12^2
+
+
+class SepConv(nn.Module):
+    """A depthwise-separable 3x3 convolution: depthwise 3x3 without bias,
+    pointwise 1x1 with bias, BatchNorm unless norm is False."""
+
+    def __init__(self, cin, cout, norm=True):
+        super().__init__()
+        self.dw = nn.Conv2d(cin, cin, 3, padding=1, groups=cin, bias=False)
+        self.pw = nn.Conv2d(cin, cout, 1)
+        self.bn = nn.BatchNorm2d(cout, momentum=0.01, eps=1e-3) if norm else nn.Identity()
+
+    def forward(self, x):
+        return self.bn(self.pw(self.dw(x)))
+
+
+class BiFPNLayer(nn.Module):
+    """One BiFPN layer over five levels (P3 .. P7, 64 channels): a top-down
+    path (P6 .. P3, each node the fast normalised fusion, ReLU weights over
+    their sum, of its level's input and the nearest-upsampled node above)
+    then a bottom-up path (P4 .. P7, fusing the level's input, its
+    top-down node and the max-pooled (3x3 stride 2) output below; P7 has
+    no top-down node); each fused map through SiLU and a SepConv."""
+
+    def __init__(self, c, levels=5):
+        super().__init__()
+        self.td = nn.ModuleList(SepConv(c, c) for _ in range(levels - 1))
+        self.bu = nn.ModuleList(SepConv(c, c) for _ in range(levels - 1))
+        self.w_td = nn.Parameter(torch.ones(levels - 1, 2))
+        self.w_bu = nn.Parameter(torch.ones(levels - 1, 3))
+
+    @staticmethod
+    def _fuse(w, xs):
+        w = F.relu(w)
+        w = w / (w.sum() + 1e-4)
+        return F.silu(sum(wi * x for wi, x in zip(w, xs)))
+
+    def forward(self, ps):                                  # 5 x (b, 64, 48^2 .. 3^2)
+        n = len(ps)
+        td = list(ps)
+        for i in range(n - 2, -1, -1):
+            up = F.interpolate(td[i + 1], size=ps[i].shape[-2:], mode="nearest")
+            td[i] = self.td[i](self._fuse(self.w_td[i], (ps[i], up)))
+        out = [td[0]]
+        for i in range(1, n):
+            down = F.max_pool2d(out[-1], 3, 2, 1)
+            xs = (ps[i], td[i], down) if i < n - 1 else (ps[i], down)
+            out.append(self.bu[i - 1](self._fuse(self.w_bu[i - 1, :len(xs)], xs)))
+        return out
+
+
+class EffDetHead(nn.Module):
+    """EfficientDet's class or box net: 3 SepConvs of 64 shared across the
+    five levels, each with its own BatchNorm per level, SiLU, then a SepConv
+    (no norm) to 9 anchors x outs, flattened per level and concatenated."""
+
+    def __init__(self, c, outs, anchors=9, repeats=3, levels=5, prior=None):
+        super().__init__()
+        self.convs = nn.ModuleList(SepConv(c, c, norm=False) for _ in range(repeats))
+        self.norms = nn.ModuleList(nn.ModuleList(nn.BatchNorm2d(c, momentum=0.01, eps=1e-3)
+                                                 for _ in range(repeats)) for _ in range(levels))
+        self.pred = SepConv(c, anchors * outs, norm=False)
+        if prior is not None:                               # the focal loss's prior on the class logits
+            nn.init.constant_(self.pred.pw.bias, -math.log((1 - prior) / prior))
+        self.outs = outs
+
+    def forward(self, ps):
+        res = []
+        for p, norms in zip(ps, self.norms):
+            for conv, bn in zip(self.convs, norms):
+                p = F.silu(bn(conv(p)))
+            y = self.pred(p)                                # b, 9 x outs, h, w
+            res.append(y.permute(0, 2, 3, 1).reshape(y.shape[0], -1, self.outs))
+        return torch.cat(res, dim=1)                        # b, 9 x 3,069 = 27,621, outs
+
+
+class EfficientDet(nn.Module):
+    """An EfficientDet-D0-shaped detector at 384x384: EffNetB0Features, its
+    three maps projected to 64 channels (1x1 Conv2d, BatchNorm), P6 and P7
+    by a 1x1 projection and max pools of the stride-32 map (6^2, 3^2), 3
+    BiFPN layers, a class net (80 classes) and a box net (4 offsets) on
+    every level; returns b x 27,621 anchors x (4 + 80)."""
+
+    def __init__(self, classes=80, c=64, layers=3):
+        super().__init__()
+        self.backbone = EffNetB0Features()
+        self.lat = nn.ModuleList(nn.Sequential(nn.Conv2d(cin, c, 1), nn.BatchNorm2d(c, momentum=0.01, eps=1e-3))
+                                 for cin in (40, 112, 320))
+        self.p6 = nn.Sequential(nn.Conv2d(320, c, 1), nn.BatchNorm2d(c, momentum=0.01, eps=1e-3))
+        self.bifpn = nn.Sequential(*[BiFPNLayer(c) for _ in range(layers)])
+        self.box, self.cls = EffDetHead(c, 4), EffDetHead(c, classes, prior=0.01)
+
+    def forward(self, x):                                   # b, 3, 384, 384
+        c3, c4, c5 = self.backbone(x)
+        p6 = F.max_pool2d(self.p6(c5), 3, 2, 1)             # b, 64, 6, 6
+        ps = [lat(f) for lat, f in zip(self.lat, (c3, c4, c5))] + [p6, F.max_pool2d(p6, 3, 2, 1)]
+        ps = self.bifpn(ps)                                 # 5 x (b, 64, 48^2 .. 3^2)
+        return torch.cat([self.box(ps), self.cls(ps)], dim=2)   # b, 27621, 84
+
+
+def _focal_loss(out, y):
+    """Stands in for EfficientDet's loss, which matches anchors to boxes by
+    IoU: the sigmoid focal loss (alpha 0.25, gamma 2) of the class
+    channels against random sparse one-hot targets, summed over every
+    anchor and divided by the number of positive anchors, plus 50 times
+    the Huber loss (delta 0.1) of the 4 box channels at the positive
+    anchors.  The heads and their gradients keep their shapes; the
+    matching is left out."""
+    logits, t = out[..., 4:], y[..., 4:]
+    p = torch.sigmoid(logits)
+    ce = F.binary_cross_entropy_with_logits(logits, t, reduction="none")
+    pt = p * t + (1 - p) * (1 - t)
+    focal = (0.25 * t + 0.75 * (1 - t)) * (1 - pt) ** 2 * ce
+    pos = t.amax(dim=-1)                                    # b, anchors: 1 where positive
+    npos = pos.sum().clamp(min=1)
+    box = F.huber_loss(out[..., :4], y[..., :4], reduction="none", delta=0.1).sum(-1) * pos
+    return focal.sum() / npos + 50 * box.sum() / (4 * npos)
+
+
+def efficientdet(batch, device):
+    m = EfficientDet()
+    n = 9 * (48 ** 2 + 24 ** 2 + 12 ** 2 + 6 ** 2 + 3 ** 2)   # 27,621 anchors
+
+    def make():
+        pos = (torch.rand(batch, n, 1, device=device) < 0.01).float()   # about 1% positive anchors
+        cls = F.one_hot(torch.randint(0, 80, (batch, n), device=device), 80).float() * pos
+        return (torch.randn(batch, 3, 384, 384, device=device),
+                torch.cat([0.1 * torch.randn(batch, n, 4, device=device), cls], dim=2))   # b, 27621, 84
+    return m, make, _focal_loss, "adamw"
+
+
+def _rel_shift(x):
+    """Transformer-XL's relative shift of b, heads, q, k scores against the
+    distances k-1 .. 0: a zero column padded on the left and a view that
+    skews the rows, so that entry (i, j) holds the score of distance
+    i + k - q - j (the wrapped entries above it are masked)."""
+    b, h, q, k = x.shape
+    x = F.pad(x, (1, 0)).view(b, h, k + 1, q)               # b, h, k + 1, q
+    return x[:, :, 1:].view(b, h, q, k)
+
+
+class TXLLayer(nn.Module):
+    """A Transformer-XL layer (post-LN as the reference): queries from the
+    segment, keys and values from the memory and the segment concatenated
+    (one qkv linear over both, as the reference), the score the content
+    term (q + u) k plus the position term (q + v) W_r R rel-shifted, u and
+    v shared by the layers; masked so that a token sees the memory and
+    the segment up to itself, softmax in fp32, attention dropout; then the
+    ReLU feed-forward 512 -> 2048 -> 512, dropout 0.1 on each branch."""
+
+    def __init__(self, d, heads, ff, drop):
+        super().__init__()
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.r = nn.Linear(d, d, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.fc1, self.fc2 = nn.Linear(d, ff), nn.Linear(ff, d)
+        self.drop = nn.Dropout(drop)
+        self.heads = heads
+
+    def forward(self, x, mem, pos, u, v, mask):             # b, 128, 512; b, 128, 512; 256, 512
+        b, q, d = x.shape
+        hd = d // self.heads
+        k = mem.shape[1] + q
+        h = self.qkv(torch.cat([mem, x], dim=1)).view(b, k, 3, self.heads, hd)
+        wq = h[:, -q:, 0].transpose(1, 2)                   # b, 8, 128, 64
+        wk, wv = h[:, :, 1].transpose(1, 2), h[:, :, 2].transpose(1, 2)   # b, 8, 256, 64
+        rk = self.r(pos).view(k, self.heads, hd).permute(1, 2, 0)   # 8, 64, 256
+        ac = (wq + u.unsqueeze(1)) @ wk.transpose(2, 3)     # b, 8, 128, 256: content
+        bd = _rel_shift((wq + v.unsqueeze(1)) @ rk)         # b, 8, 128, 256: position
+        s = (ac + bd).float() * hd ** -0.5
+        w = self.drop(torch.softmax(s.masked_fill(mask, float("-inf")), dim=-1))
+        a = (w.to(wv.dtype) @ wv).transpose(1, 2).reshape(b, q, d)
+        x = self.ln1(x + self.drop(self.o(a)))
+        return self.ln2(x + self.drop(self.fc2(self.drop(F.relu(self.fc1(x))))))
+
+
+class TransformerXL(nn.Module):
+    """A Transformer-XL-shaped LM (the enwik8 base model's widths, 512 with
+    8 heads and 2,048 inner, at 6 layers; a plain 16,000-token embedding
+    scaled by sqrt(d) and an untied softmax in place of the adaptive
+    ones): each step's 256 tokens
+    are two segments of 128, the first attending to the memory kept from
+    the previous step's last segment, the second to the first's; the
+    memory is each layer's input, detached (zeros before the first step).
+    The sinusoids of distances 255 .. 0 and the mask are buffers."""
+
+    def __init__(self, vocab=16000, d=512, layers=6, heads=8, ff=2048, seg=128, drop=0.1):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList(TXLLayer(d, heads, ff, drop) for _ in range(layers))
+        self.u = nn.Parameter(0.02 * torch.randn(heads, d // heads))
+        self.v = nn.Parameter(0.02 * torch.randn(heads, d // heads))
+        self.head = nn.Linear(d, vocab)
+        self.drop = nn.Dropout(drop)
+        inv = 1.0 / (10000 ** (torch.arange(0, d, 2).float() / d))
+        ang = torch.outer(torch.arange(2 * seg - 1, -1, -1).float(), inv)   # 256, 256
+        self.register_buffer("pos", torch.cat([ang.sin(), ang.cos()], dim=-1), persistent=False)   # 256, 512
+        self.register_buffer("mask", torch.ones(seg, 2 * seg, dtype=torch.bool).triu(1 + seg), persistent=False)
+        self.seg, self.scale = seg, d ** 0.5
+        self.mems = None    # carried from step to step, as the reference's training loop does
+
+    def forward(self, idx):                                 # b, 256
+        b = idx.shape[0]
+        if self.mems is None or self.mems[0].shape[0] != b:
+            self.mems = [self.pos.new_zeros(b, self.seg, self.pos.shape[1])] * len(self.layers)
+        pos, outs = self.drop(self.pos), []
+        for seg in idx.split(self.seg, dim=1):              # 2 x (b, 128)
+            x, hids = self.drop(self.emb(seg) * self.scale), []
+            for layer, mem in zip(self.layers, self.mems):
+                hids.append(x.detach())
+                x = layer(x, mem, pos, self.u, self.v, self.mask)
+            outs.append(self.drop(x))
+            self.mems = hids
+        return self.head(torch.cat(outs, dim=1))            # b, 256, 16000
+
+
+def transformerxl(batch, device):
+    return TransformerXL(), _tokens(batch, 256, 16000, device), _lm_loss, "adamw"
+
+
+def _sample_neighbours(rowptr, deg, col, nodes, fanout):
+    """fanout neighbours of each node drawn with replacement from its CSR
+    row, as a GPU sampler does: random offsets (randint modulo the degree)
+    added to the row's start, then index_select of the column array."""
+    r = torch.randint(0, 1 << 30, (nodes.shape[0], fanout), device=nodes.device)
+    r = r % deg.index_select(0, nodes).unsqueeze(1)        # n, fanout: offsets within each row
+    return col.index_select(0, (rowptr.index_select(0, nodes).unsqueeze(1) + r).flatten())   # n x fanout
+
+
+class SampledSAGE(nn.Module):
+    """GraphSAGE (mean aggregator, as PyG's SAGEConv: a linear of the mean
+    of the neighbours plus a linear of the node itself) trained on sampled
+    neighbourhoods, the sampling inside the step: 20 neighbours of each
+    seed, then 20 of each of those (with replacement, no de-duplication:
+    b x 20 and b x 400 nodes), their features gathered by index_select.
+    Layer 1 (128 -> 256) updates the seeds and the first hop from their
+    sampled neighbours, layer 2 (256 -> 256) the seeds from the first hop;
+    the mean by index_add_ over the sampled edges and a division by the
+    fanout; ReLU and dropout 0.5 after each, then a linear to 47 classes."""
+
+    def __init__(self, fin=128, hidden=256, classes=47, fanout=20):
+        super().__init__()
+        self.nbr1, self.self1 = nn.Linear(fin, hidden), nn.Linear(fin, hidden, bias=False)
+        self.nbr2, self.self2 = nn.Linear(hidden, hidden), nn.Linear(hidden, hidden, bias=False)
+        self.head = nn.Linear(hidden, classes)
+        self.fanout = fanout
+
+    def forward(self, inp):
+        feat, rowptr, deg, col, seeds = inp                 # 50k x 128, CSR of ~1M edges, b
+        b, f = seeds.shape[0], self.fanout
+        hop1 = _sample_neighbours(rowptr, deg, col, seeds, f)    # b x 20
+        hop2 = _sample_neighbours(rowptr, deg, col, hop1, f)     # b x 400
+        x = feat.index_select(0, torch.cat([seeds, hop1, hop2]))   # b x 421, 128
+        n1 = b * (1 + f)                                    # seeds and first hop: layer 1's targets
+        dst = torch.arange(n1, device=seeds.device).repeat_interleave(f)   # b x 420 sampled edges
+        agg = torch.zeros_like(x[:n1]).index_add_(0, dst, x[b:]) / f
+        h = F.dropout(F.relu(self.nbr1(agg) + self.self1(x[:n1])), 0.5, self.training)   # b x 21, 256
+        agg = torch.zeros_like(h[:b]).index_add_(0, dst[:b * f], h[b:]) / f
+        h = F.dropout(F.relu(self.nbr2(agg) + self.self2(h[:b])), 0.5, self.training)    # b, 256
+        return self.head(h)                                 # b, 47
+
+
+def gnnsage(batch, device):
+    """batch: seed nodes of a random 50,000-node graph of 10 to 30
+    neighbours per node (about 1M edges, CSR)."""
+    m, nodes = SampledSAGE(), 50000
+
+    def make():
+        deg = torch.randint(10, 31, (nodes,), device=device)
+        rowptr = torch.cat([deg.new_zeros(1), deg.cumsum(0)[:-1]])
+        col = torch.randint(0, nodes, (int(deg.sum()),), device=device)
+        seeds = torch.randperm(nodes, device=device)[:batch]
+        return ((torch.randn(nodes, 128, device=device), rowptr, deg, col, seeds),
+                torch.randint(0, 47, (batch,), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
+class UNETRBlock(nn.Module):
+    """MONAI's UnetResBlock as UNETR uses it: two 3x3x3 Conv3d, each with
+    InstanceNorm3d (affine), LeakyReLU 0.01 after the first and after the
+    sum; a 1x1x1 Conv3d and norm on the residual where the channels
+    change."""
+
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv1 = nn.Conv3d(cin, cout, 3, padding=1, bias=False)
+        self.conv2 = nn.Conv3d(cout, cout, 3, padding=1, bias=False)
+        self.norm1, self.norm2 = nn.InstanceNorm3d(cout, affine=True), nn.InstanceNorm3d(cout, affine=True)
+        self.short = None
+        if cin != cout:
+            self.short = nn.Sequential(nn.Conv3d(cin, cout, 1, bias=False), nn.InstanceNorm3d(cout, affine=True))
+
+    def forward(self, x):
+        h = self.norm2(self.conv2(F.leaky_relu(self.norm1(self.conv1(x)), 0.01)))
+        return F.leaky_relu(h + (x if self.short is None else self.short(x)), 0.01)
+
+
+class UNETRUp(nn.Module):
+    """A decoder stage: a 2x2x2 stride-2 ConvTranspose3d, then (given a
+    skip) the concatenation and a UNETRBlock; without a skip, as the
+    encoder's projections of the ViT's states, `blocks` more transposed
+    convolutions each followed by a UNETRBlock."""
+
+    def __init__(self, cin, cout, skip, blocks=0):
+        super().__init__()
+        self.up = nn.ConvTranspose3d(cin, cout, 2, stride=2, bias=False)
+        self.block = UNETRBlock(2 * cout, cout) if skip else None
+        self.more = nn.Sequential(*[nn.Sequential(nn.ConvTranspose3d(cout, cout, 2, stride=2, bias=False),
+                                                  UNETRBlock(cout, cout)) for _ in range(blocks)])
+
+    def forward(self, x, skip=None):
+        x = self.up(x)
+        if skip is not None:
+            return self.block(torch.cat([x, skip], dim=1))
+        return self.more(x)
+
+
+class ViTBlock(nn.Module):
+    """A pre-LN ViT block, attention written out (qkv linear, matmul,
+    scale, softmax in fp32, matmul, projection) as UNETR's own ViT does,
+    then a GELU MLP of ratio 4; no dropout, as UNETR's default."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads = heads
+
+    def forward(self, x):                                   # b, 216, 384
+        b, t, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, hd).permute(2, 0, 3, 1, 4)   # b, 6, 216, 64
+        w = torch.softmax((q @ k.transpose(2, 3)).float() * hd ** -0.5, dim=-1)   # b, 6, 216, 216
+        x = x + self.proj((w.to(v.dtype) @ v).transpose(1, 2).reshape(b, t, d))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class UNETR(nn.Module):
+    """A UNETR-shaped segmenter on 1 x 96^3 volumes (MONAI's layout, feature
+    size 16, a ViT of 8 layers of 384 in place of 12 of 768): 16^3 patches
+    by a strided Conv3d (216 tokens) plus learned positions, pre-LN blocks
+    of 6 heads with attention written out (matmul, softmax, matmul) and a
+    GELU MLP of 1,536; the states after layers 2, 4 and 6 and the final
+    normed state reshaped to 384 x 6^3 grids; the encoder's skips at 96^3
+    (a UNETRBlock on the volume), 48^3, 24^3 and 12^3 (transposed
+    convolutions from the grids), the decoder back up from the last grid
+    by UNETRUp stages of 128, 64, 32 and 16 and a 1x1x1 Conv3d to 4
+    classes per voxel."""
+
+    def __init__(self, d=384, layers=8, heads=6, patch=16, size=96, f=16, classes=4):
+        super().__init__()
+        self.grid = size // patch                           # 6
+        self.embed = nn.Conv3d(1, d, patch, stride=patch)
+        self.pos = nn.Parameter(0.02 * torch.randn(1, self.grid ** 3, d))
+        self.blocks = nn.ModuleList(ViTBlock(d, heads) for _ in range(layers))
+        self.norm = nn.LayerNorm(d)
+        self.enc1 = UNETRBlock(1, f)
+        self.enc2 = UNETRUp(d, 2 * f, False, 2)             # 6 -> 48
+        self.enc3 = UNETRUp(d, 4 * f, False, 1)             # 6 -> 24
+        self.enc4 = UNETRUp(d, 8 * f, False, 0)             # 6 -> 12
+        self.dec5 = UNETRUp(d, 8 * f, True)                 # 6 -> 12
+        self.dec4 = UNETRUp(8 * f, 4 * f, True)             # 12 -> 24
+        self.dec3 = UNETRUp(4 * f, 2 * f, True)             # 24 -> 48
+        self.dec2 = UNETRUp(2 * f, f, True)                 # 48 -> 96
+        self.out = nn.Conv3d(f, classes, 1)
+
+    def _grid(self, x):                                     # b, 216, 384 -> b, 384, 6, 6, 6
+        g = self.grid
+        return x.transpose(1, 2).reshape(x.shape[0], -1, g, g, g)
+
+    def forward(self, vol):                                 # b, 1, 96, 96, 96
+        x = self.embed(vol).flatten(2).transpose(1, 2) + self.pos   # b, 216, 384
+        states = []
+        for blk in self.blocks:
+            x = blk(x)
+            states.append(x)
+        e2 = self.enc2(self._grid(states[1]))               # b, 32, 48^3
+        e3 = self.enc3(self._grid(states[3]))               # b, 64, 24^3
+        e4 = self.enc4(self._grid(states[5]))               # b, 128, 12^3
+        h = self.dec5(self._grid(self.norm(x)), e4)         # b, 128, 12^3
+        h = self.dec3(self.dec4(h, e3), e2)                 # b, 32, 48^3
+        return self.out(self.dec2(h, self.enc1(vol)))       # b, 4, 96^3
+
+
+def unetr(batch, device):
+    m = UNETR()
+
+    def make():
+        return (torch.randn(batch, 1, 96, 96, 96, device=device),
+                torch.randint(0, 4, (batch, 96, 96, 96), device=device))
+    return m, make, _cls_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -4160,4 +4707,9 @@ MODELS = {
     "poolformer": (poolformer, "PoolFormer-S12 224x224, avg-pool token mixer, GroupNorm, 1x1 conv MLPs, layer scale, 100 classes; fourteenth round"),
     "neox": (neox, "GPT-NeoX-shaped decoder d768 x 8, 12 heads, seq 256, partial rotary, matmul-softmax attention, parallel residual; fourteenth round"),
     "slowfast": (slowfast, "SlowFast-shaped video CNN, 4 + 16 x 112x112 frames, fast path 1/8 channels, time-strided lateral Conv3d, 50 classes; fourteenth round"),
+    "gpt2moe": (gpt2moe, "GPT-2-shaped MoE decoder d512 x 6, 8 heads, seq 256, 16k vocab, top-2 of 8 experts sorted by argsort, index_select and index_add_, matmul-softmax attention; fifteenth round"),
+    "efficientdet": (efficientdet, "EfficientDet-D0-shaped 384x384, EfficientNet-B0 backbone (depthwise, squeeze-excite), 3 BiFPN layers of 64 over P3-P7, separable heads, focal loss; fifteenth round"),
+    "transformerxl": (transformerxl, "Transformer-XL-shaped LM d512 x 6, 2 segments of 128 per step, detached memory of 128, relative positions by rel-shift, 16k vocab; fifteenth round"),
+    "gnnsage": (gnnsage, "GraphSAGE on sampled 2-hop neighbourhoods (20 x 20 by randint and index_select) of a 50k-node CSR graph, 2 layers of 256, mean by index_add_, 47 classes; fifteenth round"),
+    "unetr": (unetr, "UNETR-shaped 96^3 segmenter, ViT of 216 patches of 384 x 8 (matmul attention), ConvTranspose3d and 3x3x3 Conv3d InstanceNorm3d decoder, 4 classes; fifteenth round"),
 }

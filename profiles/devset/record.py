@@ -50,6 +50,7 @@ BATCH = {
     "deeponet": (2048, 256),
     "mpnn": (128, 16), "lstmcrf": (64, 8), "pointnet2": (32, 4), "tabnet": (8192, 1024), "hifigan": (16, 2),
     "lru": (64, 8), "xdeepfm": (4096, 512), "poolformer": (64, 8), "neox": (16, 2), "slowfast": (32, 4),
+    "gpt2moe": (32, 4), "efficientdet": (32, 4), "transformerxl": (32, 4), "gnnsage": (1024, 128), "unetr": (8, 1),
 }
 
 
