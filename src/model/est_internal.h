@@ -204,6 +204,14 @@ void est_limit_ratio(struct est *c, const struct op *op, const struct shape *s0,
 void est_limit_peers(struct est *c, const struct op *op, const struct shape *s,
                      struct op_estimate *oe);
 
+/* The profiled device's machine: the target's file when the target is
+ * that device, else the file found by the trace's device name (NULL when
+ * none was). */
+static inline const struct machine *est_profiled_machine(const struct est *c)
+{
+    return c->same_device ? c->m : c->src_m;
+}
+
 /* est_eff.c: the efficiency model (NULL when no reference machine fits) */
 struct est_eff;
 struct est_eff *est_eff_build(const struct kernel_set *ref, const struct machine *ref_m, size_t n_ref_m,

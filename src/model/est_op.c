@@ -216,9 +216,8 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
     struct est nobatch = *c;
     nobatch.b_new = 0;
     est_retarget(&nobatch, op, &sp);
-    /* the profiled device's bandwidth: its machine file's, or the
-     * target's when they are the same device (a precision or batch change) */
-    double src_bw = c->src_m ? machine_mem_bw(c->src_m) : c->same_device ? machine_mem_bw(c->m) : 0;
+    const struct machine *pm = est_profiled_machine(c);
+    double src_bw = pm ? machine_mem_bw(pm) : 0;
     if (est_lookup_op(c->st, op, s0, src_bw, &ls) != 0 || !(ls.time_s > 0))
         return -1;
     if (est_lookup_op(c->tt, op, &sp, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0))

@@ -303,7 +303,7 @@ void est_calibrate_host(struct est *c, const struct estimate_opts *o)
     struct src_replay r;
     memset(&r, 0, sizeof r);
     r.c = *c;
-    r.c.m = c->same_device || !c->src_m ? c->m : c->src_m;
+    r.c.m = est_profiled_machine(c) ? est_profiled_machine(c) : c->m;
     r.c.cast_n = r.c.cast_dev_s = r.c.cast_host_s = r.c.cast_back_s = NULL;
     r.c.cast_op = SIZE_MAX;
     r.sync_s = r.c.m->launch_latency_s;
