@@ -687,7 +687,7 @@ static void group_add(struct kgroup *g, double m, double n, double k, double tim
     }
 }
 
-static int prec_align(enum precision p)
+int kernel_table_gemm_align(enum precision p)
 {
     int b = precision_bytes(p);
     return b > 0 && b <= 16 ? 16 / b : 1;
@@ -722,7 +722,7 @@ static const struct kgroup *gemm_group(const struct kernel_table *t, enum precis
     const struct kkeys *kk = keys_of(t, KERNEL_GEMM, p);
     g = &index_of(t)->gemm[p];
     g->built = 1;
-    g->align = prec_align(p);
+    g->align = kernel_table_gemm_align(p);
     g->pts = xmalloc((kk->n ? kk->n : 1) * sizeof *g->pts);
     for (size_t i = 0; i < kk->n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];

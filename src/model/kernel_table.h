@@ -205,6 +205,10 @@ int kernel_table_gemm(const struct kernel_table *t, enum precision p,
 int kernel_table_conv(const struct kernel_table *t, enum precision p,
                       const struct conv_shape *cs, enum conv_pass pass, enum conv_layout layout,
                       struct kernel_estimate *out);
+/* The elements a GEMM's sizes are multiples of for 16-byte aligned rows
+ * in precision p: the tables keep GEMMs of aligned and unaligned sizes
+ * apart (their kernels differ). */
+int kernel_table_gemm_align(enum precision p);
 /* The layouts of the table's dense 2-D convolution rows in precision p:
  * bit 1 << CONV_CONTIGUOUS, bit 1 << CONV_CHANNELS_LAST. */
 int kernel_table_conv_layouts(const struct kernel_table *t, enum precision p);
