@@ -4630,6 +4630,385 @@ def unetr(batch, device):
     return m, make, _cls_loss, "adamw"
 
 
+# -- sixteenth round -----------------------------------------------------------
+# Models recorded after the fifteenth round: a CANDLE Uno-shaped
+# drug-response regressor (three wide MLP towers of 1,000 over 942, 3,820
+# and 2,048 features, concatenated, five residual dense layers; large GEMMs
+# at a batch of thousands), a Deep Interest Network (gathers from a
+# 1,000,000 x 64 dense embedding table whose whole gradient Adam steps,
+# a local activation unit MLP over 50 behaviours with Dice, that is a
+# BatchNorm1d and a sigmoid, a padding mask and bmm pooling), a Quasi-RNN
+# language model (causal Conv1d gates, then the fo-pooling recurrence in a
+# Python loop over 128 steps: a multiply and an add on b x 512 per step
+# and layer), a 3-D residual U-Net on 128^3 volumes (3x3x3 Conv3d,
+# GroupNorm, strided Conv3d down, trilinear interpolation up, soft Dice
+# plus cross-entropy) and an Inception-v3 at 299x299 (the factorised 1x7,
+# 7x1, 1x3 and 3x1 convolutions, branches concatenated, an auxiliary head,
+# label smoothing).
+
+class UnoTower(nn.Module):
+    """A dense stack as Uno's feature and top models build it: per layer a
+    Linear, ReLU and dropout, the layer's input added back where the widths
+    match (Uno's `residual`: every layer but a first that changes width)."""
+
+    def __init__(self, cin, widths, drop):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for w in widths:
+            self.layers.append(nn.Linear(cin, w))
+            cin = w
+        self.drop = nn.Dropout(drop)
+
+    def forward(self, x):
+        for lin in self.layers:
+            h = self.drop(F.relu(lin(x)))
+            x = h + x if h.shape == x.shape else h
+        return x
+
+
+class Uno(nn.Module):
+    """A CANDLE Uno-shaped drug-response regressor (its default model,
+    one drug): towers of 3 x 1,000 over the cell line's 942 gene
+    expressions, the drug's 3,820 descriptors and its 2,048-bit
+    fingerprint, concatenated with the dose (3,001 wide), 5 residual dense
+    layers of 1,000 with ReLU and dropout 0.1, a linear to one growth
+    value."""
+
+    def __init__(self, feats=(942, 3820, 2048), width=1000, tower=3, top=5, drop=0.1):
+        super().__init__()
+        self.towers = nn.ModuleList(UnoTower(f, [width] * tower, drop) for f in feats)
+        self.top = UnoTower(len(feats) * width + 1, [width] * top, drop)
+        self.out = nn.Linear(width, 1)
+
+    def forward(self, inp):                                 # (b, 942), (b, 3820), (b, 2048), (b, 1)
+        *xs, dose = inp
+        hs = [t(x) for t, x in zip(self.towers, xs)]        # 3 x (b, 1000)
+        h = torch.cat(hs + [dose.to(hs[0].dtype)], dim=1)   # b, 3001
+        return self.out(self.top(h)).squeeze(1)             # b
+
+
+def uno(batch, device):
+    def make():
+        return ((torch.randn(batch, 942, device=device),
+                 torch.randn(batch, 3820, device=device),
+                 torch.randint(0, 2, (batch, 2048), device=device).float(),
+                 torch.rand(batch, 1, device=device)),
+                torch.rand(batch, device=device))          # growth in [0, 1)
+    return Uno(), make, _mse_loss, "sgd_momentum"
+
+
+class Dice(nn.Module):
+    """DIN's Dice activation as DeepCTR writes it: p = sigmoid(BatchNorm(x))
+    over the features (b x t, 80 becomes b, 80, t for BatchNorm1d), then
+    p x + (1 - p) alpha x with alpha learned per feature."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(c, eps=1e-8)
+        self.alpha = nn.Parameter(torch.zeros(c))
+
+    def forward(self, x):                                   # b, t, c
+        p = torch.sigmoid(self.bn(x.transpose(1, 2)).transpose(1, 2))
+        return p * x + (1 - p) * self.alpha * x
+
+
+class DIN(nn.Module):
+    """A Deep Interest Network (Zhou et al. 2018): items (1,000,000 x 64)
+    and categories (10,000 x 64) in dense nn.Embedding tables, a behaviour
+    and the candidate each 128 wide (item and category concatenated); the
+    local activation unit scores every behaviour from [q, k, q - k, q k]
+    (512) by an MLP 80 -> 40 -> 1 with Dice, the scores zeroed at the
+    padding (no softmax, as the paper) and the behaviours sum-pooled by
+    those weights (bmm); then BatchNorm1d of [pooled, candidate, pooled x
+    candidate] (384) and an MLP 200 -> 80 -> 2 with PReLU."""
+
+    def __init__(self, items=1000000, cats=10000, d=64):
+        super().__init__()
+        self.item, self.cat = nn.Embedding(items, d), nn.Embedding(cats, d)
+        e = 2 * d
+        self.att1, self.act1 = nn.Linear(4 * e, 80), Dice(80)
+        self.att2, self.act2 = nn.Linear(80, 40), Dice(40)
+        self.att3 = nn.Linear(40, 1)
+        self.bn = nn.BatchNorm1d(3 * e)
+        self.mlp = nn.Sequential(nn.Linear(3 * e, 200), nn.PReLU(200), nn.Linear(200, 80), nn.PReLU(80),
+                                 nn.Linear(80, 2))
+
+    def forward(self, inp):
+        hist_i, hist_c, cand_i, cand_c, lens = inp          # b, 50; b, 50; b; b; b
+        keys = torch.cat([self.item(hist_i), self.cat(hist_c)], dim=-1)   # b, 50, 128
+        q = torch.cat([self.item(cand_i), self.cat(cand_c)], dim=-1)      # b, 128
+        qs = q.unsqueeze(1).expand_as(keys)
+        s = self.act1(self.att1(torch.cat([qs, keys, qs - keys, qs * keys], dim=-1)))   # b, 50, 80
+        s = self.att3(self.act2(self.att2(s))).transpose(1, 2)             # b, 1, 50
+        pad = torch.arange(keys.shape[1], device=lens.device).unsqueeze(0) >= lens.unsqueeze(1)   # b, 50
+        s = s.masked_fill(pad.unsqueeze(1), 0.0)
+        u = (s @ keys.to(s.dtype)).squeeze(1)                # b, 128: weighted sum pooling
+        q = q.to(u.dtype)
+        return self.mlp(self.bn(torch.cat([u, q, u * q], dim=1)))   # b, 2
+
+
+def din(batch, device):
+    """batch: impressions, each a history of 1 to 50 behaviours padded to
+    50 (ids 0 in the padding)."""
+    def make():
+        lens = torch.randint(1, 51, (batch,), device=device)
+        keep = torch.arange(50, device=device).unsqueeze(0) < lens.unsqueeze(1)
+        hist_i = torch.randint(1, 1000000, (batch, 50), device=device) * keep
+        hist_c = torch.randint(1, 10000, (batch, 50), device=device) * keep
+        return ((hist_i, hist_c, torch.randint(1, 1000000, (batch,), device=device),
+                 torch.randint(1, 10000, (batch,), device=device), lens),
+                torch.randint(0, 2, (batch,), device=device))
+    return DIN(), make, _cls_loss, "adam"
+
+
+class QRNNLayer(nn.Module):
+    """A QRNN layer (Bradbury et al. 2017) with fo-pooling: Z, F and O from
+    one causal Conv1d of kernel 2 (512 -> 3 x 512, the input padded by one
+    step on the left), z = tanh, f and o sigmoid; (1 - f) z taken for the
+    whole sequence at once, then c_t = f_t c_{t-1} + (1 - f_t) z_t in a
+    Python loop over the steps (a multiply and an add per step, as the
+    reference's CPU ForgetMult), h = o c; c_0 is (1 - f_0) z_0."""
+
+    def __init__(self, cin, hidden):
+        super().__init__()
+        self.conv = nn.Conv1d(cin, 3 * hidden, 2)
+
+    def forward(self, x):                                   # b, 512, t
+        g = self.conv(F.pad(x, (1, 0))).permute(2, 0, 1).contiguous()   # t, b, 1536
+        z, f, o = g.chunk(3, dim=2)
+        f = torch.sigmoid(f)
+        u = (1 - f) * torch.tanh(z)                         # t, b, 512
+        # unbind, as the reference splits: one backward node for all the steps
+        us, fs = u.unbind(0), f.unbind(0)                   # t x (b, 512)
+        c, cs = us[0], [us[0]]
+        for ft, ut in zip(fs[1:], us[1:]):
+            c = ft * c + ut
+            cs.append(c)
+        return torch.sigmoid(o) * torch.stack(cs)           # t, b, 512
+
+
+class QRNNLM(nn.Module):
+    """A QRNN language model: a 20,000 x 512 embedding, 3 QRNN layers of
+    512 with dropout 0.3 on the embedding and between and after the
+    layers, the output head tied to the embedding (with its own bias); the
+    state starts at zero each step (no carried hidden state)."""
+
+    def __init__(self, vocab=20000, d=512, layers=3, drop=0.3):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList(QRNNLayer(d, d) for _ in range(layers))
+        self.bias = nn.Parameter(torch.zeros(vocab))
+        self.drop = nn.Dropout(drop)
+
+    def forward(self, idx):                                 # b, 128
+        x = self.drop(self.emb(idx)).transpose(1, 2)        # b, 512, 128
+        for layer in self.layers:
+            x = self.drop(layer(x)).permute(1, 2, 0)        # b, 512, 128
+        return F.linear(x.transpose(1, 2), self.emb.weight, self.bias)   # b, 128, 20000
+
+
+def qrnn(batch, device):
+    return QRNNLM(), _tokens(batch, 128, 20000, device), _lm_loss, "adam"
+
+
+class ResBlock3d(nn.Module):
+    """A residual block of two 3x3x3 Conv3d, each followed by GroupNorm of
+    8 groups (Fp32GroupNorm, for CPU autocast under 1.13), LeakyReLU 0.01
+    after the first and after the sum; a 1x1x1 Conv3d on the residual
+    where the channels change."""
+
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv1 = nn.Conv3d(cin, cout, 3, padding=1, bias=False)
+        self.conv2 = nn.Conv3d(cout, cout, 3, padding=1, bias=False)
+        self.norm1, self.norm2 = Fp32GroupNorm(8, cout), Fp32GroupNorm(8, cout)
+        self.short = nn.Conv3d(cin, cout, 1, bias=False) if cin != cout else nn.Identity()
+
+    def forward(self, x):
+        h = self.norm2(self.conv2(F.leaky_relu(self.norm1(self.conv1(x)), 0.01)))
+        return F.leaky_relu(h + self.short(x), 0.01)
+
+
+class ResUNet3d(nn.Module):
+    """A 3-D residual U-Net on 1 x 128^3 volumes: a ResBlock3d per level
+    (16, 32, 64, 128 channels at 128^3 .. 16^3, 256 at the 8^3
+    bottleneck), each level below the first entered by a 3x3x3 stride-2
+    Conv3d with GroupNorm and LeakyReLU; the decoder up by trilinear
+    F.interpolate (scale 2) and a 1x1x1 Conv3d halving the channels, the
+    skip concatenated, a ResBlock3d; a 1x1x1 Conv3d to 3 classes."""
+
+    def __init__(self, widths=(16, 32, 64, 128, 256), classes=3):
+        super().__init__()
+        self.enc = nn.ModuleList([ResBlock3d(1, widths[0])])
+        self.down = nn.ModuleList()
+        for cin, cout in zip(widths, widths[1:]):
+            self.down.append(nn.Sequential(nn.Conv3d(cin, cout, 3, stride=2, padding=1, bias=False),
+                                           Fp32GroupNorm(8, cout), nn.LeakyReLU(0.01)))
+            self.enc.append(ResBlock3d(cout, cout))
+        self.up = nn.ModuleList(nn.Conv3d(cin, cout, 1) for cin, cout in zip(widths[:0:-1], widths[-2::-1]))
+        self.dec = nn.ModuleList(ResBlock3d(2 * c, c) for c in widths[-2::-1])
+        self.out = nn.Conv3d(widths[0], classes, 1)
+
+    def forward(self, x):                                   # b, 1, 128, 128, 128
+        skips = [self.enc[0](x)]                            # b, 16, 128^3
+        for down, enc in zip(self.down, self.enc[1:]):
+            skips.append(enc(down(skips[-1])))              # .. b, 256, 8^3
+        h = skips.pop()
+        for up, dec in zip(self.up, self.dec):
+            h = up(F.interpolate(h, scale_factor=2, mode="trilinear", align_corners=False))
+            h = dec(torch.cat([h, skips.pop()], dim=1))
+        return self.out(h)                                  # b, 3, 128^3
+
+
+def _dice_ce_loss(out, y):
+    """Cross-entropy plus the soft Dice loss (1 - the mean over classes of
+    2 |p y| / (|p| + |y|), over the batch and the voxels) of the softmax
+    against one-hot labels, as nnU-Net's."""
+    p = torch.softmax(out, dim=1)
+    oh = F.one_hot(y, out.shape[1]).permute(0, 4, 1, 2, 3).to(p.dtype)   # b, 3, d, h, w
+    dims = (0, 2, 3, 4)
+    dice = (2 * (p * oh).sum(dims) + 1e-5) / (p.sum(dims) + oh.sum(dims) + 1e-5)
+    return F.cross_entropy(out, y) + 1 - dice.mean()
+
+
+def resunet3d(batch, device):
+    def make():
+        return (torch.randn(batch, 1, 128, 128, 128, device=device),
+                torch.randint(0, 3, (batch, 128, 128, 128), device=device))
+    return ResUNet3d(), make, _dice_ce_loss, "adamw"
+
+
+class ConvBN(nn.Sequential):
+    """Inception-v3's BasicConv2d: a Conv2d without bias, BatchNorm (eps
+    0.001), ReLU; kernel and padding may be (h, w) pairs."""
+
+    def __init__(self, cin, cout, k, stride=1, padding=0):
+        super().__init__(nn.Conv2d(cin, cout, k, stride, padding, bias=False),
+                         nn.BatchNorm2d(cout, eps=0.001), nn.ReLU(inplace=True))
+
+
+class InceptionA(nn.Module):
+    """35x35: 1x1; 1x1 -> 5x5; 1x1 -> 3x3 -> 3x3; 3x3 avg pool -> 1x1."""
+
+    def __init__(self, cin, pool):
+        super().__init__()
+        self.b1 = ConvBN(cin, 64, 1)
+        self.b5 = nn.Sequential(ConvBN(cin, 48, 1), ConvBN(48, 64, 5, padding=2))
+        self.b3 = nn.Sequential(ConvBN(cin, 64, 1), ConvBN(64, 96, 3, padding=1), ConvBN(96, 96, 3, padding=1))
+        self.bp = ConvBN(cin, pool, 1)
+
+    def forward(self, x):
+        bp = self.bp(F.avg_pool2d(x, 3, 1, 1))
+        return torch.cat([self.b1(x), self.b5(x), self.b3(x), bp], dim=1)
+
+
+class InceptionB(nn.Module):
+    """35 -> 17: 3x3 stride 2; 1x1 -> 3x3 -> 3x3 stride 2; 3x3 max pool."""
+
+    def __init__(self, cin):
+        super().__init__()
+        self.b3 = ConvBN(cin, 384, 3, stride=2)
+        self.bd = nn.Sequential(ConvBN(cin, 64, 1), ConvBN(64, 96, 3, padding=1), ConvBN(96, 96, 3, stride=2))
+
+    def forward(self, x):
+        return torch.cat([self.b3(x), self.bd(x), F.max_pool2d(x, 3, 2)], dim=1)
+
+
+class InceptionC(nn.Module):
+    """17x17 with factorised 7x7s: 1x1; 1x1 -> 1x7 -> 7x1; 1x1 -> 7x1 ->
+    1x7 -> 7x1 -> 1x7; 3x3 avg pool -> 1x1."""
+
+    def __init__(self, cin, c7):
+        super().__init__()
+        self.b1 = ConvBN(cin, 192, 1)
+        self.b7 = nn.Sequential(ConvBN(cin, c7, 1), ConvBN(c7, c7, (1, 7), padding=(0, 3)),
+                                ConvBN(c7, 192, (7, 1), padding=(3, 0)))
+        self.bd = nn.Sequential(ConvBN(cin, c7, 1), ConvBN(c7, c7, (7, 1), padding=(3, 0)),
+                                ConvBN(c7, c7, (1, 7), padding=(0, 3)), ConvBN(c7, c7, (7, 1), padding=(3, 0)),
+                                ConvBN(c7, 192, (1, 7), padding=(0, 3)))
+        self.bp = ConvBN(cin, 192, 1)
+
+    def forward(self, x):
+        bp = self.bp(F.avg_pool2d(x, 3, 1, 1))
+        return torch.cat([self.b1(x), self.b7(x), self.bd(x), bp], dim=1)
+
+
+class InceptionD(nn.Module):
+    """17 -> 8: 1x1 -> 3x3 stride 2; 1x1 -> 1x7 -> 7x1 -> 3x3 stride 2;
+    3x3 max pool."""
+
+    def __init__(self, cin):
+        super().__init__()
+        self.b3 = nn.Sequential(ConvBN(cin, 192, 1), ConvBN(192, 320, 3, stride=2))
+        self.b7 = nn.Sequential(ConvBN(cin, 192, 1), ConvBN(192, 192, (1, 7), padding=(0, 3)),
+                                ConvBN(192, 192, (7, 1), padding=(3, 0)), ConvBN(192, 192, 3, stride=2))
+
+    def forward(self, x):
+        return torch.cat([self.b3(x), self.b7(x), F.max_pool2d(x, 3, 2)], dim=1)
+
+
+class InceptionE(nn.Module):
+    """8x8 with expanded 1x3 / 3x1 pairs: 1x1; 1x1 -> (1x3, 3x1); 1x1 ->
+    3x3 -> (1x3, 3x1); 3x3 avg pool -> 1x1."""
+
+    def __init__(self, cin):
+        super().__init__()
+        self.b1 = ConvBN(cin, 320, 1)
+        self.b3 = ConvBN(cin, 384, 1)
+        self.b3a, self.b3b = ConvBN(384, 384, (1, 3), padding=(0, 1)), ConvBN(384, 384, (3, 1), padding=(1, 0))
+        self.bd = nn.Sequential(ConvBN(cin, 448, 1), ConvBN(448, 384, 3, padding=1))
+        self.bda, self.bdb = ConvBN(384, 384, (1, 3), padding=(0, 1)), ConvBN(384, 384, (3, 1), padding=(1, 0))
+        self.bp = ConvBN(cin, 192, 1)
+
+    def forward(self, x):
+        b3, bd = self.b3(x), self.bd(x)
+        bp = self.bp(F.avg_pool2d(x, 3, 1, 1))
+        return torch.cat([self.b1(x), self.b3a(b3), self.b3b(b3), self.bda(bd), self.bdb(bd), bp], dim=1)
+
+
+class InceptionV3(nn.Module):
+    """Inception-v3 at 299x299, torchvision's layout at full depth: the
+    stem (3x3 convolutions and max pools to 192 x 35x35), 3 InceptionA,
+    InceptionB, 4 InceptionC (7x7 factorised, widths 128, 160, 160, 192),
+    InceptionD, 2 InceptionE (2,048 x 8x8), global average pool, dropout
+    0.5, a linear to 1,000 classes; the auxiliary head on the 17x17 map
+    (5x5 stride-3 avg pool, 1x1 to 128, 5x5 to 768, global pool, linear).
+    Returns the main and the auxiliary logits side by side (b, 2,000)."""
+
+    def __init__(self, classes=1000):
+        super().__init__()
+        self.stem = nn.Sequential(ConvBN(3, 32, 3, stride=2), ConvBN(32, 32, 3), ConvBN(32, 64, 3, padding=1),
+                                  nn.MaxPool2d(3, 2), ConvBN(64, 80, 1), ConvBN(80, 192, 3), nn.MaxPool2d(3, 2))
+        self.mixed5 = nn.Sequential(InceptionA(192, 32), InceptionA(256, 64), InceptionA(288, 64))
+        self.mixed6 = nn.Sequential(InceptionB(288), *[InceptionC(768, c7) for c7 in (128, 160, 160, 192)])
+        self.aux = nn.Sequential(nn.AvgPool2d(5, 3), ConvBN(768, 128, 1), ConvBN(128, 768, 5),
+                                 nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(768, classes))
+        self.mixed7 = nn.Sequential(InceptionD(768), InceptionE(1280), InceptionE(2048))
+        self.drop = nn.Dropout(0.5)
+        self.fc = nn.Linear(2048, classes)
+
+    def forward(self, x):                                   # b, 3, 299, 299
+        x = self.mixed6(self.mixed5(self.stem(x)))          # b, 768, 17, 17
+        aux = self.aux(x)                                   # b, 1000
+        x = self.mixed7(x).mean((2, 3))                     # b, 2048
+        return torch.cat([self.fc(self.drop(x)), aux], dim=1)   # b, 2000
+
+
+def _inception_loss(out, y):
+    """Label-smoothed (0.1) cross-entropy of the main logits plus 0.4 times
+    that of the auxiliary ones."""
+    main, aux = out.chunk(2, dim=1)
+    return (F.cross_entropy(main, y, label_smoothing=0.1)
+            + 0.4 * F.cross_entropy(aux, y, label_smoothing=0.1))
+
+
+def inception(batch, device):
+    def make():
+        return (torch.randn(batch, 3, 299, 299, device=device),
+                torch.randint(0, 1000, (batch,), device=device))
+    return InceptionV3(), make, _inception_loss, "sgd_momentum"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -4712,4 +5091,9 @@ MODELS = {
     "transformerxl": (transformerxl, "Transformer-XL-shaped LM d512 x 6, 2 segments of 128 per step, detached memory of 128, relative positions by rel-shift, 16k vocab; fifteenth round"),
     "gnnsage": (gnnsage, "GraphSAGE on sampled 2-hop neighbourhoods (20 x 20 by randint and index_select) of a 50k-node CSR graph, 2 layers of 256, mean by index_add_, 47 classes; fifteenth round"),
     "unetr": (unetr, "UNETR-shaped 96^3 segmenter, ViT of 216 patches of 384 x 8 (matmul attention), ConvTranspose3d and 3x3x3 Conv3d InstanceNorm3d decoder, 4 classes; fifteenth round"),
+    "uno": (uno, "CANDLE Uno-shaped drug response, towers 3 x 1,000 over 942 genes, 3,820 descriptors and 2,048 fingerprint bits, 5 residual dense 1,000, MSE; sixteenth round"),
+    "din": (din, "Deep Interest Network, 1M x 64 item and 10k x 64 category tables (dense), attention MLP 80-40 with Dice over 50 masked behaviours, MLP 200-80-2 PReLU, Adam; sixteenth round"),
+    "qrnn": (qrnn, "QRNN LM, 20k x 512 tied embedding, 3 layers of 512, causal Conv1d gates, fo-pooling in a Python loop over 128 steps, Adam; sixteenth round"),
+    "resunet3d": (resunet3d, "3-D residual U-Net on 128^3 volumes, 16-256 channels, GroupNorm, strided Conv3d down, trilinear up, 3 classes, Dice + CE; sixteenth round"),
+    "inception": (inception, "Inception-v3 299x299 (1x7/7x1 and 1x3/3x1 factorised convolutions, BatchNorm), auxiliary head at 0.4, label smoothing 0.1; sixteenth round"),
 }

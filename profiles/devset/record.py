@@ -51,6 +51,7 @@ BATCH = {
     "mpnn": (128, 16), "lstmcrf": (64, 8), "pointnet2": (32, 4), "tabnet": (8192, 1024), "hifigan": (16, 2),
     "lru": (64, 8), "xdeepfm": (4096, 512), "poolformer": (64, 8), "neox": (16, 2), "slowfast": (32, 4),
     "gpt2moe": (32, 4), "efficientdet": (32, 4), "transformerxl": (32, 4), "gnnsage": (1024, 128), "unetr": (8, 1),
+    "uno": (4096, 512), "din": (4096, 512), "qrnn": (64, 8), "resunet3d": (2, 1), "inception": (128, 8),
 }
 
 
@@ -65,6 +66,8 @@ def summary(xs):
 def make_opt(name, params):
     if name == "adamw":
         return torch.optim.AdamW(params, lr=1e-4)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=1e-4)
     if name == "sgd":
         return torch.optim.SGD(params, lr=1e-3)
     return torch.optim.SGD(params, lr=1e-3, momentum=0.9)
