@@ -29,6 +29,63 @@ double est_rnn_launches(const struct est *c, const struct op *op)
     return (double)dim[RNN_LAYERS] * dirs * (2 * (double)dim[RNN_SEQ] + 1);
 }
 
+/* Ops whose CUDA implementation in PyTorch launches more than one kernel
+ * (or memset) per call, and what issuing one call costs the host over an
+ * op of one kernel, from GPU traces: the medians over the H100 and H200
+ * fp32 traces of the development set (136 traces; each trace's host times
+ * over its own median for ops of one kernel per call), for ops seen in the
+ * traces of two models or more (estimators/measure/kernels_per_call.py,
+ * whose text gives the rule; its output is this table).  A CPU trace
+ * holds none of this: a dense embedding's backward sorts its indices and
+ * reduces segments in 31 launches on the GPU and costs the host 9.3 times
+ * an add, where the CPU runs one loop. */
+static const struct multi_kernel_op {
+    const char *name;
+    enum op_phase phase;
+    double kernels, host_ratio;
+} multi_kernel_ops[] = {
+    { "aten::_efficient_attention_backward", PHASE_BACKWARD, 5, 4.51 },
+    { "aten::_embedding_bag_backward", PHASE_BACKWARD, 32, 11.05 },
+    { "aten::_fft_r2c", PHASE_BACKWARD, 3, 2.71 },
+    { "aten::_index_put_impl_", PHASE_BACKWARD, 12, 7.64 },
+    { "aten::_softmax_backward_data", PHASE_BACKWARD, 2, 1.79 },
+    { "aten::binary_cross_entropy_with_logits", PHASE_FORWARD, 6, 5.01 },
+    { "aten::dropout_", PHASE_FORWARD, 3, 2.45 },
+    { "aten::embedding_backward", PHASE_BACKWARD, 31, 9.29 },
+    { "aten::gather_backward", PHASE_BACKWARD, 2, 2.17 },
+    { "aten::index_select_backward", PHASE_BACKWARD, 2, 1.56 },
+    { "aten::masked_fill", PHASE_BACKWARD, 2, 1.63 },
+    { "aten::masked_fill", PHASE_FORWARD, 2, 2.83 },
+    { "aten::max_pool2d_with_indices_backward", PHASE_BACKWARD, 2, 1.55 },
+    { "aten::max_pool3d_with_indices_backward", PHASE_BACKWARD, 2, 1.61 },
+    { "aten::mse_loss", PHASE_FORWARD, 3, 3.77 },
+    { "aten::mse_loss_backward", PHASE_BACKWARD, 2, 4.67 },
+    { "aten::nll_loss2d_backward", PHASE_BACKWARD, 2, 4.40 },
+    { "aten::nll_loss_backward", PHASE_BACKWARD, 2, 3.96 },
+    { "aten::pad", PHASE_FORWARD, 2, 1.77 },
+    { "aten::select_backward", PHASE_BACKWARD, 2, 1.30 },
+    { "aten::silu_", PHASE_FORWARD, 2, 1.31 },
+    { "aten::slice_backward", PHASE_BACKWARD, 2, 1.44 },
+    { "aten::topk", PHASE_FORWARD, 22, 5.70 },
+    { "aten::value_selecting_reduction_backward", PHASE_BACKWARD, 2, 2.37 },
+};
+
+static const struct multi_kernel_op *multi_kernel_of(const struct est *c, const struct op *op)
+{
+    if (c->src_gpu || !c->tgt_gpu || !op->name || op->kernels > 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof multi_kernel_ops / sizeof multi_kernel_ops[0]; i++)
+        if (multi_kernel_ops[i].phase == op->phase && strcmp(multi_kernel_ops[i].name, op->name) == 0)
+            return &multi_kernel_ops[i];
+    return NULL;
+}
+
+double est_gpu_kernels_per_call(const struct est *c, const struct op *op)
+{
+    const struct multi_kernel_op *mk = multi_kernel_of(c, op);
+    return mk ? mk->kernels : 0;
+}
+
 /* What one call of a CPU trace's recurrent layer costs a GPU target's
  * host besides its dispatch (0 when it is not such a call).  cuDNN issues
  * the layer as a loop on the host, a time step's kernels while the device
@@ -144,8 +201,19 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
  * (the medians over 160k, 152k and 12k calls per pass) - except cuDNN's
  * convolutions: 6.62 + 0.49 over 12,510 calls (5.84 on the H100's traces,
  * 7.66 on the H200's), where the chains, whose 32 layers share one shape,
- * gave 4.0.  A convolution of a training step costs the host 7.1. */
+ * gave 4.0.  A convolution of a training step costs the host 7.1 in the
+ * mean of its passes; by pass and dimensions see conv_weights. */
 static const double host_weights[HOST_CLASS_COUNT] = { 7.1, 4.0, 2.2, 0.5, 1.0 };
+
+/* cuDNN's convolutions by pass and spatial dimensions, [3-D][backward]:
+ * a backward call runs two (data and filter gradients, 4 launches a call
+ * in the median of 2-D ones, 10 of 3-D ones), a forward one (1 and 4).  The same
+ * traces, each op's host time per call over the trace's median op of one
+ * kernel per call (as multi_kernel_ops), times the 2.2 that such an op
+ * costs here: 2-D (and 1-D) forward 2.33, backward 4.41 (987 op records
+ * each, of 38 models), 3-D 2.23 and 6.27 (117 each, of 5 models);
+ * estimators/measure/kernels_per_call.py --conv prints them. */
+static const double conv_weights[2][2] = { { 5.1, 9.7 }, { 4.9, 13.8 } };
 static const char *const host_class_names[HOST_CLASS_COUNT] = {
     "cudnn-conv", "norm", "kernel-op", "view", "once",
 };
@@ -191,11 +259,21 @@ static enum est_host_class host_class(const struct est *c, const struct op *op)
 struct call_host {
     enum est_host_class cls;
     double n, bias, rnn_s;
+    double w;           /* the weight of a dispatch: its class's, or the op's own */
+    int multi;          /* an op of several kernels on the GPU (multi_kernel_ops) */
 };
 
 static struct call_host call_host(const struct est *c, const struct op *op)
 {
     struct call_host h = { .cls = host_class(c, op), .n = 1 };
+    h.w = host_weights[h.cls];
+    const struct multi_kernel_op *mk = multi_kernel_of(c, op);
+    if (mk && h.cls == HOST_CLASS_KERNEL) {
+        h.w *= mk->host_ratio;
+        h.multi = 1;
+    }
+    if (h.cls == HOST_CLASS_CONV)
+        h.w = conv_weights[op_conv(op)->dims == 3][op->phase == PHASE_BACKWARD];
     if (est_is_foreach_on_gpu(c, op) && op->count > 0)
         h.n = est_foreach_launches(op->count) / op->count;
     h.bias = est_conv_bias_calls(c, op, NULL);
@@ -205,7 +283,7 @@ static struct call_host call_host(const struct est *c, const struct op *op)
 
 static double call_host_s(const struct call_host *h, double dispatch_s)
 {
-    return (h->n * host_weights[h->cls] + h->bias * host_weights[HOST_CLASS_KERNEL]) * dispatch_s
+    return (h->n * h->w + h->bias * host_weights[HOST_CLASS_KERNEL]) * dispatch_s
            + h->rnn_s;
 }
 
@@ -230,7 +308,11 @@ double est_host_of(struct est *c, const struct op *op)
         struct estimate *out = c->out;
         out->host_dispatch_s = d;
         out->host_calls[h.cls] += calls * h.n;
-        out->host_class_s[h.cls] += calls * h.n * host_weights[h.cls] * d;
+        out->host_class_s[h.cls] += calls * h.n * h.w * d;
+        if (h.multi) {
+            out->host_multi_calls += calls * h.n;
+            out->host_multi_s += calls * h.n * h.w * d;
+        }
         out->host_calls[HOST_CLASS_KERNEL] += calls * h.bias;
         out->host_class_s[HOST_CLASS_KERNEL] += calls * h.bias * host_weights[HOST_CLASS_KERNEL] * d;
         out->host_rnn_loop_s += calls * h.rnn_s;

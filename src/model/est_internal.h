@@ -234,6 +234,7 @@ size_t est_eff_machines(const struct est_eff *e);
 double est_host_of(struct est *c, const struct op *op);
 double est_call_host_s(const struct est *c, const struct op *op);
 double est_rnn_launches(const struct est *c, const struct op *op);
+double est_gpu_kernels_per_call(const struct est *c, const struct op *op);
 double est_rnn_host_s(const struct est *c, const struct op *op);
 double est_conv_bias_calls(const struct est *c, const struct op *op, double *kernels);
 double est_conv_bias_s(const struct est *c, const struct op *op, const struct shape *s);

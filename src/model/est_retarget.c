@@ -170,6 +170,10 @@ void est_shape_of(const struct est *c, const struct op *op, struct shape *s)
      * at least one GEMM per time step on a GPU */
     if (op->kind == OP_RNN && !(op->kernels > 0) && s->nb > 1)
         s->kernels = s->calls * (double)s->nb;
+    /* and an op that PyTorch runs as several kernels on a GPU, as many */
+    double kpc = est_gpu_kernels_per_call(c, op);
+    if (kpc > 1)
+        s->kernels = s->calls * kpc;
     s->flops = op->flops;
     s->bytes = op->bytes;
     memcpy(s->kdim, op_sizes(op)->kdim, sizeof s->kdim);

@@ -184,6 +184,9 @@ struct estimate {
     double host_dispatch_s;
     double host_calls[HOST_CLASS_COUNT], host_class_s[HOST_CLASS_COUNT];
     double host_rnn_loop_s;
+    /* the calls of ops that launch several kernels a call on the GPU
+     * (est_host.c: multi_kernel_ops) among them, and their time */
+    double host_multi_calls, host_multi_s;
     /* Host calibration against the profiled run's step measured without
      * the profiler (estimate_opts measured_step_s): that step, the
      * trace's own replay on its device before and after, the factor on

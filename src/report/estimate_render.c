@@ -28,6 +28,16 @@ static int ci_moves(const struct estimate *e)
     return isfinite(e->pass_ci_lo_s) && isfinite(e->pass_ci_hi_s) && e->pass_ci_hi_s > e->pass_ci_lo_s;
 }
 
+/* The weight of a class's calls in dispatches: its own where all its
+ * calls take it, else their mean (convolutions by pass and dimensions,
+ * ops of several kernels on the GPU). */
+static double host_mean_weight(const struct estimate *e, int k)
+{
+    if (!(e->host_calls[k] > 0) || !(e->host_dispatch_s > 0))
+        return est_host_class_weight((enum est_host_class)k);
+    return e->host_class_s[k] / (e->host_calls[k] * e->host_dispatch_s);
+}
+
 /* What a CPU trace's host time on a GPU rests on (struct estimate:
  * host_calls), when it has that basis. */
 static void text_host_basis(FILE *fp, const struct estimate *e)
@@ -39,9 +49,13 @@ static void text_host_basis(FILE *fp, const struct estimate *e)
     for (int k = 0; k < HOST_CLASS_COUNT; k++)
         if (e->host_calls[k] > 0)
             fprintf(fp, "  %-16s %10.0f calls x %.1f %12.4f\n", est_host_class_name((enum est_host_class)k),
-                    e->host_calls[k], est_host_class_weight((enum est_host_class)k), ms(e->host_class_s[k]));
+                    e->host_calls[k], host_mean_weight(e, k), ms(e->host_class_s[k]));
     if (e->host_rnn_loop_s > 0)
         fprintf(fp, "  %-16s %35.4f\n", "recurrent loops", ms(e->host_rnn_loop_s));
+    if (e->host_multi_calls > 0)
+        fprintf(fp, "  of which %.0f calls of ops of several kernels on the GPU, at their measured cost over "
+                    "one kernel's (estimators/measure/kernels_per_call.py): %.4f ms\n",
+                e->host_multi_calls, ms(e->host_multi_s));
 }
 
 /* The host calibration against the run's measured step, when one was
@@ -239,13 +253,20 @@ static void json_host_basis(struct json *j, const struct estimate *e)
     for (int k = 0; k < HOST_CLASS_COUNT; k++) {
         json_key(j, est_host_class_name((enum est_host_class)k));
         json_obj_begin(j);
-        json_knum(j, "weight", est_host_class_weight((enum est_host_class)k));
+        json_knum(j, "weight", host_mean_weight(e, k));
         json_knum(j, "calls", e->host_calls[k]);
         json_knum(j, "time_s", e->host_class_s[k]);
         json_obj_end(j);
     }
     json_obj_end(j);
     json_knum(j, "recurrent_loops_s", e->host_rnn_loop_s);
+    json_key(j, "multi_kernel_ops");
+    json_obj_begin(j);
+    json_knum(j, "calls", e->host_multi_calls);
+    json_knum(j, "time_s", e->host_multi_s);
+    json_kstr(j, "from", "kernels and host cost per call of ops PyTorch runs as several kernels on a GPU, "
+                         "from the development set's GPU traces (estimators/measure/kernels_per_call.py)");
+    json_obj_end(j);
     json_kstr(j, "weights_from", "estimators/measure/op_host.py on lent H200 hosts (estimators/h200/op-host); "
                                  "cudnn-conv: the development set's GPU traces (src/model/est_host.c)");
     json_obj_end(j);

@@ -488,7 +488,11 @@ else not_ok "machine file alone: ops moved from another GPU's rows"; fi
 # host time is its own (null).
 fom_run 0 estimate --profile "$GRU" --machine machines/h100-sxm5-80gb.xml --kernels estimators/h100 --format json
 expect_json_num 'd["host_basis"]["dispatch_s"]' 13.5e-6 1e-9
-expect_json_num '[d["host_basis"]["classes"][k]["weight"] for k in ("cudnn-conv", "norm", "kernel-op", "view", "once")] == [7.1, 4, 2.2, 0.5, 1]' 1 0
+expect_json_num '[d["host_basis"]["classes"][k]["weight"] for k in ("norm", "view", "once")] == [4, 0.5, 1]' 1 0
+# kernel ops weigh 2.2 a call, more in the mean where some launch several
+# kernels on the GPU (their share is said apart)
+expect_json_num 'd["host_basis"]["classes"]["kernel-op"]["weight"] >= 2.2 - 1e-12' 1 0
+expect_json_num 'd["host_basis"]["multi_kernel_ops"]["time_s"] <= d["host_basis"]["classes"]["kernel-op"]["time_s"]' 1 0
 expect_json_num 'sum(c["time_s"] for c in d["host_basis"]["classes"].values()) + d["host_basis"]["recurrent_loops_s"]' "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["host_time_s"])' "$OUT")" 1e-9
 expect_json_num 'all(abs(c["time_s"] - c["calls"] * c["weight"] * d["host_basis"]["dispatch_s"]) < 1e-12 for c in d["host_basis"]["classes"].values())' 1 0
 expect_json_num 'd["host_basis"]["recurrent_loops_s"] > 0' 1 0
@@ -496,5 +500,14 @@ fom_run 0 estimate --profile "$GRU" --machine machines/h100-sxm5-80gb.xml --kern
 expect_out_contains "host per op kind: the machine's dispatch 13.50 us x each call's weight"
 fom_run 0 estimate --profile tests/data/traces/h200/p1b2_h200_fp32_b60.json.gz --machine machines/h100-sxm5-80gb.xml --format json
 expect_json_num 'd["host_basis"] is None' 1 0
+
+# A host-CPU trace's dense embedding backward runs on a GPU as PyTorch's
+# sort-and-reduce: 31 launches a call (est_host.c: multi_kernel_ops), its
+# host 9.29 times an op of one kernel.  DeepFM's two embedding tables.
+fom_run 0 estimate --profile profiles/devset/hostcpu/deepfm_hostcpu_fp32_b1024.json.gz \
+    --machine machines/h200-sxm-141gb.xml --kernels estimators/h200 --batch 8192 --format json
+expect_json_num 'd["host_basis"]["multi_kernel_ops"]["calls"] >= 2' 1 0
+expect_json_num 'all(o["device_time_s"] >= 31 * 4e-6 * o["count"] * (1 - 1e-9) for o in d["ops"] if o["name"] == "aten::embedding_backward")' 1 0
+expect_json_num 'all(abs(o["host_time_s"] - o["count"] * 9.29 * 2.2 * 11.3e-6) < 1e-9 for o in d["ops"] if o["name"] == "aten::embedding_backward")' 1 0
 
 done_testing

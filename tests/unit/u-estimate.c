@@ -496,14 +496,19 @@ static void test_conv_bias(void **state)
     double add_s = calls * ((2 * out + 16) * 4 / bw + m.launch_latency_s);
     double red_s = calls * ((out * 4 + 16 * 4) / bw + m.launch_latency_s);
     assert_close(e.ops[0].device_s - e.ops[1].device_s, add_s, 1e-9);
-    /* a convolution's dispatch in a training step is 7.1 bare adds, its
-     * bias add's 2.2 (est_host.c: HOST_CLASS_CONV, HOST_CLASS_KERNEL) */
-    assert_close(e.ops[0].host_s, (7.1 + 2.2) * calls * m.dispatch_s, 1e-12);
-    assert_close(e.ops[1].host_s, 7.1 * calls * m.dispatch_s, 1e-12);
+    /* a 2-D convolution's dispatch in a training step is 5.1 bare adds
+     * forward and 9.7 backward, its bias add's 2.2 (est_host.c:
+     * conv_weights, HOST_CLASS_KERNEL) */
+    assert_close(e.ops[0].host_s, (5.1 + 2.2) * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[1].host_s, 5.1 * calls * m.dispatch_s, 1e-12);
     assert_close(e.ops[2].device_s - e.ops[3].device_s, red_s, 1e-9);
-    assert_close(e.ops[2].host_s, 7.1 * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[2].host_s, 9.7 * calls * m.dispatch_s, 1e-12);
     assert_close(e.ops[4].device_s, e.ops[5].device_s, 1e-12);
-    assert_close(e.ops[4].host_s, 7.1 * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[4].host_s, 5.1 * calls * m.dispatch_s, 1e-12);
+    /* the class's weight in the estimate is its calls' mean: 4 forward
+     * and 2 backward calls of 3 */
+    assert_close(e.host_class_s[HOST_CLASS_CONV],
+                 calls * (4 * 5.1 + 2 * 9.7) * m.dispatch_s, 1e-12);
     /* the spread moves with the point estimate */
     assert_close(e.ops[0].time_hi_s - e.ops[1].time_hi_s, add_s, 1e-9);
     estimate_release(&e);
@@ -514,8 +519,19 @@ static void test_conv_bias(void **state)
     estimate_init(&e);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_true(e.ops[4].device_s > e.ops[5].device_s);
-    assert_close(e.ops[4].host_s, (7.1 + 2.2) * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[4].host_s, (5.1 + 2.2) * calls * m.dispatch_s, 1e-12);
     estimate_release(&e);
+
+    /* a 3-D convolution's backward costs the host more: 4.9 forward, 13.8 backward */
+    for (int i = 0; i < 4; i++)
+        op_conv_mut(&p.ops[i])->dims = 3;
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.ops[1].host_s, 4.9 * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[3].host_s, 13.8 * calls * m.dispatch_s, 1e-12);
+    estimate_release(&e);
+    for (int i = 0; i < 4; i++)
+        op_conv_mut(&p.ops[i])->dims = 2;
 
     /* a GPU trace: the measured kernels hold the bias already */
     p.has_device = 1;
@@ -1031,6 +1047,55 @@ static void test_cpu_host_weights(void **state)
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_close(e.ops[0].host_s, 2 * 20e-6, 1e-12);
     assert_close(e.host_dispatch_s, 0, 0);     /* no GPU host to rest on */
+    estimate_release(&e);
+    profile_release(&p);
+    fclose(fp);
+}
+
+/* A CPU trace's op that PyTorch runs as several kernels on a GPU (a dense
+ * embedding's backward: 31 launches, 9.29 times an op of one kernel on
+ * the host, est_host.c) costs the GPU's host and device that many: the
+ * host 2 calls x 9.29 x 2.2 bare adds, the device no less than 2 x 31
+ * launches.  The same name in another pass, or an op the trace saw run
+ * its kernels (a GPU trace), is not moved. */
+static void test_cpu_multi_kernel(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    struct op *b = add(&p, "aten::embedding_backward", OP_EMBEDDING, 2);
+    b->phase = PHASE_BACKWARD;
+    b->time_s = 40e-6;
+    b->bytes = 2 * 4096;
+    struct op *f = add(&p, "aten::embedding_backward", OP_EMBEDDING, 2);
+    f->time_s = 40e-6;
+    f->bytes = 2 * 4096;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    const struct op_estimate *ob = &e.ops[0], *of = &e.ops[1];
+    if (e.ops[0].phase != PHASE_BACKWARD) {
+        ob = &e.ops[1];
+        of = &e.ops[0];
+    }
+    assert_close(ob->host_s, 2 * 9.29 * 2.2 * 20e-6, 1e-12);
+    assert_true(ob->device_s >= 2 * 31 * 5e-6 * (1 - 1e-9));
+    assert_close(of->host_s, 2 * 2.2 * 20e-6, 1e-12);
+    assert_true(of->device_s < 2 * 31 * 5e-6);
+    assert_close(e.host_multi_calls, 2, 0);
+    assert_close(e.host_multi_s, ob->host_s, 1e-12);
+    estimate_release(&e);
+    /* a GPU trace's op: its own kernels and host time */
+    b->kernels = 2;
+    b->host_time_s = 30e-6;
+    b->device_time_s = 40e-6;
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.host_multi_calls, 0, 0);
     estimate_release(&e);
     profile_release(&p);
     fclose(fp);
@@ -1686,6 +1751,7 @@ int main(void)
         cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_cpu_view_ops),
         cmocka_unit_test(test_cpu_host_weights),
+        cmocka_unit_test(test_cpu_multi_kernel),
         cmocka_unit_test(test_indexed_rows),
         cmocka_unit_test(test_efficiency_indexed),
         cmocka_unit_test(test_peer_rows_beside_own_table),
