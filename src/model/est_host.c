@@ -202,18 +202,28 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
  * convolutions: 6.62 + 0.49 over 12,510 calls (5.84 on the H100's traces,
  * 7.66 on the H200's), where the chains, whose 32 layers share one shape,
  * gave 4.0.  A convolution of a training step costs the host 7.1 in the
- * mean of its passes; by pass and dimensions see conv_weights. */
+ * mean of its passes (the class's figure where no call says more); by
+ * pass and dimensions see conv_host_ratio. */
 static const double host_weights[HOST_CLASS_COUNT] = { 7.1, 4.0, 2.2, 0.5, 1.0 };
 
 /* cuDNN's convolutions by pass and spatial dimensions, [3-D][backward]:
  * a backward call runs two (data and filter gradients, 4 launches a call
- * in the median of 2-D ones, 10 of 3-D ones), a forward one (1 and 4).  The same
- * traces, each op's host time per call over the trace's median op of one
- * kernel per call (as multi_kernel_ops), times the 2.2 that such an op
- * costs here: 2-D (and 1-D) forward 2.33, backward 4.41 (987 op records
- * each, of 38 models), 3-D 2.23 and 6.27 (117 each, of 5 models);
- * estimators/measure/kernels_per_call.py --conv prints them. */
-static const double conv_weights[2][2] = { { 5.1, 9.7 }, { 4.9, 13.8 } };
+ * in the median of 2-D ones, 10 of 3-D ones), a forward one (1 and 4).
+ * The same traces, each op's host time per call over the trace's median
+ * op of one kernel per call (as multi_kernel_ops): 2-D (and 1-D) forward
+ * 2.33, backward 4.41 (987 op records each, of 38 models), 3-D 2.23 and
+ * 6.27 (117 each, of 5 models); estimators/measure/kernels_per_call.py
+ * --conv prints them. */
+static const double conv_host_ratio[2][2] = { { 2.33, 4.41 }, { 2.23, 6.27 } };
+
+/* The weight of an op whose host time per call is r times an op of one
+ * kernel in the GPU traces.  Such a ratio is of the ops' own times: the
+ * kernel op's 2.2 holds 1.49 of them and 0.49 of the host's time between
+ * calls (the traces' split, above), and only the op's own part grows. */
+static double weight_of_ratio(double r)
+{
+    return host_weights[HOST_CLASS_KERNEL] * (0.49 + r * 1.49) / (0.49 + 1.49);
+}
 static const char *const host_class_names[HOST_CLASS_COUNT] = {
     "cudnn-conv", "norm", "kernel-op", "view", "once",
 };
@@ -269,11 +279,11 @@ static struct call_host call_host(const struct est *c, const struct op *op)
     h.w = host_weights[h.cls];
     const struct multi_kernel_op *mk = multi_kernel_of(c, op);
     if (mk && h.cls == HOST_CLASS_KERNEL) {
-        h.w *= mk->host_ratio;
+        h.w = weight_of_ratio(mk->host_ratio);
         h.multi = 1;
     }
     if (h.cls == HOST_CLASS_CONV)
-        h.w = conv_weights[op_conv(op)->dims == 3][op->phase == PHASE_BACKWARD];
+        h.w = weight_of_ratio(conv_host_ratio[op_conv(op)->dims == 3][op->phase == PHASE_BACKWARD]);
     if (est_is_foreach_on_gpu(c, op) && op->count > 0)
         h.n = est_foreach_launches(op->count) / op->count;
     h.bias = est_conv_bias_calls(c, op, NULL);
