@@ -30,12 +30,13 @@ static int ci_moves(const struct estimate *e)
 
 /* The weight of a class's calls in dispatches: its own where all its
  * calls take it, else their mean (convolutions by pass and dimensions,
- * ops of several kernels on the GPU). */
+ * ops of several kernels on the GPU), to four decimals: a million
+ * calls' sum of times leaves the quotient off in its tenth digit. */
 static double host_mean_weight(const struct estimate *e, int k)
 {
     if (!(e->host_calls[k] > 0) || !(e->host_dispatch_s > 0))
         return est_host_class_weight((enum est_host_class)k);
-    return e->host_class_s[k] / (e->host_calls[k] * e->host_dispatch_s);
+    return round(e->host_class_s[k] / (e->host_calls[k] * e->host_dispatch_s) * 1e4) / 1e4;
 }
 
 /* What a CPU trace's host time on a GPU rests on (struct estimate:

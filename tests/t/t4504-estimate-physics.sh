@@ -494,7 +494,8 @@ expect_json_num '[d["host_basis"]["classes"][k]["weight"] for k in ("norm", "vie
 expect_json_num 'd["host_basis"]["classes"]["kernel-op"]["weight"] >= 2.2 - 1e-12' 1 0
 expect_json_num 'd["host_basis"]["multi_kernel_ops"]["time_s"] <= d["host_basis"]["classes"]["kernel-op"]["time_s"]' 1 0
 expect_json_num 'sum(c["time_s"] for c in d["host_basis"]["classes"].values()) + d["host_basis"]["recurrent_loops_s"]' "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["host_time_s"])' "$OUT")" 1e-9
-expect_json_num 'all(abs(c["time_s"] - c["calls"] * c["weight"] * d["host_basis"]["dispatch_s"]) < 1e-12 for c in d["host_basis"]["classes"].values())' 1 0
+# each class's weight is its calls' mean, to four decimals
+expect_json_num 'all(abs(c["time_s"] - c["calls"] * c["weight"] * d["host_basis"]["dispatch_s"]) <= 0.5e-4 * c["calls"] * d["host_basis"]["dispatch_s"] + 1e-15 for c in d["host_basis"]["classes"].values())' 1 0
 expect_json_num 'd["host_basis"]["recurrent_loops_s"] > 0' 1 0
 fom_run 0 estimate --profile "$GRU" --machine machines/h100-sxm5-80gb.xml --kernels estimators/h100
 expect_out_contains "host per op kind: the machine's dispatch 13.50 us x each call's weight"
