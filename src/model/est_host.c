@@ -37,8 +37,8 @@ double est_rnn_launches(const struct est *c, const struct op *op)
  * traces of two models or more (estimators/measure/kernels_per_call.py,
  * whose text gives the rule; its output is this table).  A CPU trace
  * holds none of this: a dense embedding's backward sorts its indices and
- * reduces segments in 31 launches on the GPU and costs the host 9.3 times
- * an add, where the CPU runs one loop. */
+ * reduces segments in 31 launches on the GPU and takes the host 9.3 times
+ * an op of one kernel (weight_of_ratio), where the CPU runs one loop. */
 static const struct multi_kernel_op {
     const char *name;
     enum op_phase phase;
@@ -224,6 +224,7 @@ static double weight_of_ratio(double r)
 {
     return host_weights[HOST_CLASS_KERNEL] * (0.49 + r * 1.49) / (0.49 + 1.49);
 }
+
 static const char *const host_class_names[HOST_CLASS_COUNT] = {
     "cudnn-conv", "norm", "kernel-op", "view", "once",
 };

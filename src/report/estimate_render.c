@@ -269,7 +269,8 @@ static void json_host_basis(struct json *j, const struct estimate *e)
                          "from the development set's GPU traces (estimators/measure/kernels_per_call.py)");
     json_obj_end(j);
     json_kstr(j, "weights_from", "estimators/measure/op_host.py on lent H200 hosts (estimators/h200/op-host); "
-                                 "cudnn-conv: the development set's GPU traces (src/model/est_host.c)");
+                                 "cudnn-conv: the development set's GPU traces, by pass and dimensions "
+                                 "(estimators/measure/kernels_per_call.py --conv, src/model/est_host.c)");
     json_obj_end(j);
 }
 
