@@ -22,7 +22,7 @@ optimizer ops (foreach launches), copies and collectives.
 
 With --conv it prints instead the same host figure for cuDNN's
 convolutions by pass and spatial dimensions (1-D and 2-D together, 3-D):
-the medians over op records, which est_host.c's conv_weights take.
+the medians over op records, which est_host.c's conv_host_ratio takes.
 
   kernels_per_call.py --fom ./fom [--conv] TRACE.json.gz... > table.csv
 """
@@ -40,8 +40,8 @@ PHASES = ("forward", "backward")
 
 
 def read_profile(fom, path, tmp):
-    """The trace's ops (fom ingest) and its median host time per call of
-    the ops of one kernel per call, or None."""
+    """The trace's profile (fom ingest) and its median host time per call
+    of the ops of one kernel per call (None when it has none)."""
     out = os.path.join(tmp, "p.json")
     subprocess.run([fom, "ingest", path, "--format-out", "json", "-o", out], check=True,
                    stderr=subprocess.DEVNULL)
@@ -61,6 +61,8 @@ def conv_rows(prof, ref):
 
 
 def trace_rows(prof, ref):
+    """{(op, pass): (kernels per call, host per call over ref, calls)} of
+    the kinds without a model of their own."""
     agg = collections.defaultdict(lambda: [0, 0.0, 0.0])
     for o in prof["ops"]:
         if o["phase"] not in PHASES or o["kind"] in SKIP_KINDS or o["count"] <= 0:

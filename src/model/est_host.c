@@ -318,11 +318,12 @@ double est_host_of(struct est *c, const struct op *op)
     if (c->tgt_gpu) {
         struct estimate *out = c->out;
         out->host_dispatch_s = d;
+        double own_s = calls * h.n * h.w * d;
         out->host_calls[h.cls] += calls * h.n;
-        out->host_class_s[h.cls] += calls * h.n * h.w * d;
+        out->host_class_s[h.cls] += own_s;
         if (h.multi) {
             out->host_multi_calls += calls * h.n;
-            out->host_multi_s += calls * h.n * h.w * d;
+            out->host_multi_s += own_s;
         }
         out->host_calls[HOST_CLASS_KERNEL] += calls * h.bias;
         out->host_class_s[HOST_CLASS_KERNEL] += calls * h.bias * host_weights[HOST_CLASS_KERNEL] * d;
