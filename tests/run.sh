@@ -5,24 +5,58 @@
 # failed", with ", N skipped" when a test was skipped ("ok N # skip ...").
 # A file fails when it exits non-zero, or when its plan is missing or does
 # not match the tests it ran (it died half-way).
-# Env: FOM (the binary under test), UNIT_DIR (built unit tests).
+# Files run TEST_JOBS at a time (default: the online cores; each file is
+# one process, so the suite's wall time is its CPU time over the cores);
+# every file writes its own log and the report lists them in a fixed
+# order, each with its wall seconds, whatever order they finished in.
+# Env: FOM (the binary under test), UNIT_DIR (built unit tests), TEST_JOBS.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+
+# One file: `run.sh --one DIR NAME COMMAND...` writes DIR/NAME.log (its
+# output), DIR/NAME.rc (exit status) and DIR/NAME.s (wall seconds).
+if [ "${1:-}" = --one ]; then
+    dir=$2; name=$3; shift 3
+    t0=$(date +%s)
+    "$@" >"$dir/$name.log" 2>&1
+    echo $? >"$dir/$name.rc"
+    echo $(($(date +%s) - t0)) >"$dir/$name.s"
+    exit 0
+fi
+
 FOM=${FOM:-$here/../fom}
 UNIT_DIR=${UNIT_DIR:-$here/../build/rel/tests}
 export FOM
 export TESTS_DIR="$here"
 export CMOCKA_MESSAGE_OUTPUT=TAP
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+jobs=${TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
 pass=0
 fail=0
 skip=0
 SKIP_RE='^ok [0-9]*[^#]*#[[:space:]]*[Ss][Kk][Ii][Pp]'
-run_one() { # name, command...
-    name=$1; shift
-    "$@" >"$log" 2>&1
-    rc=$?
+
+# The list: NAME COMMAND per line.  The validation (the longest file by
+# far) starts first so that the others fill the remaining cores around it.
+list=$dir/list
+: >"$list"
+for t in "$here"/t/t4600*.sh "$here"/t/t[0-9]*.sh; do
+    [ -f "$t" ] || continue
+    n=$(basename "$t" .sh)
+    grep -q "^$n " "$list" || echo "$n sh $t" >>"$list"
+done
+for t in "$UNIT_DIR"/u-*; do
+    [ -x "$t" ] || continue
+    echo "$(basename "$t") $t" >>"$list"
+done
+sed "s|^|--one $dir |" "$list" | xargs -P "$jobs" -L 1 sh "$here/run.sh"
+
+report() { # name
+    name=$1
+    log=$dir/$name.log
+    rc=$(cat "$dir/$name.rc" 2>/dev/null || echo 127)
+    secs=$(cat "$dir/$name.s" 2>/dev/null || echo 0)
     all=$(grep -c '^ok ' "$log")
     s=$(grep -cE "$SKIP_RE" "$log")
     p=$((all - s))
@@ -45,22 +79,18 @@ run_one() { # name, command...
         grep -v '^ok ' "$log" | sed 's/^/    /' | head -60
     fi
     if [ "$s" -gt 0 ]; then
-        printf '%-40s %4d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+        printf '%-40s %4d passed, %d failed, %d skipped (%d s)\n' "$name" "$p" "$f" "$s" "$secs"
         grep -E "$SKIP_RE" "$log" | sed 's/^/    /'
     else
-        printf '%-40s %4d passed, %d failed\n' "$name" "$p" "$f"
+        printf '%-40s %4d passed, %d failed (%d s)\n' "$name" "$p" "$f" "$secs"
     fi
     pass=$((pass + p))
     fail=$((fail + f))
     skip=$((skip + s))
 }
-for t in "$UNIT_DIR"/u-*; do
-    [ -x "$t" ] || continue
-    run_one "$(basename "$t")" "$t"
-done
-for t in "$here"/t/t[0-9]*.sh; do
-    [ -f "$t" ] || continue
-    run_one "$(basename "$t" .sh)" sh "$t"
+# units first, then the scripts in their numbered order
+for n in $(sed -n 's/^\(u-[^ ]*\) .*/\1/p' "$list") $(sed -n 's/^\(t[0-9][^ ]*\) .*/\1/p' "$list" | sort); do
+    report "$n"
 done
 if [ "$skip" -gt 0 ]; then
     echo "$pass passed, $fail failed, $skip skipped"

@@ -49,6 +49,7 @@ Every case runs the same command shape with the same machine files; nothing
 here is tuned per case; the one flag that differs, --cudnn-tf32, is each
 run set's own setting (RUN_DIRS).
 """
+import concurrent.futures
 import glob
 import json
 import math
@@ -178,45 +179,54 @@ def setup():
 def measure(verbose, every=1):
     """every: estimate one case in that many of each set's group (the
     sanitizer build's run, where each estimate is several times slower; a
-    subset's maxima are within the full set's, so the guards still hold)."""
+    subset's maxima are within the full set's, so the guards still hold).
+    The estimates run VALIDATE_JOBS at a time (default: the online cores;
+    each is one single-threaded fom process); the results are taken in the
+    cases' order, so the output is the same whatever the number of jobs."""
     rs = runs()
     tmp = setup()
     res = {st: {g: [] for g in GROUPS} for st in SETS}
     seen = {}
     failed = []
+    todo = []
+    for st, group, src, aim, flags in ((st,) + c for st in SETS
+                                       for c in cases({k: v for k, v in rs.items() if v[3] == st})):
+        seen[st, group] = seen.get((st, group), 0) + 1
+        if (seen[st, group] - 1) % every:
+            continue
+        todo.append((st, group, src, aim, command(tmp, src, aim, flags, rs)))
+    jobs = int(os.environ.get("VALIDATE_JOBS") or os.cpu_count() or 1)
     try:
-        for st, group, src, aim, flags in ((st,) + c for st in SETS
-                                           for c in cases({k: v for k, v in rs.items() if v[3] == st})):
-            seen[st, group] = seen.get((st, group), 0) + 1
-            if (seen[st, group] - 1) % every:
-                continue
-            cmd = command(tmp, src, aim, flags, rs)
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            name = "%s %s %s b%d -> %s %s b%d" % (src[0], src[1], src[2], src[3], aim[0], aim[2], aim[3])
-            if p.returncode != 0:
-                failed.append((group, name, p.stderr.strip().splitlines()[-1:]))
-                continue
-            d = json.loads(p.stdout)
-            truth = rs[aim][1]
-            err = (d["pass_time_s"] - truth) / truth
-            # replay: the baseline is the profiled step (the trace's own
-            # ProfilerStep time) taken as the answer
-            src_t = rs[src][1]
-            if group == "replay":
-                src_t = d.get("profiled_step_time_s") or src_t
-            base = (src_t - truth) / truth
-            # the measured steps' own spread: where 90% of the timed steps
-            # of the target run fell (p05 to p95), as a fraction of their median
-            lo, hi = rs[aim][4], rs[aim][5]
-            inside = lo <= d["pass_time_s"] <= hi
-            res[st][group].append((err, base, inside, (hi - lo) / (2 * truth)))
-            if verbose:
-                mt = d.get("method_time_s", {})
-                tot = sum(mt.values()) or 1
-                top = ", ".join("%s %.0f%%" % (k, 100 * v / tot) for k, v in
-                                sorted(mt.items(), key=lambda kv: -kv[1]) if v > 0.05 * tot)
-                print("%-13s %-46s %10.3f %10.3f %+8.1f%% %+8.1f%%  %s" % (
-                    group, name, d["pass_time_s"] * 1e3, truth * 1e3, 100 * err, 100 * base, top))
+        with concurrent.futures.ThreadPoolExecutor(max(jobs, 1)) as pool:
+            done = pool.map(lambda c: subprocess.run(c[4], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                     text=True), todo)
+            for (st, group, src, aim, cmd), p in zip(todo, done):
+                name = "%s %s %s b%d -> %s %s b%d" % (src[0], src[1], src[2], src[3], aim[0], aim[2], aim[3])
+                if p.returncode != 0:
+                    failed.append((group, name, p.stderr.strip().splitlines()[-1:]))
+                    continue
+                d = json.loads(p.stdout)
+                truth = rs[aim][1]
+                err = (d["pass_time_s"] - truth) / truth
+                # replay: the baseline is the profiled step (the trace's own
+                # ProfilerStep time) taken as the answer
+                src_t = rs[src][1]
+                if group == "replay":
+                    src_t = d.get("profiled_step_time_s") or src_t
+                base = (src_t - truth) / truth
+                # the measured steps' own spread: where 90% of the timed steps
+                # of the target run fell (p05 to p95), as a fraction of their median
+                lo, hi = rs[aim][4], rs[aim][5]
+                inside = lo <= d["pass_time_s"] <= hi
+                res[st][group].append((err, base, inside, (hi - lo) / (2 * truth)))
+                if verbose:
+                    mt = d.get("method_time_s", {})
+                    tot = sum(mt.values()) or 1
+                    top = ", ".join("%s %.0f%%" % (k, 100 * v / tot) for k, v in
+                                    sorted(mt.items(), key=lambda kv: -kv[1]) if v > 0.05 * tot)
+                    print("%-13s %-46s %10.3f %10.3f %+8.1f%% %+8.1f%%  %s" % (
+                        group, name, d["pass_time_s"] * 1e3, truth * 1e3, 100 * err, 100 * base, top),
+                          flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return res, failed
