@@ -61,6 +61,12 @@ struct est {
      * still recognised as proportional to the batch. */
     int64_t flat[MAX_FLAT];
     size_t n_flat;
+    /* [N x C, S] of the instance norms' inputs: PyTorch computes an
+     * instance norm's gradient as a batch norm's over its input seen as
+     * [1, N x C, S] (native_batch_norm_backward, cudnn_batch_norm_backward),
+     * whose channels carry the batch. */
+    struct { int64_t ch, s; } inorm[MAX_FLAT];
+    size_t n_inorm;
     size_t n_channels_last;         /* channels-last convolutions timed from table rows */
     size_t n_dilation_unmeasured;   /* dilated convolutions timed as undilated ones */
     size_t n_filter_unmeasured;     /* convolutions of filters the rows do not measure */
@@ -167,6 +173,8 @@ void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void
 void est_collect_flat(const int64_t *dims, int n, void *arg);
 /* The batch dimensions an indexed op's index names (est_retarget.c). */
 void est_collect_index_rows(struct est *c, const struct op *op);
+/* The [N x C, S] of an instance norm's input (est_retarget.c). */
+void est_collect_instance_norm(struct est *c, const struct op *op);
 enum precision est_op_prec(const struct profile *p, const struct op *op);
 void est_shape_of(const struct est *c, const struct op *op, struct shape *s);
 int est_is_foreach_on_gpu(const struct est *c, const struct op *op);

@@ -101,6 +101,34 @@ void est_collect_index_rows(struct est *c, const struct op *op)
             c->flat[c->n_flat++] = a.len[i];
 }
 
+void est_collect_instance_norm(struct est *c, const struct op *op)
+{
+    const struct op_table_sizes *ts = op_sizes(op);
+    if (op->kind != OP_NORM || !op->name || !strstr(op->name, "instance_norm") ||
+        ts->kdim[NORM_N] <= 0 || ts->kdim[NORM_C] <= 0 || c->n_inorm >= MAX_FLAT)
+        return;
+    int64_t ch = ts->kdim[NORM_N] * ts->kdim[NORM_C], sp = ts->kdim[NORM_S];
+    for (size_t i = 0; i < c->n_inorm; i++)
+        if (c->inorm[i].ch == ch && c->inorm[i].s == sp)
+            return;
+    c->inorm[c->n_inorm].ch = ch;
+    c->inorm[c->n_inorm++].s = sp;
+}
+
+/* A batch norm over [1, C, S] where an instance norm of the profile has
+ * [N, C / N, S] with N the profiled batch: that instance norm's gradient,
+ * whose channels are the batch's samples times their channels. */
+static int is_instance_backward(const struct est *c, const struct op *op, const struct shape *s)
+{
+    if (op->kind != OP_NORM || strcmp(op_sizes(op)->kop, "batch_norm") != 0 || s->kdim[NORM_N] != 1 ||
+        s->kdim[NORM_C] % c->b_old != 0)
+        return 0;
+    for (size_t i = 0; i < c->n_inorm; i++)
+        if (c->inorm[i].ch == s->kdim[NORM_C] && c->inorm[i].s == s->kdim[NORM_S])
+            return 1;
+    return 0;
+}
+
 /* ------------------------------------------------------------ op shapes */
 
 
@@ -286,6 +314,12 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
         s->conv.n = c->b_new;
         s->flops *= f;
         s->bytes *= f;  /* activations dominate; weights are small */
+        return 1;
+    }
+    if (is_instance_backward(c, op, s)) {
+        s->kdim[NORM_C] = s->kdim[NORM_C] / c->b_old * c->b_new;
+        s->flops *= f;
+        s->bytes *= f;
         return 1;
     }
     int prop;

@@ -258,8 +258,10 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
         /* the flattened batch rows first: an index names rows of them */
         for (size_t i = 0; i < p->n_ops; i++)
             est_shape_groups(p->ops[i].shapes, est_collect_flat, c);
-        for (size_t i = 0; i < p->n_ops; i++)
+        for (size_t i = 0; i < p->n_ops; i++) {
             est_collect_index_rows(c, &p->ops[i]);
+            est_collect_instance_norm(c, &p->ops[i]);
+        }
     }
     if (c->want != PREC_UNKNOWN && c->tt) {
         if (!kernel_table_has(c->tt, KERNEL_GEMM, c->want))

@@ -1001,6 +1001,88 @@ static void test_indexed_rows(void **state)
     fclose(fp);
 }
 
+static void norm_row(struct kernel_table *t, const char *op, int64_t n, int64_t c, int64_t sp,
+                     double time_s)
+{
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = KERNEL_NORM;
+    r->prec = PREC_FP32;
+    r->pass = KPASS_BWD;
+    r->op = xstrdup(op);
+    r->dim[NORM_N] = n;
+    r->dim[NORM_C] = c;
+    r->dim[NORM_S] = sp;
+    r->dim[NORM_GROUPS] = 1;    /* a batch norm's, as the reader stores it */
+    r->time_s[0] = time_s;
+    r->reps = 20;
+}
+
+/* An instance norm's gradient is a batch norm's over its input seen as
+ * [1, N x C, S]: at another batch its channels grow, not its leading 1.
+ * A profile at batch 2 with an instance norm over [2, 16, 4096] and the
+ * batch norm backward [1, 32, 4096]: at batch 8 the backward is looked
+ * up at [1, 128, 4096] (the row's exact 40 us), with 4x the bytes.
+ * Without the instance norm the same backward is a batch norm of its
+ * own, whose leading 1 is no batch: its row [1, 32, 4096] stays. */
+static void test_instance_norm_batch(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct kernel_set ks;
+    kernel_set_init(&ks);
+    struct kernel_table *t = kernel_set_get(&ks, "Test GPU");
+    norm_row(t, "batch_norm", 1, 32, 4096, 10e-6);
+    norm_row(t, "batch_norm", 1, 128, 4096, 40e-6);
+    norm_row(t, "batch_norm", 4, 32, 4096, 400e-6);    /* not linear: a wrong lookup shows */
+    for (int with = 1; with >= 0; with--) {
+        struct profile p;
+        profile_init(&p);
+        p.batch = 2;
+        if (with) {
+            struct op *f = add(&p, "aten::instance_norm", OP_NORM, 1);
+            f->time_s = 1e-3;
+            f->bytes = 2.0 * 16 * 4096 * 4 * 2;
+            struct op_table_sizes *fs = op_sizes_mut(f);
+            snprintf(fs->kop, sizeof fs->kop, "group_norm");
+            fs->kdim[NORM_N] = 2;
+            fs->kdim[NORM_C] = 16;
+            fs->kdim[NORM_S] = 4096;
+            fs->kdim[NORM_GROUPS] = 16;
+        }
+        struct op *b = add(&p, "aten::native_batch_norm_backward", OP_NORM, 1);
+        b->phase = PHASE_BACKWARD;
+        b->time_s = 2e-3;
+        b->bytes = 32.0 * 4096 * 4 * 3;
+        struct op_table_sizes *bs = op_sizes_mut(b);
+        snprintf(bs->kop, sizeof bs->kop, "batch_norm");
+        bs->kdim[NORM_N] = 1;
+        bs->kdim[NORM_C] = 32;
+        bs->kdim[NORM_S] = 4096;
+        struct estimate e;
+        estimate_init(&e);
+        struct estimate_opts eo;
+        estimate_opts_init(&eo);
+        eo.batch = 8;
+        FILE *fp;
+        struct diag d = quiet(&fp);
+        assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+        const struct op_estimate *ob = NULL;
+        for (size_t i = 0; i < e.n_ops; i++)
+            if (strcmp(e.ops[i].name, "aten::native_batch_norm_backward") == 0)
+                ob = &e.ops[i];
+        assert_non_null(ob);
+        assert_int_equal(ob->method, EST_TABLE_EXACT);
+        assert_close(ob->device_s, with ? 40e-6 : 10e-6, 1e-6);
+        if (with)
+            assert_close(ob->bytes, 4 * b->bytes, 1e-9);
+        estimate_release(&e);
+        profile_release(&p);
+        fclose(fp);
+    }
+    kernel_set_release(&ks);
+}
+
 /* A CPU trace's op on a GPU costs the host by what it is: a norm as
  * cuDNN's ops (4.0 bare adds), an optimizer's op once, an optimizer's
  * item() (its step count, a CPU tensor) as a view, a CPU target a bare
@@ -1757,6 +1839,7 @@ int main(void)
         cmocka_unit_test(test_cpu_host_weights),
         cmocka_unit_test(test_cpu_multi_kernel),
         cmocka_unit_test(test_indexed_rows),
+        cmocka_unit_test(test_instance_norm_batch),
         cmocka_unit_test(test_efficiency_indexed),
         cmocka_unit_test(test_peer_rows_beside_own_table),
         cmocka_unit_test(test_keep_measured_warning),
