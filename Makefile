@@ -29,6 +29,8 @@ OPT ?= -O2 -g
 CFLAGS ?=
 BUILD ?= build/rel
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# compile jobs of the sanitizer build inside `make check` (the online cores)
+JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 
 SRC := $(wildcard src/*.c src/*/*.c)
 LIB_SRC := $(filter-out src/main.c,$(SRC))
@@ -73,7 +75,7 @@ test: deps check-layers fom units
 # inputs get 120 s: a million nested brackets take about 25 s under ASan), then
 # the command-line tests with fom under valgrind memcheck (mk/valgrind.mk).
 check:
-	$(MAKE) BUILD=build/san OPT="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build/san/fom units
+	$(MAKE) -j$(JOBS) BUILD=build/san OPT="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build/san/fom units
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 HOSTILE_TIMEOUT=120 \
 	  FOM_UNDER_SANITIZER=1 FOM="$(CURDIR)/build/san/fom" UNIT_DIR="build/san/tests" sh tests/run.sh
 	$(MAKE) valgrind-test
