@@ -5009,6 +5009,587 @@ def inception(batch, device):
     return InceptionV3(), make, _inception_loss, "sgd_momentum"
 
 
+# -- seventeenth round ---------------------------------------------------------
+# Models recorded after the sixteenth round: a CycleGAN on 256x256 images
+# (two ResNet generators: reflection padding, a 7x7 stem, stride-2
+# convolutions down, 9 residual blocks of 256 channels at 64x64,
+# ConvTranspose2d up, InstanceNorm2d; two 70x70 PatchGAN discriminators of
+# 4x4 convolutions; the generators' and the discriminators' updates in one
+# backward: the generators' adversarial passes run the discriminators on
+# detached weights, the discriminators' passes see detached fakes), a
+# StyleGAN2-shaped generator at 128x128 (an 8 x 512 mapping MLP, modulated
+# and demodulated 3x3 convolutions run as one grouped convolution with a
+# group per sample, noise injection, bilinear upsampling, skip toRGB
+# outputs) against a plain convolutional discriminator with the
+# non-saturating logistic loss, a Temporal Fusion Transformer (variable
+# selection networks of gated residual networks, one per input, over 20
+# inputs embedded to 160; LSTM encoder and decoder over 168 + 24 steps;
+# interpretable multi-head attention written out with matmul, a causal
+# mask and softmax; a quantile loss), a Gated PixelCNN on 32x32 images
+# (vertical and horizontal stacks of cropped convolutions, the first
+# layer's 7x7 masked by multiplying its weights by fixed masks, tanh x
+# sigmoid gates, a 256-way softmax per colour channel) and N-BEATS (the
+# generic architecture: 30 blocks of 4 Linear 512 on 336-step lookbacks,
+# backcasts subtracted in turn, sMAPE; thousands of rows per batch).
+
+def _fwd(m, x, frozen):
+    """m(x) for an nn.Conv2d or nn.Linear; with frozen, on its detached
+    weights: a GAN's generator step backpropagates through the
+    discriminator to its input without gradients for its weights (what
+    requires_grad_(False) on the discriminator does in the reference
+    code), so that one backward serves both updates."""
+    if not frozen:
+        return m(x)
+    b = None if m.bias is None else m.bias.detach()
+    if isinstance(m, nn.Linear):
+        return F.linear(x, m.weight.detach(), b)
+    return F.conv2d(x, m.weight.detach(), b, m.stride, m.padding)
+
+
+class CGResBlock(nn.Module):
+    """CycleGAN's ResnetBlock: reflection pad 1, 3x3 Conv2d, InstanceNorm2d,
+    ReLU, reflection pad 1, 3x3 Conv2d, InstanceNorm2d, added to the input
+    (the norms without affine parameters, as the reference's `instance`)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.net = nn.Sequential(nn.ReflectionPad2d(1), nn.Conv2d(c, c, 3), nn.InstanceNorm2d(c), nn.ReLU(True),
+                                 nn.ReflectionPad2d(1), nn.Conv2d(c, c, 3), nn.InstanceNorm2d(c))
+
+    def forward(self, x):
+        return x + self.net(x)
+
+
+class ResnetGenerator(nn.Module):
+    """CycleGAN's resnet_9blocks generator (ngf 64): reflection pad 3, 7x7
+    Conv2d 3 -> 64, two 3x3 stride-2 Conv2d (128, 256; 256 -> 64x64), 9
+    CGResBlock of 256, two 3x3 stride-2 ConvTranspose2d (output padding 1;
+    128, 64), reflection pad 3, 7x7 Conv2d to 3, tanh; InstanceNorm2d
+    (affine=False) and ReLU after every convolution but the last."""
+
+    def __init__(self, ngf=64, blocks=9):
+        super().__init__()
+        layers = [nn.ReflectionPad2d(3), nn.Conv2d(3, ngf, 7), nn.InstanceNorm2d(ngf), nn.ReLU(True)]
+        c = ngf
+        for _ in range(2):
+            layers += [nn.Conv2d(c, 2 * c, 3, stride=2, padding=1), nn.InstanceNorm2d(2 * c), nn.ReLU(True)]
+            c *= 2
+        layers += [CGResBlock(c) for _ in range(blocks)]
+        for _ in range(2):
+            layers += [nn.ConvTranspose2d(c, c // 2, 3, stride=2, padding=1, output_padding=1),
+                       nn.InstanceNorm2d(c // 2), nn.ReLU(True)]
+            c //= 2
+        layers += [nn.ReflectionPad2d(3), nn.Conv2d(c, 3, 7), nn.Tanh()]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):                                   # b, 3, 256, 256
+        return self.net(x)                                  # b, 3, 256, 256
+
+
+class PatchGAN(nn.Module):
+    """The 70x70 PatchGAN (NLayerDiscriminator, ndf 64, 3 layers): 4x4
+    Conv2d 3 -> 64 -> 128 -> 256 at stride 2, 512 at stride 1, then 1 at
+    stride 1 (padding 1: 256x256 -> 30x30 logits); InstanceNorm2d
+    (affine=False) after all but the first and the last, LeakyReLU 0.2."""
+
+    def __init__(self, ndf=64):
+        super().__init__()
+        chans = [3, ndf, 2 * ndf, 4 * ndf, 8 * ndf]
+        self.convs = nn.ModuleList(nn.Conv2d(a, b, 4, stride=2 if i < 3 else 1, padding=1)
+                                   for i, (a, b) in enumerate(zip(chans, chans[1:])))
+        self.out = nn.Conv2d(8 * ndf, 1, 4, padding=1)
+
+    def forward(self, x, frozen=False):                     # b, 3, 256, 256
+        for i, conv in enumerate(self.convs):
+            x = _fwd(conv, x, frozen)
+            if i:
+                x = F.instance_norm(x)
+            x = F.leaky_relu(x, 0.2, inplace=True)
+        return _fwd(self.out, x, frozen)                    # b, 1, 30, 30
+
+
+def _lsgan(d, target):
+    """LSGAN's loss per sample: the mean squared distance of the patch
+    logits to the target label (in fp32)."""
+    return ((d.float() - target) ** 2).mean((1, 2, 3))
+
+
+class CycleGAN(nn.Module):
+    """CycleGAN (Zhu et al. 2017) on unpaired 256x256 images of domains A
+    and B: generators A -> B and B -> A, a PatchGAN per domain. One
+    training step as the reference's optimize_parameters: fake_B =
+    G_AB(A), rec_A = G_BA(fake_B), fake_A = G_BA(B), rec_B = G_AB(fake_A);
+    the generators' loss is LSGAN's on D_B(fake_B) and D_A(fake_A) with
+    the discriminators frozen (detached weights) plus 10 x the L1 cycle
+    losses |rec_A - A| and |rec_B - B|; the discriminators' loss is half
+    the LSGAN losses on the real images and on the detached fakes. The
+    terms touch disjoint parameters, so their sum's one backward gives
+    each network the gradient of its own loss. The identity loss and the
+    50-image pool of past fakes are left out. Returns per sample the
+    generators' adversarial, cycle and discriminators' terms (b, 3)."""
+
+    def __init__(self):
+        super().__init__()
+        self.g_ab, self.g_ba = ResnetGenerator(), ResnetGenerator()
+        self.d_a, self.d_b = PatchGAN(), PatchGAN()
+
+    def forward(self, inp):
+        a, b = inp                                          # b, 3, 256, 256 each, in [-1, 1]
+        fake_b, fake_a = self.g_ab(a), self.g_ba(b)
+        rec_a, rec_b = self.g_ba(fake_b), self.g_ab(fake_a)
+        adv = _lsgan(self.d_b(fake_b, frozen=True), 1.0) + _lsgan(self.d_a(fake_a, frozen=True), 1.0)
+        cyc = (rec_a.float() - a).abs().mean((1, 2, 3)) + (rec_b.float() - b).abs().mean((1, 2, 3))
+        d_b = _lsgan(self.d_b(b), 1.0) + _lsgan(self.d_b(fake_b.detach()), 0.0)
+        d_a = _lsgan(self.d_a(a), 1.0) + _lsgan(self.d_a(fake_a.detach()), 0.0)
+        return torch.stack([adv, cyc, 0.5 * (d_a + d_b)], dim=1)   # b, 3
+
+
+def _cyclegan_loss(out, y):
+    """The generators' LSGAN terms plus 10 x the cycle terms, plus the
+    discriminators' terms (computed by the model; y is unused)."""
+    return out[:, 0].mean() + 10.0 * out[:, 1].mean() + out[:, 2].mean()
+
+
+def cyclegan(batch, device):
+    def make():
+        return ((torch.rand(batch, 3, 256, 256, device=device) * 2 - 1,
+                 torch.rand(batch, 3, 256, 256, device=device) * 2 - 1), None)
+    return CycleGAN(), make, _cyclegan_loss, "adam"
+
+
+class ModConv(nn.Module):
+    """StyleGAN2's modulated convolution (fused_modconv): styles from an
+    affine of w (bias 1), the weight (equalised-lr gain 1 / sqrt(fan-in))
+    scaled per sample and input channel, demodulated per output channel
+    by rsqrt of its sum of squares, and all samples convolved at once by
+    one F.conv2d over b x cin channels with groups = b; the bias added
+    after (the toRGB layers: 1x1, no demodulation)."""
+
+    def __init__(self, cin, cout, k, wdim=512, demod=True):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(cout, cin, k, k))
+        self.bias = nn.Parameter(torch.zeros(cout))
+        self.affine = nn.Linear(wdim, cin)
+        nn.init.ones_(self.affine.bias)
+        self.gain, self.demod, self.pad = 1 / math.sqrt(cin * k * k), demod, k // 2
+
+    def forward(self, x, w):                                # b, cin, h, w; b, 512
+        b, cin, h, wd = x.shape
+        s = self.affine(w)                                  # b, cin
+        wt = self.weight.unsqueeze(0) * self.gain * s[:, None, :, None, None]   # b, cout, cin, k, k
+        if self.demod:
+            wt = wt * torch.rsqrt(wt.square().sum((2, 3, 4), keepdim=True) + 1e-8)
+        y = F.conv2d(x.reshape(1, b * cin, h, wd), wt.reshape(-1, cin, *wt.shape[3:]),
+                     padding=self.pad, groups=b)            # 1, b * cout, h, w
+        y = y.reshape(b, -1, h, wd)
+        return y + self.bias.to(y.dtype)[None, :, None, None]
+
+
+class SynthLayer(nn.Module):
+    """A StyleGAN2 synthesis layer: (bilinear 2x upsampling,) a 3x3
+    ModConv, per-pixel Gaussian noise times a learned strength, leaky ReLU
+    0.2 times sqrt(2)."""
+
+    def __init__(self, cin, cout, up=False):
+        super().__init__()
+        self.conv = ModConv(cin, cout, 3)
+        self.noise = nn.Parameter(torch.zeros(()))
+        self.up = up
+
+    def forward(self, x, w):
+        if self.up:
+            x = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+        x = self.conv(x, w)
+        b, _, h, wd = x.shape
+        x = x + self.noise.to(x.dtype) * torch.randn(b, 1, h, wd, device=x.device, dtype=x.dtype)
+        return F.leaky_relu(x, 0.2) * math.sqrt(2)
+
+
+def _sg_channels(res):
+    """StyleGAN2 config-f's widths: min(16,384 / resolution, 512)."""
+    return min(16384 // res, 512)
+
+
+class StyleGAN2Generator(nn.Module):
+    """A StyleGAN2-shaped generator at 128x128: z (512) normalised by its
+    second moment, a mapping MLP of 8 Linear 512 with leaky ReLU 0.2 to w
+    (one w for every layer: no style mixing, no truncation); synthesis
+    from a learned 512 x 4x4 constant: a SynthLayer at 4x4, then per
+    resolution 8 .. 128 an upsampling SynthLayer and a SynthLayer (512
+    channels to 32x32, 256 at 64x64, 128 at 128x128); the skip
+    architecture: a 1x1 toRGB ModConv per resolution added to the
+    bilinearly upsampled image."""
+
+    def __init__(self, res=128, wdim=512, mapping=8):
+        super().__init__()
+        layers = []
+        for _ in range(mapping):
+            layers += [nn.Linear(wdim, wdim), nn.LeakyReLU(0.2)]
+        self.mapping = nn.Sequential(*layers)
+        self.const = nn.Parameter(torch.randn(_sg_channels(4), 4, 4))
+        self.conv4, self.rgb4 = SynthLayer(512, 512), ModConv(512, 3, 1, demod=False)
+        self.blocks = nn.ModuleList()
+        r = 8
+        while r <= res:
+            cin, cout = _sg_channels(r // 2), _sg_channels(r)
+            self.blocks.append(nn.ModuleList([SynthLayer(cin, cout, up=True), SynthLayer(cout, cout),
+                                              ModConv(cout, 3, 1, demod=False)]))
+            r *= 2
+
+    def forward(self, z):                                   # b, 512
+        z = z * torch.rsqrt(z.square().mean(1, keepdim=True) + 1e-8)
+        w = self.mapping(z)                                 # b, 512
+        x = self.conv4(self.const.unsqueeze(0).expand(z.shape[0], -1, -1, -1), w)   # b, 512, 4, 4
+        img = self.rgb4(x, w)
+        for up, conv, rgb in self.blocks:
+            x = conv(up(x, w), w)
+            img = F.interpolate(img, scale_factor=2, mode="bilinear", align_corners=False) + rgb(x, w).to(img.dtype)
+        return img                                          # b, 3, 128, 128
+
+
+class ConvDiscriminator(nn.Module):
+    """A plain convolutional discriminator at 128x128 with the generator's
+    widths (StyleGAN's original layout without blur, minibatch stddev or
+    residuals): a 1x1 fromRGB, per resolution 128 .. 8 a 3x3 Conv2d and a
+    3x3 stride-2 Conv2d to the next width, at 4x4 a 3x3 Conv2d, a Linear
+    8,192 -> 512 and a Linear to one logit; leaky ReLU 0.2."""
+
+    def __init__(self, res=128):
+        super().__init__()
+        self.frgb = nn.Conv2d(3, _sg_channels(res), 1)
+        self.convs = nn.ModuleList()
+        r = res
+        while r > 4:
+            c, c2 = _sg_channels(r), _sg_channels(r // 2)
+            self.convs.extend([nn.Conv2d(c, c, 3, padding=1), nn.Conv2d(c, c2, 3, stride=2, padding=1)])
+            r //= 2
+        self.conv4 = nn.Conv2d(512, 512, 3, padding=1)
+        self.fc, self.out = nn.Linear(512 * 16, 512), nn.Linear(512, 1)
+
+    def forward(self, x, frozen=False):                     # b, 3, 128, 128
+        x = F.leaky_relu(_fwd(self.frgb, x, frozen), 0.2)
+        for conv in self.convs:
+            x = F.leaky_relu(_fwd(conv, x, frozen), 0.2)    # .. b, 512, 4, 4
+        x = F.leaky_relu(_fwd(self.conv4, x, frozen), 0.2).flatten(1)
+        return _fwd(self.out, F.leaky_relu(_fwd(self.fc, x, frozen), 0.2), frozen)   # b, 1
+
+
+class StyleGAN2(nn.Module):
+    """A StyleGAN2 training step without its lazy regularisers (R1 and
+    path length): the generator's non-saturating loss softplus(-D(G(z)))
+    through the frozen discriminator (detached weights), the
+    discriminator's softplus(D(fake)) on the detached fakes plus
+    softplus(-D(real)), summed in one backward (disjoint parameters).
+    Returns the two terms per sample (b, 2)."""
+
+    def __init__(self):
+        super().__init__()
+        self.g, self.d = StyleGAN2Generator(), ConvDiscriminator()
+
+    def forward(self, inp):
+        z, real = inp                                       # b, 512; b, 3, 128, 128
+        fake = self.g(z)
+        g = F.softplus(-self.d(fake, frozen=True).float())
+        d = F.softplus(self.d(fake.detach()).float()) + F.softplus(-self.d(real).float())
+        return torch.cat([g, d], dim=1)                     # b, 2
+
+
+def _gan_sum_loss(out, y):
+    """The mean of the model's per-sample loss terms, summed (y is unused)."""
+    return out.mean(0).sum()
+
+
+def stylegan2(batch, device):
+    def make():
+        return ((torch.randn(batch, 512, device=device),
+                 torch.rand(batch, 3, 128, 128, device=device) * 2 - 1), None)
+    return StyleGAN2(), make, _gan_sum_loss, "adam"
+
+
+class GRN(nn.Module):
+    """TFT's gated residual network: Linear, (plus a Linear of the context
+    where there is one,) ELU, Linear, dropout 0.1, a GLU gate (Linear to
+    twice the output, F.glu), the input (through a Linear where the widths
+    differ) added, LayerNorm (in fp32, as CUDA autocast runs it)."""
+
+    def __init__(self, cin, hidden, cout, ctx=0, drop=0.1):
+        super().__init__()
+        self.fc2, self.fc1 = nn.Linear(cin, hidden), nn.Linear(hidden, hidden)
+        self.ctx = nn.Linear(ctx, hidden, bias=False) if ctx else None
+        self.gate = nn.Linear(hidden, 2 * cout)
+        self.skip = nn.Linear(cin, cout) if cin != cout else None
+        self.norm = nn.LayerNorm(cout)
+        self.drop = drop
+
+    def forward(self, a, c=None):                           # .., cin; .., ctx (broadcast)
+        h = self.fc2(a)
+        if c is not None:
+            h = h + self.ctx(c)
+        h = F.dropout(self.fc1(F.elu(h)), self.drop, self.training)
+        h = F.glu(self.gate(h), dim=-1)
+        skip = a if self.skip is None else self.skip(a)
+        return self.norm((skip + h).float())                # .., cout
+
+
+class VSN(nn.Module):
+    """TFT's variable selection network over n inputs embedded to d: a GRN
+    of the n embeddings concatenated (and the static context) to n
+    weights by softmax, a GRN of d per input, the weighted sum."""
+
+    def __init__(self, n, d, ctx=0):
+        super().__init__()
+        self.flat = GRN(n * d, d, n, ctx)
+        self.grns = nn.ModuleList(GRN(d, d, d) for _ in range(n))
+
+    def forward(self, xs, c=None):                          # n x (b, [t,] d)
+        v = torch.softmax(self.flat(torch.cat(xs, dim=-1), c), dim=-1)   # b, [t,] n
+        h = torch.stack([g(x) for g, x in zip(self.grns, xs)], dim=-1)   # b, [t,] d, n
+        return (h * v.unsqueeze(-2)).sum(-1)                # b, [t,] d
+
+
+class GateAddNorm(nn.Module):
+    """TFT's gated skip connection: dropout, a GLU gate, the skip added,
+    LayerNorm (in fp32)."""
+
+    def __init__(self, d, drop=0.1):
+        super().__init__()
+        self.gate, self.norm, self.drop = nn.Linear(d, 2 * d), nn.LayerNorm(d), drop
+
+    def forward(self, x, skip):
+        h = F.glu(self.gate(F.dropout(x, self.drop, self.training)), dim=-1)
+        return self.norm((h + skip).float())
+
+
+class InterpretableMHA(nn.Module):
+    """TFT's interpretable multi-head attention: 4 heads with their own
+    query and key projections (160 -> 4 x 40) and one value projection
+    (160 -> 40) shared by all heads; scaled dot products by matmul, a
+    causal mask by masked_fill, softmax, dropout; the heads' outputs
+    averaged, then a Linear 40 -> 160."""
+
+    def __init__(self, d=160, heads=4, drop=0.1):
+        super().__init__()
+        self.heads, self.dh, self.drop = heads, d // heads, drop
+        self.q, self.k = nn.Linear(d, d), nn.Linear(d, d)
+        self.v, self.o = nn.Linear(d, d // heads), nn.Linear(d // heads, d)
+
+    def forward(self, x):                                   # b, t, d
+        b, t, _ = x.shape
+        q = self.q(x).view(b, t, self.heads, self.dh).transpose(1, 2)   # b, 4, t, 40
+        k = self.k(x).view(b, t, self.heads, self.dh).transpose(1, 2)
+        v = self.v(x).unsqueeze(1)                          # b, 1, t, 40
+        s = (q @ k.transpose(-2, -1)) / math.sqrt(self.dh)  # b, 4, t, t
+        mask = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
+        a = F.dropout(s.masked_fill(mask, float("-inf")).softmax(-1), self.drop, self.training)
+        return self.o((a.to(v.dtype) @ v).mean(1))          # b, t, 40 -> b, t, d
+
+
+class TFT(nn.Module):
+    """A Temporal Fusion Transformer (Lim et al. 2021) forecasting 24 steps
+    from 168, hidden 160, over 20 inputs: 2 static categoricals (370 and
+    12 values), 10 observed reals (the target among them) and 8 known
+    inputs (6 reals, hour of day and day of week), each embedded to 160 (a
+    Linear 1 -> 160 per real, an nn.Embedding per categorical). A static
+    VSN and 4 GRNs give the contexts for variable selection, enrichment
+    and the LSTM's initial h and c; VSNs over the 18 past and the 8 future
+    inputs (GRNs of 160 per input per step); an LSTM encoder over the 168
+    past steps, an LSTM decoder over the 24 future ones from its state;
+    GateAddNorm with the selected inputs; a static enrichment GRN;
+    InterpretableMHA over all 192 steps, causal; GateAddNorm; a
+    position-wise GRN; GateAddNorm with the LSTM's; a Linear to 3
+    quantiles for the 24 future steps."""
+
+    def __init__(self, d=160, static=(370, 12), observed=10, known_real=6, known_cat=(24, 7)):
+        super().__init__()
+        self.static_emb = nn.ModuleList(nn.Embedding(v, d) for v in static)
+        self.obs_emb = nn.ModuleList(nn.Linear(1, d) for _ in range(observed))
+        self.known_emb = nn.ModuleList(nn.Linear(1, d) for _ in range(known_real))
+        self.cat_emb = nn.ModuleList(nn.Embedding(v, d) for v in known_cat)
+        n_known = known_real + len(known_cat)
+        self.static_vsn = VSN(len(static), d)
+        self.ctx = nn.ModuleList(GRN(d, d, d) for _ in range(4))   # selection, enrichment, h, c
+        self.past_vsn = VSN(observed + n_known, d, ctx=d)
+        self.fut_vsn = VSN(n_known, d, ctx=d)
+        self.enc = nn.LSTM(d, d, batch_first=True)
+        self.dec = nn.LSTM(d, d, batch_first=True)
+        self.lstm_gate = GateAddNorm(d)
+        self.enrich = GRN(d, d, d, ctx=d)
+        self.attn = InterpretableMHA(d, 4)
+        self.attn_gate = GateAddNorm(d)
+        self.pos_grn = GRN(d, d, d)
+        self.out_gate = GateAddNorm(d)
+        self.head = nn.Linear(d, 3)
+
+    def _known(self, real, cat):                            # b, t, 6; b, t, 2
+        return ([e(r.unsqueeze(-1)) for e, r in zip(self.known_emb, real.unbind(-1))]
+                + [e(c) for e, c in zip(self.cat_emb, cat.unbind(-1))])   # 8 x (b, t, 160)
+
+    def forward(self, inp):
+        stat, obs, p_real, p_cat, f_real, f_cat = inp       # b, 2; b, 168, 10; b, 168, 6; b, 168, 2; b, 24, 6; b, 24, 2
+        s = self.static_vsn([e(c) for e, c in zip(self.static_emb, stat.unbind(-1))])   # b, 160
+        c_sel, c_enr, c_h, c_c = (g(s) for g in self.ctx)   # 4 x (b, 160)
+        past = self.past_vsn([e(o.unsqueeze(-1)) for e, o in zip(self.obs_emb, obs.unbind(-1))]
+                             + self._known(p_real, p_cat), c_sel.unsqueeze(1))   # b, 168, 160
+        fut = self.fut_vsn(self._known(f_real, f_cat), c_sel.unsqueeze(1))       # b, 24, 160
+        # states in the input's dtype, so that both LSTMs see one type
+        enc, (h, c) = self.enc(past, (c_h.unsqueeze(0).to(past.dtype), c_c.unsqueeze(0).to(past.dtype)))
+        dec, _ = self.dec(fut, (h.to(fut.dtype), c.to(fut.dtype)))
+        xi = torch.cat([past, fut], dim=1)                  # b, 192, 160
+        phi = self.lstm_gate(torch.cat([enc, dec], dim=1), xi)
+        e = self.enrich(phi, c_enr.unsqueeze(1))
+        x = self.attn_gate(self.attn(e), e)
+        x = self.out_gate(self.pos_grn(x), phi)             # b, 192, 160
+        return self.head(x[:, past.shape[1]:])              # b, 24, 3
+
+
+_QUANTILES = (0.1, 0.5, 0.9)
+
+
+def _quantile_loss(out, y):
+    """TFT's quantile (pinball) loss, averaged over the steps, the samples
+    and the 3 quantiles: max(q e, (q - 1) e) with e = y - prediction."""
+    loss = 0.0
+    for i, q in enumerate(_QUANTILES):
+        e = y - out[..., i]
+        loss = loss + torch.max(q * e, (q - 1) * e).mean()
+    return loss / len(_QUANTILES)
+
+
+def tft(batch, device):
+    def cat(t):                                             # hour of day, day of week: b, t, 2
+        return torch.stack([torch.randint(0, v, (batch, t), device=device) for v in (24, 7)], dim=2)
+
+    def make():
+        static = torch.stack([torch.randint(0, v, (batch,), device=device) for v in (370, 12)], dim=1)
+        return ((static, torch.randn(batch, 168, 10, device=device),
+                 torch.randn(batch, 168, 6, device=device), cat(168),
+                 torch.randn(batch, 24, 6, device=device), cat(24)),
+                torch.randn(batch, 24, device=device))
+    return TFT(), make, _quantile_loss, "adam"
+
+
+class GatedPixelLayer(nn.Module):
+    """A Gated PixelCNN layer (van den Oord et al. 2016) of c channels and
+    kernel k: the vertical stack a (k // 2 + 1) x k Conv2d to 2c, padded
+    k // 2 all round and cropped to the first rows (each row sees the rows
+    above, and its own only through the stack below, never the input's);
+    the horizontal stack a 1 x (k // 2 + 1) Conv2d to 2c cropped likewise
+    to the pixels on the left, plus a 1x1 Conv2d of the vertical stack;
+    both gated by tanh x sigmoid; the horizontal one through a 1x1 Conv2d
+    and added to its input. The first layer (type A, no residual) masks
+    the current row and pixel out by multiplying its kernels by fixed mask
+    buffers."""
+
+    def __init__(self, cin, c, k, first=False):
+        super().__init__()
+        self.v = nn.Conv2d(cin, 2 * c, (k // 2 + 1, k), padding=k // 2)
+        self.h = nn.Conv2d(cin, 2 * c, (1, k // 2 + 1), padding=(0, k // 2))
+        self.v2h, self.hout = nn.Conv2d(2 * c, 2 * c, 1), nn.Conv2d(c, c, 1)
+        self.first = first
+        if first:
+            vm, hm = torch.ones_like(self.v.weight), torch.ones_like(self.h.weight)
+            vm[:, :, -1], hm[:, :, :, -1] = 0, 0
+            self.register_buffer("vmask", vm)
+            self.register_buffer("hmask", hm)
+
+    @staticmethod
+    def _gate(x):
+        a, b = x.chunk(2, dim=1)
+        return torch.tanh(a) * torch.sigmoid(b)
+
+    def forward(self, xv, xh):                              # b, cin, 32, 32 each
+        hgt, wid = xv.shape[-2:]
+        wv, wh = self.v.weight, self.h.weight
+        if self.first:
+            wv, wh = wv * self.vmask, wh * self.hmask
+        v = F.conv2d(xv, wv, self.v.bias, padding=self.v.padding)[:, :, :hgt]    # b, 2c, 32, 32
+        h = F.conv2d(xh, wh, self.h.bias, padding=self.h.padding)[..., :wid]     # b, 2c, 32, 32
+        h = self.hout(self._gate(h + self.v2h(v)))
+        return self._gate(v), (h if self.first else h + xh)   # b, c, 32, 32 each
+
+
+class GatedPixelCNN(nn.Module):
+    """A Gated PixelCNN on 32x32 RGB images of 256 levels (scaled to
+    [-1, 1]): a first gated layer of kernel 7 (masked, type A), 15 gated
+    layers of kernel 3 and 128 channels, a 1x1 Conv2d to 1,024, ReLU and a
+    1x1 Conv2d to 256 logits for each of the 3 colour channels (the
+    channels of a pixel predicted independently given the pixels before
+    it; no class conditioning)."""
+
+    def __init__(self, c=128, layers=15, head=1024):
+        super().__init__()
+        self.layers = nn.ModuleList([GatedPixelLayer(3, c, 7, first=True)]
+                                    + [GatedPixelLayer(c, c, 3) for _ in range(layers)])
+        self.head = nn.Sequential(nn.ReLU(), nn.Conv2d(c, head, 1), nn.ReLU(), nn.Conv2d(head, 3 * 256, 1))
+
+    def forward(self, img):                                 # b, 3, 32, 32 (0 .. 255)
+        x = img.float() / 127.5 - 1
+        v, h = x, x
+        for layer in self.layers:
+            v, h = layer(v, h)
+        b, _, hgt, wid = h.shape
+        return self.head(h).view(b, 256, 3, hgt, wid)       # b, 256, 3, 32, 32
+
+
+def pixelcnn(batch, device):
+    def make():
+        img = torch.randint(0, 256, (batch, 3, 32, 32), device=device)
+        return img, img.clone()
+    return GatedPixelCNN(), make, _cls_loss, "adam"
+
+
+class NBeatsBlock(nn.Module):
+    """An N-BEATS generic block as the authors' code builds it: 4 Linear of
+    512 with ReLU, a Linear to theta of lookback + horizon (336 + 48)
+    split into the backcast and the forecast (the generic basis)."""
+
+    def __init__(self, lookback, horizon, units=512, layers=4):
+        super().__init__()
+        self.fcs = nn.ModuleList(nn.Linear(lookback if i == 0 else units, units) for i in range(layers))
+        self.theta = nn.Linear(units, lookback + horizon)
+        self.lookback = lookback
+
+    def forward(self, x):                                   # b, 336
+        for fc in self.fcs:
+            x = F.relu(fc(x))
+        theta = self.theta(x)                               # b, 384
+        return theta[:, :self.lookback], theta[:, self.lookback:]   # b, 336; b, 48
+
+
+class NBeats(nn.Module):
+    """N-BEATS, generic architecture (Oreshkin et al. 2020): 30 stacks of
+    one block (no sharing) over a 7 x 48 = 336-step lookback, horizon 48;
+    the input flipped in time, each block's backcast subtracted from the
+    residual it passes on, the forecasts summed onto the last observed
+    value."""
+
+    def __init__(self, horizon=48, mult=7, blocks=30):
+        super().__init__()
+        self.blocks = nn.ModuleList(NBeatsBlock(mult * horizon, horizon) for _ in range(blocks))
+
+    def forward(self, x):                                   # b, 336
+        res, forecast = x.flip(1), x[:, -1:]
+        for block in self.blocks:
+            back, f = block(res)
+            res = res - back
+            forecast = forecast + f
+        return forecast                                     # b, 48
+
+
+def _smape_loss(out, y):
+    """sMAPE as the authors' smape_2_loss: 200 x the mean of |f - y| /
+    (|f| + |y|), the denominator without gradient."""
+    return 200 * ((out - y).abs() / (out.detach().abs() + y.abs())).mean()
+
+
+def nbeats(batch, device):
+    """batch: windows of a positive series (sMAPE's denominators above 0)."""
+    def make():
+        return (torch.rand(batch, 336, device=device) + 1,
+                torch.rand(batch, 48, device=device) + 1)
+    return NBeats(), make, _smape_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -5096,4 +5677,9 @@ MODELS = {
     "qrnn": (qrnn, "QRNN LM, 20k x 512 tied embedding, 3 layers of 512, causal Conv1d gates, fo-pooling in a Python loop over 128 steps, Adam; sixteenth round"),
     "resunet3d": (resunet3d, "3-D residual U-Net on 128^3 volumes, 16-256 channels, GroupNorm, strided Conv3d down, trilinear up, 3 classes, Dice + CE; sixteenth round"),
     "inception": (inception, "Inception-v3 299x299 (1x7/7x1 and 1x3/3x1 factorised convolutions, BatchNorm), auxiliary head at 0.4, label smoothing 0.1; sixteenth round"),
+    "cyclegan": (cyclegan, "CycleGAN 256x256, two ResNet generators (reflection pad, 7x7, stride-2 down, 9 blocks of 256, ConvTranspose2d up, InstanceNorm2d), two 70x70 PatchGANs, LSGAN + 10 x L1 cycle, Adam; seventeenth round"),
+    "stylegan2": (stylegan2, "StyleGAN2-shaped 128x128 generator, mapping 8 x 512, modulated 3x3 convolutions by grouped conv (groups = batch), noise, bilinear up, skip toRGB, conv discriminator, non-saturating loss, Adam; seventeenth round"),
+    "tft": (tft, "Temporal Fusion Transformer, 168 + 24 steps, 20 inputs embedded to 160, per-input GRN variable selection, LSTM encoder and decoder 160, interpretable 4-head causal attention (matmul, softmax), 3 quantiles, Adam; seventeenth round"),
+    "pixelcnn": (pixelcnn, "Gated PixelCNN 32x32, masked 7x7 first layer, 15 gated layers of 128 (vertical and horizontal stacks, cropped convolutions, tanh x sigmoid), 256-way softmax per channel, Adam; seventeenth round"),
+    "nbeats": (nbeats, "N-BEATS generic, 30 blocks of 4 Linear 512, lookback 336, horizon 48, backcast residuals, sMAPE, Adam; seventeenth round"),
 }
