@@ -4,10 +4,15 @@
 # `make check`.  Under valgrind the hostile tests allow 300 s per run
 # (HOSTILE_TIMEOUT) and 120 s instead of 10 to refuse a gzip bomb
 # (HOSTILE_FAST_S), and skip the benchmark-sized input (FOM_SKIP_BIG=1:
-# the million-event trace of t6001).  About 8 minutes on 2 shared cores.
+# the million-event trace of t6001).  VALGRIND_EVERY=N puts one command
+# line in about N under valgrind (tests/valgrind-fom.sh says which): the
+# whole suite under valgrind takes about an hour on 2 cores, so `make
+# check` samples a quarter of it; `make valgrind-test` runs every one.
+VALGRIND_EVERY ?= 1
 valgrind-test: fom
 	@mkdir -p build/valgrind && cp fom build/valgrind/fom
 	@FOM="$(CURDIR)/tests/valgrind-fom.sh" FOM_VALGRIND_BIN="$(CURDIR)/build/valgrind/fom" \
+	  FOM_VALGRIND_EVERY=$(VALGRIND_EVERY) \
 	  UNIT_DIR=/nonexistent \
 	  HOSTILE_TIMEOUT=300 HOSTILE_FAST_S=120 FOM_SKIP_BIG=1 FOM_UNDER_VALGRIND=1 sh tests/run.sh
 
