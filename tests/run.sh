@@ -13,20 +13,26 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 
-# One file: `run.sh --one DIR NAME COMMAND...` writes DIR/NAME.log (its
-# output), DIR/NAME.rc (exit status) and DIR/NAME.s (wall seconds).
+FOM=${FOM:-$here/../fom}
+UNIT_DIR=${UNIT_DIR:-$here/../build/rel/tests}
+
+# One file: `run.sh --one DIR NAME` runs the unit test binary or the script
+# NAME and writes DIR/NAME.log (its output), DIR/NAME.rc (exit status) and
+# DIR/NAME.s (wall seconds).  Names alone pass through xargs, so paths
+# with blanks in them stay whole.
 if [ "${1:-}" = --one ]; then
-    dir=$2; name=$3; shift 3
+    dir=$2; name=$3
     t0=$(date +%s)
-    "$@" >"$dir/$name.log" 2>&1
+    case $name in
+    u-*) "$UNIT_DIR/$name" >"$dir/$name.log" 2>&1 ;;
+    *) sh "$here/t/$name.sh" >"$dir/$name.log" 2>&1 ;;
+    esac
     echo $? >"$dir/$name.rc"
     echo $(($(date +%s) - t0)) >"$dir/$name.s"
     exit 0
 fi
 
-FOM=${FOM:-$here/../fom}
-UNIT_DIR=${UNIT_DIR:-$here/../build/rel/tests}
-export FOM
+export FOM UNIT_DIR
 export TESTS_DIR="$here"
 export CMOCKA_MESSAGE_OUTPUT=TAP
 jobs=${TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
@@ -37,20 +43,20 @@ fail=0
 skip=0
 SKIP_RE='^ok [0-9]*[^#]*#[[:space:]]*[Ss][Kk][Ii][Pp]'
 
-# The list: NAME COMMAND per line.  The validation (the longest file by
-# far) starts first so that the others fill the remaining cores around it.
+# The list: one name per line.  The validation (the longest file by far)
+# starts first so that the others fill the remaining cores around it.
 list=$dir/list
 : >"$list"
 for t in "$here"/t/t4600*.sh "$here"/t/t[0-9]*.sh; do
     [ -f "$t" ] || continue
     n=$(basename "$t" .sh)
-    grep -q "^$n " "$list" || echo "$n sh $t" >>"$list"
+    grep -qx "$n" "$list" || echo "$n" >>"$list"
 done
 for t in "$UNIT_DIR"/u-*; do
     [ -x "$t" ] || continue
-    echo "$(basename "$t") $t" >>"$list"
+    basename "$t" >>"$list"
 done
-sed "s|^|--one $dir |" "$list" | xargs -P "$jobs" -L 1 sh "$here/run.sh"
+xargs -P "$jobs" -n 1 sh "$here/run.sh" --one "$dir" <"$list"
 
 report() { # name
     name=$1
@@ -89,7 +95,7 @@ report() { # name
     skip=$((skip + s))
 }
 # units first, then the scripts in their numbered order
-for n in $(sed -n 's/^\(u-[^ ]*\) .*/\1/p' "$list") $(sed -n 's/^\(t[0-9][^ ]*\) .*/\1/p' "$list" | sort); do
+for n in $(grep '^u-' "$list") $(grep '^t[0-9]' "$list" | sort); do
     report "$n"
 done
 if [ "$skip" -gt 0 ]; then
