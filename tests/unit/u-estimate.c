@@ -34,6 +34,14 @@ static void gpu(struct machine *m, const char *dev)
     m->dispatch_s = 20e-6;
 }
 
+/* The test GPU and an empty table of its own, to be filled by the test. */
+static struct kernel_table *gpu_with_table(struct machine *m, struct kernel_set *ks)
+{
+    gpu(m, "Test GPU");
+    kernel_set_init(ks);
+    return kernel_set_get(ks, "Test GPU");
+}
+
 static struct op *add(struct profile *p, const char *name, enum op_kind k, double count)
 {
     struct op *o = profile_add_op(p);
@@ -742,10 +750,8 @@ static void test_dilation_unmeasured(void **state)
 {
     (void)state;
     struct machine m;
-    gpu(&m, "Test GPU");
     struct kernel_set ks;
-    kernel_set_init(&ks);
-    struct kernel_table *t = kernel_set_get(&ks, "Test GPU");
+    struct kernel_table *t = gpu_with_table(&m, &ks);
     const int64_t dils[] = { 1, 2 };
     for (int i = 0; i < 3; i++) {
         struct kernel_row *r = kernel_table_add(t);
@@ -803,10 +809,8 @@ static void test_scaled_table_batch(void **state)
 {
     (void)state;
     struct machine m;
-    gpu(&m, "Test GPU");
     struct kernel_set ks;
-    kernel_set_init(&ks);
-    struct kernel_table *t = kernel_set_get(&ks, "Test GPU");
+    struct kernel_table *t = gpu_with_table(&m, &ks);
     gemm_row(t, PREC_FP32, 100, 512, 512, 10e-6);
     gemm_row(t, PREC_FP32, 400, 512, 512, 25e-6);
     gemm_row(t, PREC_FP32, 100, 256, 512, 5e-6);
@@ -949,10 +953,8 @@ static void test_indexed_rows(void **state)
 {
     (void)state;
     struct machine m;
-    gpu(&m, "Test GPU");
     struct kernel_set ks;
-    kernel_set_init(&ks);
-    struct kernel_table *t = kernel_set_get(&ks, "Test GPU");
+    struct kernel_table *t = gpu_with_table(&m, &ks);
     for (int i = 0; i < 2; i++) {
         enum precision pr = i ? PREC_BF16 : PREC_FP32;
         double eb = i ? 2 : 4;
@@ -1028,10 +1030,8 @@ static void test_instance_norm_batch(void **state)
 {
     (void)state;
     struct machine m;
-    gpu(&m, "Test GPU");
     struct kernel_set ks;
-    kernel_set_init(&ks);
-    struct kernel_table *t = kernel_set_get(&ks, "Test GPU");
+    struct kernel_table *t = gpu_with_table(&m, &ks);
     norm_row(t, "batch_norm", 1, 32, 4096, 10e-6);
     norm_row(t, "batch_norm", 1, 128, 4096, 40e-6);
     norm_row(t, "batch_norm", 4, 32, 4096, 400e-6);    /* not linear: a wrong lookup shows */
