@@ -189,18 +189,18 @@ def measure(verbose, every=1):
     seen = {}
     failed = []
     todo = []
-    for st, group, src, aim, flags in ((st,) + c for st in SETS
-                                       for c in cases({k: v for k, v in rs.items() if v[3] == st})):
-        seen[st, group] = seen.get((st, group), 0) + 1
-        if (seen[st, group] - 1) % every:
-            continue
-        todo.append((st, group, src, aim, command(tmp, src, aim, flags, rs)))
     jobs = int(os.environ.get("VALIDATE_JOBS") or os.cpu_count() or 1)
     try:
+        for st, group, src, aim, flags in ((st,) + c for st in SETS
+                                           for c in cases({k: v for k, v in rs.items() if v[3] == st})):
+            seen[st, group] = seen.get((st, group), 0) + 1
+            if (seen[st, group] - 1) % every:
+                continue
+            todo.append((st, group, src, aim, command(tmp, src, aim, flags, rs)))
         with concurrent.futures.ThreadPoolExecutor(max(jobs, 1)) as pool:
             done = pool.map(lambda c: subprocess.run(c[4], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                                      text=True), todo)
-            for (st, group, src, aim, cmd), p in zip(todo, done):
+            for (st, group, src, aim, _), p in zip(todo, done):
                 name = "%s %s %s b%d -> %s %s b%d" % (src[0], src[1], src[2], src[3], aim[0], aim[2], aim[3])
                 if p.returncode != 0:
                     failed.append((group, name, p.stderr.strip().splitlines()[-1:]))
