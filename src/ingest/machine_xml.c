@@ -330,18 +330,21 @@ static int is_elem(xmlNodePtr n, const char *name)
     return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
 }
 
-static int load_devices(struct loader *L, xmlNodePtr n)
+/* A positive count of at most max in an element's text (<devices-per-node>,
+ * <compute-units>). */
+static int load_count(struct loader *L, xmlNodePtr n, long max, int *out)
 {
     char *text = node_text(n);
     char *end = NULL;
     errno = 0;
     long v = strtol(text, &end, 10);
     int rc = 0;
-    if (end == text || *end || errno == ERANGE || v < 1 || v > 1000000)
+    if (end == text || *end || errno == ERANGE || v < 1 || v > max)
         rc = diag_error_at_quote(L->d, L->file, node_line(n), 0, 0,
-                                 "found '%s' in <devices-per-node>, expected an integer from 1 to 1000000", text);
+                                 "found '%s' in <%s>, expected an integer from 1 to %ld", text,
+                                 (const char *)n->name, max);
     else
-        L->m->devices_per_node = (int)v;
+        *out = (int)v;
     free(text);
     return rc;
 }
@@ -556,7 +559,9 @@ static int load_tree(struct loader *L, xmlDocPtr doc)
             m->table_names[m->n_table_names++] = node_text(n);
         }
         else if (is_elem(n, "devices-per-node"))
-            rc = load_devices(L, n);
+            rc = load_count(L, n, 1000000, &m->devices_per_node);
+        else if (is_elem(n, "compute-units"))
+            rc = load_count(L, n, 1000000, &m->compute_units);
         else if (is_elem(n, "peak")) {
             rc = load_peak(L, n, seen_peak);
             n_peak++;
@@ -815,6 +820,9 @@ const char machine_xsd[] =
     "             attaches to this machine as one named by device-name does -->\n"
     "        <xs:element name=\"table-name\" type=\"nonEmpty\" minOccurs=\"0\" maxOccurs=\"unbounded\"/>\n"
     "        <xs:element name=\"devices-per-node\" type=\"xs:integer\"/>\n"
+    "        <!-- compute-units: multiprocessors per device (NVIDIA SMs, AMD\n"
+    "             compute units, Intel Xe cores), from the datasheet -->\n"
+    "        <xs:element name=\"compute-units\" type=\"xs:integer\" minOccurs=\"0\"/>\n"
     "        <xs:element name=\"peak\" type=\"peak\" maxOccurs=\"unbounded\"/>\n"
     "        <xs:element name=\"memory\" type=\"memory\" maxOccurs=\"unbounded\"/>\n"
     "        <xs:element name=\"overheads\" type=\"overheads\" minOccurs=\"0\"/>\n"

@@ -154,6 +154,66 @@ static double linear_above_fixed(const struct est *c, double time_s, double kern
     return fixed + (time_s - fixed) * f;
 }
 
+/* The rows a norm kernel gives one thread block each (PyTorch's CUDA
+ * kernels): a layer or RMS norm's rows of its normalized size (N x S); a
+ * group norm's groups of each sample (N x groups, the row-wise moments),
+ * its backward's channels of each sample (N x C, the per-channel sums
+ * that come first); a batch norm's channels (C: an instance norm's
+ * gradient is one over N x C channels).  0 when the op is no norm or its
+ * sizes are not known. */
+static double norm_rows(const struct op *op, const struct shape *s)
+{
+    const int64_t *d = s->kdim;
+    if (op->kind != OP_NORM || d[NORM_N] <= 0 || d[NORM_C] <= 0)
+        return 0;
+    const char *k = op_sizes(op)->kop;
+    if (strcmp(k, "layer_norm") == 0 || strcmp(k, "rms_norm") == 0)
+        return (double)d[NORM_N] * (double)(d[NORM_S] > 0 ? d[NORM_S] : 1);
+    if (strcmp(k, "group_norm") == 0) {
+        int64_t per = op->name && strstr(op->name, "backward") ? d[NORM_C] : d[NORM_GROUPS];
+        return per > 0 ? (double)d[NORM_N] * (double)per : 0;
+    }
+    if (strcmp(k, "batch_norm") == 0)
+        return (double)d[NORM_C];
+    return 0;
+}
+
+/* The multiprocessors both devices have (<compute-units>), 0 when the
+ * target's file does not give them. */
+static int compute_units(const struct est *c)
+{
+    int cu = c->m->compute_units;
+    if (c->src_m && c->src_m->compute_units > 0 && c->src_m->compute_units < cu)
+        cu = c->src_m->compute_units;
+    return cu;
+}
+
+/* A measured time t of s0 at the target's shape s1, whose work grows by
+ * f: linear_above_fixed, except for a norm kernel of fewer rows than the
+ * devices have multiprocessors.  Each row's block then runs alone on
+ * one, and the kernel takes as long as one row takes (its bandwidth is
+ * mostly idle): rows that grow up to one per multiprocessor add nothing,
+ * rows beyond queue behind them, and a row's own work scales as its
+ * length.  Never less than the target's time for the op's bytes at its
+ * bandwidth.  *rows_held says the rule set the time. */
+static double grow_work(const struct est *c, const struct op *op, const struct shape *s0,
+                        const struct shape *s1, double t, double f, int *rows_held)
+{
+    double lin = linear_above_fixed(c, t, s1->kernels, f);
+    double r0 = norm_rows(op, s0), r1 = norm_rows(op, s1);
+    int cu = compute_units(c);
+    if (cu <= 0 || !(r0 > 0) || !(r1 > 0) || r0 >= cu || r1 == r0)
+        return lin;
+    double g = f * r0 / (r1 < cu ? r1 : cu);
+    double rows_t = linear_above_fixed(c, t, s1->kernels, g);
+    double bw = machine_mem_bw(c->m);
+    double mem_s = bw > 0 && s1->bytes > 0 ? s1->bytes / bw : 0;
+    if (rows_t < mem_s)
+        rows_t = mem_s;
+    *rows_held = 1;
+    return rows_t;
+}
+
 /* The ratio of the op's time on the target to its time on the profiled
  * device, from the ratio r_bw of what bounds a memory-bound kernel (the
  * tables' rows, or the machines' bandwidths).  A kernel that moves its
@@ -239,7 +299,10 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
     double w0 = work_of(op, &sp), w1 = work_of(op, s);
     double t = t1 * lt->time_s / lp.time_s;
     if (w0 > 0 && w1 > 0 && w1 != w0) {
-        double lin = linear_above_fixed(c, t1, s->kernels, w1 / w0);
+        int rows = 0;
+        double lin = grow_work(c, op, &sp, s, t1, w1 / w0, &rows);
+        if (rows)
+            oe->limits |= 1u << LIMIT_IDLE_ROWS;
         if (!is_matrix_kind(op->kind) || lt->method == LOOKUP_EXTRAP) {
             t = lin;
         } else {
@@ -295,8 +358,11 @@ static int scaled_measurement(struct est *c, const struct op *op, const struct s
         return -1;
     double t = src_dev * off_roof_ratio(c, op, s0, s->prec, src_dev, a / b);
     double w0 = work_of(op, s0), w1 = work_of(op, s);
+    int rows = 0;
     if (changed && w0 > 0 && w1 > 0)
-        t = linear_above_fixed(c, t, s->kernels, w1 / w0);
+        t = grow_work(c, op, s0, s, t, w1 / w0, &rows);
+    if (rows)
+        oe->limits |= 1u << LIMIT_IDLE_ROWS;
     oe->method = EST_SCALED;
     oe->ratio = t / src_dev;
     oe->device_s = oe->time_lo_s = oe->time_hi_s = t;

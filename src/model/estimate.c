@@ -14,7 +14,7 @@ static const char *const method_names[EST_METHOD_COUNT] = {
     "table-exact", "table-interp", "roofline", "scaled", "scaled-table", "measured", "efficiency",
 };
 static const char *const limit_names[LIMIT_COUNT] = { "roofline", "ratio-low", "ratio-high", "above-peak",
-                                                      "peer-table" };
+                                                      "peer-table", "idle-rows" };
 
 const char *est_limit_name(enum est_limit l)
 {

@@ -68,9 +68,14 @@ double est_host_class_weight(enum est_host_class k);
  *   above-peak  not held but flagged: a measured convolution faster than
  *               the peak allows for its direct-algorithm flops (Winograd
  *               and FFT algorithms do fewer multiplications than that
- *               count, so their rate on it can pass the peak) */
+ *               count, so their rate on it can pass the peak)
+ *   peer-table  a recurrent layer timed one call at a time held to
+ *               other GPUs' rows times the spec ratios (est_limits.c)
+ *   idle-rows   not a bound but a rule of the hardware's: a norm kernel
+ *               of fewer rows than the device's multiprocessors kept a
+ *               row's time while its rows grew (est_op.c: grow_work) */
 enum est_limit { LIMIT_ROOFLINE, LIMIT_RATIO_LOW, LIMIT_RATIO_HIGH, LIMIT_ABOVE_PEAK, LIMIT_PEER,
-                 LIMIT_COUNT };
+                 LIMIT_IDLE_ROWS, LIMIT_COUNT };
 const char *est_limit_name(enum est_limit l);     /* "roofline", ... */
 
 const char *est_method_name(enum est_method m);   /* "table-exact", ... */

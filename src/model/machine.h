@@ -59,6 +59,10 @@ struct machine {
                                e.g. DeepBench's "NV_V100"), in file order */
     size_t n_table_names;
     int devices_per_node;
+    /* Multiprocessors per device (<compute-units>: NVIDIA's SMs, AMD's
+     * compute units, Intel's Xe cores), from the datasheet; 0 = not given.
+     * A kernel of fewer blocks than this leaves some of them idle. */
+    int compute_units;
     /* Dense peak rates per device, [precision][unit]; 0 = not available. */
     double peak_flops[PREC_COUNT][EXEC_COUNT];
     struct mem_level *mem;  /* fastest (closest to the cores) first */

@@ -163,6 +163,9 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
     struct row *r = row_add(rs, "devices_per_node", "devices per node", "count", "count", 1);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].devices_per_node;
+    r = row_add(rs, "compute_units", "multiprocessors per device", "count", "count", 1);
+    for (size_t i = 0; i < nm; i++)
+        r->v[i] = opt(ms[i].compute_units);
     /* per device, then per node, then ridge: one block each so that the
      * eye can run down a column of like quantities */
     for (int block = 0; block < 3; block++) {
@@ -280,6 +283,8 @@ static void show_text(FILE *fp, const struct machine *m)
     table_add(&t, "device name"); table_add(&t, m->device_name);
     snprintf(b1, sizeof b1, "%d", m->devices_per_node);
     table_add(&t, "devices per node"); table_add(&t, b1);
+    snprintf(b1, sizeof b1, "%d", m->compute_units);
+    table_add(&t, "multiprocessors"); table_add(&t, m->compute_units > 0 ? b1 : "not given");
     table_add(&t, "intra-node link"); table_add(&t, link_desc(b2, sizeof b2, &m->intra));
     table_add(&t, "inter-node network"); table_add(&t, link_desc(b3, sizeof b3, &m->inter));
     table_add(&t, "source"); table_add(&t, m->source);
@@ -322,7 +327,8 @@ static void show_text(FILE *fp, const struct machine *m)
     for (size_t i = 0; i < rs.n; i++) {
         const struct row *r = &rs.r[i];
         if (strncmp(r->key, "peak.", 5) == 0 || strncmp(r->key, "ridge.", 6) == 0 ||
-            strncmp(r->key, "main_memory.", 12) == 0 || strcmp(r->key, "devices_per_node") == 0)
+            strncmp(r->key, "main_memory.", 12) == 0 || strcmp(r->key, "devices_per_node") == 0 ||
+            strcmp(r->key, "compute_units") == 0)
             continue;
         table_add(&t, r->label);
         table_add(&t, fmt_val(b1, sizeof b1, r->v[0], r->scale));
@@ -343,6 +349,7 @@ static void show_json(FILE *fp, const struct machine *m)
     json_kstr(&j, "kind", kind_name(m->kind));
     json_kstr(&j, "device_name", m->device_name);
     json_kint(&j, "devices_per_node", m->devices_per_node);
+    json_knum(&j, "compute_units", opt(m->compute_units));
     json_key(&j, "peaks");
     json_arr_begin(&j);
     for (int p = 0; p < PREC_COUNT; p++) {

@@ -8,6 +8,8 @@ expect_golden t1001-show-h100
 
 fom_run 0 machine show machines/h100-sxm5-80gb.xml --format json
 expect_json_num 'd["devices_per_node"]' 1 0
+# 132 SMs (the H100 architecture whitepaper)
+expect_json_num 'd["compute_units"]' 132 0
 expect_json_num '[p["flops"] for p in d["peaks"] if p["precision"]=="bf16" and p["unit"]=="matrix"][0]' 989.4e12 1e-12
 expect_json_num '[p["flops"] for p in d["peaks"] if p["precision"]=="fp64" and p["unit"]=="vector"][0]' 33.5e12 1e-12
 # ridge = 989.4 TFLOP/s / 3.35 TB/s

@@ -1003,8 +1003,8 @@ static void test_indexed_rows(void **state)
     fclose(fp);
 }
 
-static void norm_row(struct kernel_table *t, const char *op, int64_t n, int64_t c, int64_t sp,
-                     double time_s)
+static struct kernel_row *norm_row(struct kernel_table *t, const char *op, int64_t n, int64_t c,
+                                   int64_t sp, double time_s)
 {
     struct kernel_row *r = kernel_table_add(t);
     r->kind = KERNEL_NORM;
@@ -1017,6 +1017,74 @@ static void norm_row(struct kernel_table *t, const char *op, int64_t n, int64_t 
     r->dim[NORM_GROUPS] = 1;    /* a batch norm's, as the reader stores it */
     r->time_s[0] = time_s;
     r->reps = 20;
+    return r;
+}
+
+/* A group norm's forward gives each group of each sample a block: with
+ * fewer such rows than the device has multiprocessors it takes as long
+ * as one row, and more rows up to one per multiprocessor cost nothing.
+ * A profile at batch 2 with [2, 16, 4096] in 2 groups (4 rows) measured
+ * at 1 ms, on a device of 8 multiprocessors, whose table rows grow
+ * linearly with the batch: at batch 4 (8 rows) it stays 1 ms, at batch
+ * 8 (16 rows, two per multiprocessor) it takes 2 ms, and at batch 1 (2
+ * rows) still 1 ms.  A device whose file gives no multiprocessors, or a
+ * batch norm (its channels are its rows, which the batch leaves alone),
+ * grows with the bytes: 2 ms at batch 4.  (Above the kernel's 5 us
+ * launch, which stays.) */
+static void test_idle_rows(void **state)
+{
+    (void)state;
+    struct machine m;
+    struct kernel_set ks;
+    struct kernel_table *t = gpu_with_table(&m, &ks);
+    const char *kops[2] = { "group_norm", "batch_norm" };
+    for (int k = 0; k < 2; k++)
+        for (int64_t n = 1; n <= 8; n *= 2) {
+            struct kernel_row *r = norm_row(t, kops[k], n, 16, 4096, 100e-6 * (double)n);
+            r->pass = KPASS_FWD;
+            r->dim[NORM_GROUPS] = k == 0 ? 2 : 1;
+        }
+    struct { int cu; const char *kop; int64_t batch; double growth; int held; } cases[] = {
+        { 8, "group_norm", 4, 1, 1 },
+        { 8, "group_norm", 8, 2, 1 },
+        { 8, "group_norm", 1, 1, 1 },
+        { 0, "group_norm", 4, 2, 0 },
+        { 8, "batch_norm", 4, 2, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        m.compute_units = cases[i].cu;
+        struct profile p;
+        profile_init(&p);
+        p.batch = 2;
+        p.has_device = 1;
+        p.device_name = xstrdup("Test GPU");
+        struct op *o = add(&p, "aten::group_norm", OP_NORM, 1);
+        o->device_time_s = o->time_s = 1e-3;
+        o->host_time_s = 20e-6;
+        o->bytes = 2.0 * 16 * 4096 * 4 * 2;
+        struct op_table_sizes *ts = op_sizes_mut(o);
+        snprintf(ts->kop, sizeof ts->kop, "%s", cases[i].kop);
+        ts->kdim[NORM_N] = 2;
+        ts->kdim[NORM_C] = 16;
+        ts->kdim[NORM_S] = 4096;
+        ts->kdim[NORM_GROUPS] = strcmp(cases[i].kop, "group_norm") == 0 ? 2 : 0;
+        struct estimate e;
+        estimate_init(&e);
+        struct estimate_opts eo;
+        estimate_opts_init(&eo);
+        eo.batch = cases[i].batch;
+        FILE *fp;
+        struct diag d = quiet(&fp);
+        assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+        assert_int_equal(e.ops[0].method, EST_SCALED_TABLE);
+        assert_close(e.ops[0].device_s, 5e-6 + 995e-6 * cases[i].growth, 1e-9);
+        assert_int_equal(!!(e.ops[0].limits & (1u << LIMIT_IDLE_ROWS)), cases[i].held);
+        assert_int_equal(e.limit_ops[LIMIT_IDLE_ROWS], (size_t)cases[i].held);
+        estimate_release(&e);
+        profile_release(&p);
+        fclose(fp);
+    }
+    kernel_set_release(&ks);
 }
 
 /* An instance norm's gradient is a batch norm's over its input seen as
@@ -1255,6 +1323,7 @@ static void test_names(void **state)
 {
     (void)state;
     assert_string_equal(est_method_name(EST_SCALED_TABLE), "scaled-table");
+    assert_string_equal(est_limit_name(LIMIT_IDLE_ROWS), "idle-rows");
     assert_string_equal(est_method_name(EST_TABLE_INTERP), "table-interp");
     assert_string_equal(est_bound_name(BOUND_HOST), "host");
     assert_string_equal(est_method_name(EST_METHOD_COUNT), "unknown");
@@ -1840,6 +1909,7 @@ int main(void)
         cmocka_unit_test(test_cpu_multi_kernel),
         cmocka_unit_test(test_indexed_rows),
         cmocka_unit_test(test_instance_norm_batch),
+        cmocka_unit_test(test_idle_rows),
         cmocka_unit_test(test_efficiency_indexed),
         cmocka_unit_test(test_peer_rows_beside_own_table),
         cmocka_unit_test(test_keep_measured_warning),

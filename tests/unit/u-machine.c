@@ -62,6 +62,7 @@ static void test_good_file(void **state)
     assert_string_equal(m.device_name, "Example X1");
     assert_int_equal(m.kind, MACHINE_ACCEL);
     assert_int_equal(m.devices_per_node, 4);
+    assert_int_equal(m.compute_units, 96);
     assert_close(m.peak_flops[PREC_FP64][EXEC_VECTOR], 10e12, 1e-15);
     assert_close(m.peak_flops[PREC_BF16][EXEC_MATRIX], 400e12, 1e-15);
     assert_close(m.peak_flops[PREC_INT8][EXEC_MATRIX], 0.8e15, 1e-15);
@@ -147,6 +148,10 @@ static const struct bad_case bad_cases[] = {
     { "negative devices", HEAD "<machine id=\"t\" kind=\"gpu\">\n<name>T</name>\n<vendor>V</vendor>\n"
       "<devices-per-node>-2</devices-per-node>\n" PEAK MEM CLOSE, 1,
       "m.xml:5: error: found '-2' in <devices-per-node>" },
+    { "zero compute units", HEAD OPEN "<compute-units>0</compute-units>\n" PEAK MEM CLOSE, 1,
+      "m.xml:6: error: found '0' in <compute-units>, expected an integer from 1 to 1000000" },
+    { "compute units not a count", HEAD OPEN "<compute-units>132 SMs</compute-units>\n" PEAK MEM CLOSE, 1,
+      "m.xml:6: error: element 'compute-units'" },
     { "no peak", HEAD OPEN MEM CLOSE, 1, "m.xml:6: error: element 'memory'" },
     { "no memory", HEAD OPEN PEAK CLOSE, 1, "m.xml:7: error: element 'source'" },
     { "duplicate peak", HEAD OPEN PEAK PEAK MEM CLOSE, 1,
