@@ -5590,6 +5590,460 @@ def nbeats(batch, device):
     return NBeats(), make, _smape_loss, "adam"
 
 
+# -- eighteenth round ----------------------------------------------------------
+# Models recorded after the seventeenth round: a Deep Interest Evolution
+# Network (gathers from a 500,000 x 32 dense item table, an nn.GRU interest
+# extractor over 40 behaviours, an attention MLP with a masked softmax over
+# the steps, then the AUGRU interest evolution unrolled in a Python loop:
+# two small GEMMs and a handful of element-wise ops on b x 64 per step), an
+# ALBERT-base-shaped encoder (a factorised 128-wide embedding projected to
+# 768, one post-LN layer whose weights are applied 6 times, so that the
+# weight gradients accumulate over the repeats; the masked-LM head tied to
+# the 30,000 x 128 embedding on the gathered masked positions), a
+# MeshGraphNets-shaped simulator (edge features from gathered positions,
+# 8 processor steps of an edge MLP over [sender, receiver, edge], index_add_
+# to the receivers and a node MLP; tens of thousands of edges per mesh), a
+# MobileViT-XS classifier at 256x256 (MobileNetV2 inverted residuals, then
+# blocks that unfold the feature map into 2x2 patches by reshape and permute
+# and run pre-LN transformer layers over the patches of each pixel offset)
+# and a WGAN-GP with DCGAN-shaped networks at 64x64 (the gradient penalty
+# by torch.autograd.grad with create_graph=True: the backward runs a double
+# backward of the critic's convolutions and leaky ReLUs).
+
+class Fp32LayerNorm(nn.LayerNorm):
+    """LayerNorm of the input cast to fp32, its output left in fp32: what
+    CUDA autocast does anyway, written out so that CPU autocast in 1.13
+    (which would hand it bf16 input with fp32 weights) runs it too."""
+
+    def forward(self, x):
+        return F.layer_norm(x.float(), self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class AUGRU(nn.Module):
+    """DIEN's interest evolution layer: a GRU whose update gate is scaled by
+    the step's attention score (AUGRU, the reference's VecAttGRUCell):
+    the reset and update gates from one Linear of [x_t, h], the candidate
+    from a Linear of [x_t, r h] and tanh, u' = a_t u, h = (1 - u') h + u' c;
+    unrolled in a Python loop over the steps. A step scored 0 (the
+    padding) leaves h as it was, so the last h is the state at the
+    history's end."""
+
+    def __init__(self, d, hidden):
+        super().__init__()
+        self.gates, self.cand = nn.Linear(d + hidden, 2 * hidden), nn.Linear(d + hidden, hidden)
+        self.hidden = hidden
+
+    def forward(self, x, att):                              # b, t, d; b, t
+        h = x.new_zeros(x.shape[0], self.hidden)
+        for t in range(x.shape[1]):
+            xt = x[:, t]
+            r, u = torch.sigmoid(self.gates(torch.cat([xt, h], dim=1))).chunk(2, dim=1)
+            c = torch.tanh(self.cand(torch.cat([xt, r * h], dim=1)))
+            u = att[:, t:t + 1] * u
+            h = (1 - u) * h + u * c
+        return h                                            # b, hidden
+
+
+class DIEN(nn.Module):
+    """A Deep Interest Evolution Network (Zhou et al. 2019): items (500,000
+    x 32) and categories (5,000 x 32) in dense nn.Embedding tables, a
+    behaviour and the candidate each 64 wide (item and category
+    concatenated); the interest extractor an nn.GRU of 64 over the 40
+    behaviours (not packed: the padded steps are masked out of the
+    attention; the auxiliary loss on the next behaviours is left out);
+    attention as the reference's din_fcn_attention: the candidate through
+    a Linear and PReLU, an MLP of [q, h, q - h, q h] (256) -> 80 -> 40 -> 1
+    with sigmoid, a softmax over the steps with the padding masked; the
+    AUGRU of 64 over the extractor's states; then BatchNorm1d of
+    [candidate, sum of the behaviours, candidate x sum, final interest]
+    (256) and an MLP 200 -> 80 -> 2 with PReLU."""
+
+    def __init__(self, items=500000, cats=5000, d=32):
+        super().__init__()
+        self.item, self.cat = nn.Embedding(items, d), nn.Embedding(cats, d)
+        e = 2 * d
+        self.gru = nn.GRU(e, e, batch_first=True)
+        self.query = nn.Sequential(nn.Linear(e, e), nn.PReLU(e))
+        self.att = nn.Sequential(nn.Linear(4 * e, 80), nn.Sigmoid(), nn.Linear(80, 40), nn.Sigmoid(),
+                                 nn.Linear(40, 1))
+        self.augru = AUGRU(e, e)
+        self.bn = nn.BatchNorm1d(4 * e)
+        self.mlp = nn.Sequential(nn.Linear(4 * e, 200), nn.PReLU(200), nn.Linear(200, 80), nn.PReLU(80),
+                                 nn.Linear(80, 2))
+
+    def forward(self, inp):
+        hist_i, hist_c, cand_i, cand_c, lens = inp          # b, 40; b, 40; b; b; b
+        beh = torch.cat([self.item(hist_i), self.cat(hist_c)], dim=-1)    # b, 40, 64
+        cand = torch.cat([self.item(cand_i), self.cat(cand_c)], dim=-1)   # b, 64
+        h, _ = self.gru(beh)                                # b, 40, 64
+        q = self.query(cand).unsqueeze(1).expand_as(h).to(h.dtype)
+        s = self.att(torch.cat([q, h, q - h, q * h], dim=-1)).squeeze(-1)   # b, 40
+        pad = torch.arange(h.shape[1], device=lens.device).unsqueeze(0) >= lens.unsqueeze(1)
+        a = s.masked_fill(pad, float("-inf")).softmax(-1)   # b, 40
+        final = self.augru(h, a)                            # b, 64
+        pooled = beh.sum(1)                                 # over all 40 steps, as the reference's reduce_sum
+        x = torch.cat([cand, pooled, cand * pooled, final.to(cand.dtype)], dim=1)   # b, 256
+        return self.mlp(self.bn(x))                         # b, 2
+
+
+def dien(batch, device):
+    """batch: impressions, each a history of 1 to 40 behaviours padded to
+    40 (ids 0 in the padding)."""
+    def make():
+        lens = torch.randint(1, 41, (batch,), device=device)
+        keep = torch.arange(40, device=device).unsqueeze(0) < lens.unsqueeze(1)
+        hist_i = torch.randint(1, 500000, (batch, 40), device=device) * keep
+        hist_c = torch.randint(1, 5000, (batch, 40), device=device) * keep
+        return ((hist_i, hist_c, torch.randint(1, 500000, (batch,), device=device),
+                 torch.randint(1, 5000, (batch,), device=device), lens),
+                torch.randint(0, 2, (batch,), device=device))
+    return DIEN(), make, _cls_loss, "adam"
+
+
+class ALBERTLayer(nn.Module):
+    """ALBERT's transformer layer (post-LN, as BERT): query, key and value
+    Linear, 12 heads by _attention (SDPA, or the softmax written out under
+    1.13), the output Linear and LayerNorm of the residual; a feed-forward
+    768 -> 3,072 -> 768 with the tanh GELU (gelu_new), LayerNorm of the
+    residual. No dropout, as albert-base-v2."""
+
+    def __init__(self, d, heads, ffn):
+        super().__init__()
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.ln1, self.ln2 = Fp32LayerNorm(d, eps=1e-12), Fp32LayerNorm(d, eps=1e-12)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+        self.heads = heads
+
+    def forward(self, x):                                   # b, t, d
+        b, t, d = x.shape
+        q, k, v = (m(x).view(b, t, self.heads, -1).transpose(1, 2) for m in (self.q, self.k, self.v))
+        a = _attention(q, k, v).transpose(1, 2).reshape(b, t, d)   # b, t, 768
+        x = self.ln1(x + self.o(a))
+        return self.ln2(x + self.fc2(F.gelu(self.fc1(x), approximate="tanh")))
+
+
+class ALBERT(nn.Module):
+    """An ALBERT-base-shaped masked LM (Lan et al. 2020): word (30,000),
+    position (512) and segment (2) embeddings of 128 summed, LayerNorm, a
+    Linear 128 -> 768; one ALBERTLayer (12 heads, 3,072) shared across
+    layers and applied 6 times (ALBERT-base applies it 12); the hidden
+    states at the masked positions gathered, a Linear 768 -> 128, GELU,
+    LayerNorm, and logits by the word embedding's 30,000 x 128 matrix (tied)
+    plus a bias. The sentence-order head is left out."""
+
+    def __init__(self, vocab=30000, e=128, d=768, heads=12, ffn=3072, repeats=6, positions=512):
+        super().__init__()
+        self.word, self.pos, self.seg = nn.Embedding(vocab, e), nn.Embedding(positions, e), nn.Embedding(2, e)
+        self.emb_ln = Fp32LayerNorm(e, eps=1e-12)
+        self.proj = nn.Linear(e, d)
+        self.layer = ALBERTLayer(d, heads, ffn)
+        self.repeats = repeats
+        self.mlm, self.mlm_ln = nn.Linear(d, e), Fp32LayerNorm(e, eps=1e-12)
+        self.mlm_bias = nn.Parameter(torch.zeros(vocab))
+        # the reference's initializer_range 0.02: with N(0, 1) embeddings the
+        # tied logits would start at a loss of about 40
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(m.weight, std=0.02)
+
+    def forward(self, inp):
+        ids, seg, masked = inp                              # b, 128; b, 128; b, 19
+        x = self.word(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device)) + self.seg(seg)
+        x = self.proj(self.emb_ln(x))                       # b, 128, 768
+        for _ in range(self.repeats):
+            x = self.layer(x)
+        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 19, 768
+        h = self.mlm_ln(F.gelu(self.mlm(x), approximate="tanh"))            # b, 19, 128
+        return F.linear(h, self.word.weight, self.mlm_bias)                 # b, 19, 30000
+
+
+def albert(batch, device):
+    """batch: sequences of 128 tokens, two segments, 15% of the positions
+    (19) masked; the loss on those alone."""
+    seq, n_mask = 128, round(0.15 * 128)
+
+    def make():
+        ids = torch.randint(0, 30000, (batch, seq), device=device)
+        cut = torch.randint(16, seq - 16, (batch, 1), device=device)
+        seg = (torch.arange(seq, device=device).unsqueeze(0) >= cut).long()
+        masked = torch.rand(batch, seq, device=device).argsort(1)[:, :n_mask]   # distinct positions
+        return (ids, seg, masked), ids.gather(1, masked)
+    return ALBERT(), make, _lm_loss, "adamw"
+
+
+def _mgn_mlp(cin, cout, d=128, hidden=2, norm=True):
+    """MeshGraphNets' make_mlp: `hidden` Linear of d with ReLU, a Linear to
+    cout, LayerNorm (all but the decoder's)."""
+    layers = []
+    for _ in range(hidden):
+        layers += [nn.Linear(cin, d), nn.ReLU()]
+        cin = d
+    layers.append(nn.Linear(cin, cout))
+    if norm:
+        layers.append(Fp32LayerNorm(cout))
+    return nn.Sequential(*layers)
+
+
+class MGNBlock(nn.Module):
+    """A MeshGraphNets processor step (GraphNetBlock): every edge's latent
+    updated by an MLP of [sender, receiver, edge] (384, the nodes gathered
+    by index_select), the new edge latents summed into their receivers by
+    index_add_, every node's latent updated by an MLP of [node, sum] (256);
+    both updates residual."""
+
+    def __init__(self, d=128):
+        super().__init__()
+        self.edge, self.node = _mgn_mlp(3 * d, d, d), _mgn_mlp(2 * d, d, d)
+
+    def forward(self, h, e, send, recv):                    # n, d; E, d; E; E
+        e2 = self.edge(torch.cat([h.index_select(0, send), h.index_select(0, recv), e], dim=1))   # E, d
+        agg = e2.new_zeros(h.shape[0], e2.shape[1]).index_add_(0, recv, e2)                      # n, d
+        return h + self.node(torch.cat([h, agg.to(h.dtype)], dim=1)), e + e2
+
+
+class MeshGraphNet(nn.Module):
+    """A MeshGraphNets-shaped cloth simulator (Pfaff et al. 2021, the flag
+    model): node features the velocity (3) and a one-hot node type (9),
+    edge features computed from gathered positions (relative world
+    position, 3, and its norm; relative mesh position, 2, and its norm);
+    encoders to 128 (make_mlp: 2 hidden layers of 128, LayerNorm), 8
+    MGNBlock steps (no shared weights), a decoder MLP to 3 (the
+    acceleration). The online feature normalisers are left out."""
+
+    def __init__(self, node_in=12, edge_in=7, d=128, steps=8, out=3):
+        super().__init__()
+        self.node_enc, self.edge_enc = _mgn_mlp(node_in, d, d), _mgn_mlp(edge_in, d, d)
+        self.blocks = nn.ModuleList(MGNBlock(d) for _ in range(steps))
+        self.dec = _mgn_mlp(d, out, d, norm=False)
+
+    def forward(self, inp):
+        vel, ntype, mesh, world, send, recv = inp           # n, 3; n; n, 2; n, 3; E; E
+        rw = world.index_select(0, send) - world.index_select(0, recv)   # E, 3
+        rm = mesh.index_select(0, send) - mesh.index_select(0, recv)     # E, 2
+        e = torch.cat([rw, rw.norm(dim=1, keepdim=True), rm, rm.norm(dim=1, keepdim=True)], dim=1)   # E, 7
+        h = self.node_enc(torch.cat([vel, F.one_hot(ntype, 9).to(vel.dtype)], dim=1))             # n, 128
+        e = self.edge_enc(e)                                # E, 128
+        for blk in self.blocks:
+            h, e = blk(h, e, send, recv)
+        return self.dec(h)                                  # n, 3
+
+
+def meshgraphnet(batch, device):
+    """batch: meshes of 2,000 nodes, a 40 x 50 grid of jittered points
+    split into triangles by one diagonal per cell: 5,821 mesh edges, each
+    both ways (11,642 directed edges); the meshes of a batch are disjoint
+    graphs in one node list."""
+    rows, cols = 40, 50
+
+    def make():
+        idx = torch.arange(rows * cols).view(rows, cols)
+        pairs = [(idx[:, :-1], idx[:, 1:]), (idx[:-1], idx[1:]), (idx[:-1, :-1], idx[1:, 1:])]
+        a = torch.cat([p.flatten() for p, _ in pairs])
+        b = torch.cat([q.flatten() for _, q in pairs])
+        send1, recv1 = torch.cat([a, b]), torch.cat([b, a])                   # 11,642 each
+        off = (torch.arange(batch) * rows * cols).view(-1, 1)
+        send = (send1.view(1, -1) + off).flatten().to(device)
+        recv = (recv1.view(1, -1) + off).flatten().to(device)
+        n = batch * rows * cols
+        gy, gx = torch.meshgrid(torch.arange(rows), torch.arange(cols), indexing="ij")
+        mesh = torch.stack([gx, gy], dim=-1).reshape(-1, 2).float().repeat(batch, 1).to(device) / cols
+        mesh = mesh + 0.005 * torch.randn(n, 2, device=device)
+        world = torch.cat([mesh, 0.1 * torch.randn(n, 1, device=device)], dim=1)
+        return ((0.01 * torch.randn(n, 3, device=device), torch.randint(0, 9, (n,), device=device),
+                 mesh, world, send, recv),
+                torch.randn(n, 3, device=device))
+    return MeshGraphNet(), make, _mse_loss, "adam"
+
+
+class MV2Block(nn.Module):
+    """MobileNetV2's inverted residual as MobileViT uses it: a 1x1
+    expansion (x4), a 3x3 depthwise convolution (stride s), a 1x1
+    projection; BatchNorm after each, SiLU after the first two; the
+    residual where the shape is kept."""
+
+    def __init__(self, cin, cout, stride=1, expand=4):
+        super().__init__()
+        c = cin * expand
+        self.body = nn.Sequential(nn.Conv2d(cin, c, 1, bias=False), nn.BatchNorm2d(c), nn.SiLU(),
+                                  nn.Conv2d(c, c, 3, stride, 1, groups=c, bias=False), nn.BatchNorm2d(c),
+                                  nn.SiLU(), nn.Conv2d(c, cout, 1, bias=False), nn.BatchNorm2d(cout))
+        self.res = stride == 1 and cin == cout
+
+    def forward(self, x):
+        return x + self.body(x) if self.res else self.body(x)
+
+
+class MViTLayer(nn.Module):
+    """A MobileViT transformer layer (pre-LN, as cvnets): LayerNorm, 4-head
+    self-attention written out (a QKV Linear, matmul, softmax, matmul), the
+    output Linear, dropout 0.1, its residual; LayerNorm, a feed-forward of
+    2 d with SiLU, dropout 0.1, its residual."""
+
+    def __init__(self, d, heads=4, drop=0.1):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
+        self.heads, self.drop = heads, drop
+
+    def forward(self, x):                                   # b 4, n, d
+        b, t, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, hd).permute(2, 0, 3, 1, 4)   # b 4, 4, n, hd
+        w = torch.softmax((q @ k.transpose(2, 3)).float() * hd ** -0.5, dim=-1)               # b 4, 4, n, n
+        a = self.proj((w.to(v.dtype) @ v).transpose(1, 2).reshape(b, t, d))
+        x = x + F.dropout(a, self.drop, self.training)
+        h = self.fc2(F.silu(self.fc1(self.ln2(x))))
+        return x + F.dropout(h, self.drop, self.training)
+
+
+def _cbs(cin, cout, k, stride=1):
+    """A k x k Conv2d without bias, BatchNorm2d, SiLU."""
+    return nn.Sequential(nn.Conv2d(cin, cout, k, stride, k // 2, bias=False), nn.BatchNorm2d(cout), nn.SiLU())
+
+
+class MobileViTBlock(nn.Module):
+    """MobileViT's block (v1): a 3x3 conv-BN-SiLU and a 1x1 Conv2d to d (no
+    norm); the map unfolded into 2x2 patches by reshape and permute (b, d,
+    h, w to b x 4, h w / 4, d: one sequence per pixel offset within the
+    patch), L MViTLayer and a LayerNorm, folded back; a 1x1 conv-BN-SiLU to
+    c, concatenated with the block's input, a 3x3 conv-BN-SiLU to c."""
+
+    def __init__(self, c, d, layers, patch=2):
+        super().__init__()
+        self.local = nn.Sequential(_cbs(c, c, 3), nn.Conv2d(c, d, 1, bias=False))
+        self.layers = nn.Sequential(*[MViTLayer(d) for _ in range(layers)], Fp32LayerNorm(d))
+        self.proj, self.fuse = _cbs(d, c, 1), _cbs(2 * c, c, 3)
+        self.p = patch
+
+    def forward(self, x):                                   # b, c, h, w
+        y = self.local(x)                                   # b, d, h, w
+        b, d, h, w = y.shape
+        p, nh, nw = self.p, h // self.p, w // self.p
+        y = y.reshape(b, d, nh, p, nw, p).permute(0, 3, 5, 2, 4, 1).reshape(b * p * p, nh * nw, d)
+        y = self.layers(y)                                  # b 4, h w / 4, d
+        y = y.reshape(b, p, p, nh, nw, d).permute(0, 5, 3, 1, 4, 2).reshape(b, d, h, w)
+        return self.fuse(torch.cat([x, self.proj(y).to(x.dtype)], dim=1))   # b, c, h, w
+
+
+class MobileViT(nn.Module):
+    """MobileViT-XS (Mehta and Rastegari 2022) at 256x256: a 3x3 stride-2
+    stem to 16; MV2Block 16 -> 32; 3 MV2Block to 48 (the first at stride
+    2, 64x64); then three stages of a stride-2 MV2Block and a
+    MobileViTBlock: 64 channels, d 96, 2 layers at 32x32; 80, d 120, 4
+    layers at 16x16; 96, d 144, 3 layers at 8x8; a 1x1 conv-BN-SiLU to
+    384, global mean, dropout 0.1, a Linear to 1,000 classes."""
+
+    def __init__(self, classes=1000):
+        super().__init__()
+        layers = [_cbs(3, 16, 3, 2), MV2Block(16, 32), MV2Block(32, 48, 2), MV2Block(48, 48), MV2Block(48, 48)]
+        cin = 48
+        for c, d, n in ((64, 96, 2), (80, 120, 4), (96, 144, 3)):
+            layers += [MV2Block(cin, c, 2), MobileViTBlock(c, d, n)]
+            cin = c
+        layers.append(_cbs(cin, 4 * cin, 1))
+        self.features = nn.Sequential(*layers)
+        self.drop, self.fc = nn.Dropout(0.1), nn.Linear(4 * cin, classes)
+
+    def forward(self, x):                                   # b, 3, 256, 256
+        return self.fc(self.drop(self.features(x).mean((2, 3))))   # b, 1000
+
+
+def _smooth_cls_loss(out, y):
+    """Cross-entropy with label smoothing 0.1."""
+    return F.cross_entropy(out, y, label_smoothing=0.1)
+
+
+def mobilevit(batch, device):
+    def make():
+        return (torch.randn(batch, 3, 256, 256, device=device),
+                torch.randint(0, 1000, (batch,), device=device))
+    return MobileViT(), make, _smooth_cls_loss, "sgd_momentum"
+
+
+class DCGANGenerator(nn.Module):
+    """DCGAN's generator at 64x64 (ngf 64) from a 128-d latent: a 4x4
+    ConvTranspose2d to 512 x 4x4, then 4x4 stride-2 ConvTranspose2d to 256,
+    128, 64 and 3 channels (8x8 .. 64x64); BatchNorm2d and ReLU after all
+    but the last, tanh."""
+
+    def __init__(self, z=128, ngf=64):
+        super().__init__()
+        chans = [8 * ngf, 4 * ngf, 2 * ngf, ngf]
+        layers = [nn.ConvTranspose2d(z, chans[0], 4, 1, 0, bias=False), nn.BatchNorm2d(chans[0]), nn.ReLU(True)]
+        for a, b in zip(chans, chans[1:]):
+            layers += [nn.ConvTranspose2d(a, b, 4, 2, 1, bias=False), nn.BatchNorm2d(b), nn.ReLU(True)]
+        layers += [nn.ConvTranspose2d(ngf, 3, 4, 2, 1, bias=False), nn.Tanh()]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, z):                                   # b, 128
+        return self.net(z[:, :, None, None])                # b, 3, 64, 64
+
+
+class DCGANCritic(nn.Module):
+    """WGAN-GP's DCGAN-shaped critic at 64x64 (ndf 64): 4x4 stride-2 Conv2d
+    3 -> 64 -> 128 -> 256 -> 512 (to 4x4) with leaky ReLU 0.2 (not in
+    place: the penalty's double backward goes through it) and no
+    normalisation (a batch norm would couple the samples' gradients that
+    the penalty constrains one by one), a 4x4 Conv2d to one score."""
+
+    def __init__(self, ndf=64):
+        super().__init__()
+        chans = [3, ndf, 2 * ndf, 4 * ndf, 8 * ndf]
+        self.convs = nn.ModuleList(nn.Conv2d(a, b, 4, 2, 1) for a, b in zip(chans, chans[1:]))
+        self.out = nn.Conv2d(8 * ndf, 1, 4)
+
+    def forward(self, x, frozen=False):                     # b, 3, 64, 64
+        for conv in self.convs:
+            x = F.leaky_relu(_fwd(conv, x, frozen), 0.2)
+        return _fwd(self.out, x, frozen).flatten(1)         # b, 1
+
+
+class WGANGP(nn.Module):
+    """WGAN-GP (Gulrajani et al. 2017) with DCGAN-shaped networks at 64x64:
+    a critic update and a generator update (n_critic 1) in one backward.
+    The critic's loss is D(fake) - D(real) on the detached fakes plus the
+    gradient penalty (|grad_x D(x)| - 1)^2 at x = eps real + (1 - eps)
+    fake, eps uniform per sample; the gradient is taken by
+    torch.autograd.grad with create_graph=True, so that the step's backward
+    differentiates through it (a double backward of the critic). The
+    generator's loss is -D(G(z)) through the frozen critic (detached
+    weights). The terms touch disjoint parameters, so one backward gives
+    each network the gradient of its own loss (the generator's from the
+    same fakes, not from a fresh sample after the critic's step). Returns
+    the generator's, the critic's and the penalty's terms per sample
+    (b, 3)."""
+
+    def __init__(self):
+        super().__init__()
+        self.g, self.d = DCGANGenerator(), DCGANCritic()
+
+    def forward(self, inp):
+        z, real = inp                                       # b, 128; b, 3, 64, 64 in [-1, 1]
+        fake = self.g(z)
+        g = -self.d(fake, frozen=True).float()
+        fake = fake.detach()
+        d = self.d(fake).float() - self.d(real).float()
+        eps = torch.rand(real.shape[0], 1, 1, 1, device=real.device)
+        x = (eps * real + (1 - eps) * fake).requires_grad_(True)
+        grad, = torch.autograd.grad(self.d(x).sum(), x, create_graph=True)   # b, 3, 64, 64
+        gp = (grad.float().flatten(1).norm(dim=1, keepdim=True) - 1) ** 2
+        return torch.cat([g, d, gp], dim=1)                 # b, 3
+
+
+def _wgangp_loss(out, y):
+    """The generator's and the critic's Wasserstein terms plus 10 x the
+    gradient penalty (computed by the model; y is unused)."""
+    return out[:, 0].mean() + out[:, 1].mean() + 10.0 * out[:, 2].mean()
+
+
+def wgangp(batch, device):
+    def make():
+        return ((torch.randn(batch, 128, device=device),
+                 torch.rand(batch, 3, 64, 64, device=device) * 2 - 1), None)
+    return WGANGP(), make, _wgangp_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -5682,4 +6136,9 @@ MODELS = {
     "tft": (tft, "Temporal Fusion Transformer, 168 + 24 steps, 20 inputs embedded to 160, per-input GRN variable selection, LSTM encoder and decoder 160, interpretable 4-head causal attention (matmul, softmax), 3 quantiles, Adam; seventeenth round"),
     "pixelcnn": (pixelcnn, "Gated PixelCNN 32x32, masked 7x7 first layer, 15 gated layers of 128 (vertical and horizontal stacks, cropped convolutions, tanh x sigmoid), 256-way softmax per channel, Adam; seventeenth round"),
     "nbeats": (nbeats, "N-BEATS generic, 30 blocks of 4 Linear 512, lookback 336, horizon 48, backcast residuals, sMAPE, Adam; seventeenth round"),
+    "dien": (dien, "DIEN, 500k x 32 item and 5k x 32 category tables (dense), GRU 64 interest extractor over 40 behaviours, attention MLP 80-40 with masked softmax, AUGRU in a Python loop over 40 steps, MLP 200-80-2 PReLU, Adam; eighteenth round"),
+    "albert": (albert, "ALBERT-base-shaped MLM, 30k x 128 factorised embedding projected to 768, one post-LN layer (12 heads, 3,072, GELU) shared and applied 6 times, seq 128, tied head on 15% gathered positions, AdamW; eighteenth round"),
+    "meshgraphnet": (meshgraphnet, "MeshGraphNets-shaped cloth simulator, 2,000-node triangle meshes (11,642 directed edges), encoders to 128, 8 processor steps of edge and node MLPs with LayerNorm, index_add_ aggregation, residuals, MSE, Adam; eighteenth round"),
+    "mobilevit": (mobilevit, "MobileViT-XS 256x256, MobileNetV2 inverted residuals (depthwise 3x3, BatchNorm, SiLU), MobileViT blocks (2x2 unfold by reshape and permute, pre-LN matmul-softmax attention, fold, fuse), label smoothing 0.1, SGD momentum; eighteenth round"),
+    "wgangp": (wgangp, "WGAN-GP DCGAN-shaped 64x64, ConvTranspose2d generator with BatchNorm2d from a 128-d latent, norm-free conv critic, gradient penalty by autograd.grad(create_graph=True) (double backward), critic and generator in one backward, Adam; eighteenth round"),
 }

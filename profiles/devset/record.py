@@ -53,6 +53,7 @@ BATCH = {
     "gpt2moe": (32, 4), "efficientdet": (32, 4), "transformerxl": (32, 4), "gnnsage": (1024, 128), "unetr": (8, 1),
     "uno": (4096, 512), "din": (4096, 512), "qrnn": (64, 8), "resunet3d": (2, 1), "inception": (128, 8),
     "cyclegan": (8, 1), "stylegan2": (32, 2), "tft": (256, 32), "pixelcnn": (64, 4), "nbeats": (1024, 128),
+    "dien": (2048, 256), "albert": (32, 4), "meshgraphnet": (4, 1), "mobilevit": (64, 8), "wgangp": (64, 8),
 }
 
 
