@@ -211,6 +211,11 @@ void est_limit_ratio(struct est *c, const struct op *op, const struct shape *s0,
                      double src_dev, struct op_estimate *oe);
 void est_limit_peers(struct est *c, const struct op *op, const struct shape *s,
                      struct op_estimate *oe);
+/* The least and largest of the spec ratios (target over source time:
+ * peaks, bytes at the bandwidths, launch latency) for an op moved from
+ * src at p0 to tgt at p1; 0 when fewer than two are known. */
+int est_spec_envelope(const struct machine *src, enum precision p0, const struct machine *tgt,
+                      enum precision p1, double *lo, double *hi);
 
 /* The profiled device's machine: the target's file when the target is
  * that device, else the file found by the trace's device name (NULL when

@@ -7,11 +7,12 @@
 #include <math.h>
 #include <string.h>
 
-/* The best rate the target has for a precision, over the precisions the
- * framework may run it at: fp32 work may run as tf32 (cuDNN convolutions
- * do by default), bf16 and fp16 share their units.  A limit must never
- * be above what the hardware can do, so it takes the largest. */
-static double family_peak(const struct machine *m, enum precision p)
+/* The least and the best rate a machine has for a precision, over the
+ * precisions and units the framework may run it at: fp32 work may run as
+ * tf32 (cuDNN convolutions do by default) or on the vector units (IEEE
+ * matrix products), bf16 and fp16 share their units.  A limit must never
+ * be above what the hardware can do, so it takes the best. */
+static void family_rates(const struct machine *m, enum precision p, double *least, double *best)
 {
     enum precision fam[2] = { p, p };
     if (p == PREC_FP32 || p == PREC_TF32) {
@@ -21,11 +22,22 @@ static double family_peak(const struct machine *m, enum precision p)
         fam[0] = PREC_BF16;
         fam[1] = PREC_FP16;
     }
-    double best = 0;
+    *least = 0;
+    *best = 0;
     for (int i = 0; i < 2; i++)
-        for (int u = 0; u < EXEC_COUNT; u++)
-            if ((unsigned)fam[i] < PREC_COUNT && m->peak_flops[fam[i]][u] > best)
-                best = m->peak_flops[fam[i]][u];
+        for (int u = 0; u < EXEC_COUNT; u++) {
+            double r = (unsigned)fam[i] < PREC_COUNT ? m->peak_flops[fam[i]][u] : 0;
+            if (r > *best)
+                *best = r;
+            if (r > 0 && (*least == 0 || r < *least))
+                *least = r;
+        }
+}
+
+static double family_peak(const struct machine *m, enum precision p)
+{
+    double least, best;
+    family_rates(m, p, &least, &best);
     return best;
 }
 
@@ -95,24 +107,37 @@ void est_limit_roofline(struct est *c, const struct op *op, const struct shape *
     hold_to(oe, floor_s, LIMIT_ROOFLINE);
 }
 
-/* The envelope of spec ratios (target time over source time) between the
- * profiled machine and the target for an op at the same shape and
- * precision: the ratio of their peaks at that precision, of their memory
- * bandwidths and of their launch latencies.  An op moves by one of these
- * or a mix of them, so its ratio lies between the least and the largest.
- * Returns 0 when fewer than two of them are known. */
-static int spec_envelope(const struct machine *src, const struct machine *tgt, enum precision p,
-                         double *lo, double *hi)
+/* The envelope of spec ratios (target time over source time) for an op
+ * moved from the profiled machine at precision p0 to the target at p1: the
+ * ratio of their peaks at those precisions (their best at one precision;
+ * between two, from the least to the best rates of each), of the time to move its bytes
+ * (the bandwidths', times the ratio of element sizes: the same elements in
+ * another type), and of their launch latencies.  An op moves by one of
+ * these or a mix of them, so its ratio lies between the least and the
+ * largest.  Returns 0 when fewer than two of them are known. */
+int est_spec_envelope(const struct machine *src, enum precision p0, const struct machine *tgt,
+                      enum precision p1, double *lo, double *hi)
 {
-    double r[3];
+    double r[4];
     int n = 0;
-    double a = family_peak(src, p), b = family_peak(tgt, p);
-    if (a > 0 && b > 0)
-        r[n++] = a / b;
+    double a_lo, a, b_lo, b;
+    family_rates(src, p0, &a_lo, &a);
+    family_rates(tgt, p1, &b_lo, &b);
+    if (a > 0 && b > 0) {
+        if (p0 == p1) {
+            r[n++] = a / b;
+        } else {
+            /* another precision may leave the units the source ran on
+             * (IEEE fp32 on vector units, bf16 on matrix units): from the
+             * source's slowest to the target's fastest and the reverse */
+            r[n++] = a_lo / b;
+            r[n++] = a / b_lo;
+        }
+    }
     a = machine_mem_bw(src);
     b = machine_mem_bw(tgt);
     if (a > 0 && b > 0)
-        r[n++] = a / b;
+        r[n++] = a / b * precision_bytes(p1) / precision_bytes(p0);
     if (src->launch_latency_s > 0 && tgt->launch_latency_s > 0)
         r[n++] = tgt->launch_latency_s / src->launch_latency_s;
     if (n < 2)
@@ -137,7 +162,7 @@ void est_limit_ratio(struct est *c, const struct op *op, const struct shape *s0,
     double lo, hi;
     (void)op;
     if (changed || !c->src_gpu || !c->tgt_gpu || c->same_device || !c->src_m || !(src_dev > 0)
-        || !(oe->device_s > 0) || !spec_envelope(c->src_m, c->m, s0->prec, &lo, &hi))
+        || !(oe->device_s > 0) || !est_spec_envelope(c->src_m, s0->prec, c->m, s0->prec, &lo, &hi))
         return;
     double r = oe->device_s / src_dev, want = r;
     if (r < lo * (1 - 1e-9)) {
@@ -161,7 +186,7 @@ void est_limit_ratio(struct est *c, const struct op *op, const struct shape *s0,
  * hundreds of launch gaps, not the layer's kernels.  Against the rows
  * other GPUs measured at the same shape and precision, the target is
  * never slower than such a measurement times the largest of the two
- * machines' spec ratios (spec_envelope): no datasheet figure of the
+ * machines' spec ratios (est_spec_envelope): no datasheet figure of the
  * target would account for more.  Only measurements inside another
  * table's rows (exact or interpolated), or past its largest rows at their
  * best rate (which a larger call can only beat), bound.  The host's
@@ -178,7 +203,7 @@ void est_limit_peers(struct est *c, const struct op *op, const struct shape *s,
         struct lookup lk;
         double lo, hi;
         const struct machine *m = est_peer_lookup(c, i, 0, op, s, &lk);
-        if (!m || !spec_envelope(m, c->m, s->prec, &lo, &hi))
+        if (!m || !est_spec_envelope(m, s->prec, c->m, s->prec, &lo, &hi))
             continue;
         if (lk.time_s * hi < bound)
             bound = lk.time_s * hi;

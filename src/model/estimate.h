@@ -64,6 +64,8 @@ double est_host_class_weight(enum est_host_class k);
  *               bytes (plus its launches where the method holds them)
  *   ratio-low   a time moved from the profiled device no faster than the
  *               most favourable of the two machines' spec ratios allows
+ *               (at one precision; or, between two, a ratio of table
+ *               rows of which one is extrapolated)
  *   ratio-high  nor slower than the least favourable one
  *   above-peak  not held but flagged: a measured convolution faster than
  *               the peak allows for its direct-algorithm flops (Winograd

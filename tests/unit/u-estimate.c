@@ -1087,6 +1087,65 @@ static void test_idle_rows(void **state)
     kernel_set_release(&ks);
 }
 
+/* A batch norm moved from fp32 to bf16 on its own GPU, whose table has
+ * bf16 rows ten times slower than its fp32 rows at [1..4, 64, 1024].  At
+ * [2, 64, 1024] the rows are measured: their ratio stands (1 ms becomes
+ * 10 ms).  At [64, 64, 1024], far past the rows, both lookups extrapolate
+ * and their ratio is held to the envelope of the test GPU's spec ratios
+ * between the two precisions: peaks 10 or 100 TFLOP/s in fp32 against 100
+ * in bf16 (0.1 and 1), half the bytes (0.5), the same launch (1); so no
+ * more than 1, and the op says ratio-high. */
+static void test_extrapolated_ratio(void **state)
+{
+    (void)state;
+    struct machine m;
+    struct kernel_set ks;
+    struct kernel_table *t = gpu_with_table(&m, &ks);
+    for (int64_t n = 1; n <= 4; n++)
+        for (int b = 0; b < 2; b++) {
+            struct kernel_row *r = norm_row(t, "batch_norm", n, 64, 1024, (b ? 100e-6 : 10e-6) * (double)n);
+            r->prec = b ? PREC_BF16 : PREC_FP32;
+            r->pass = KPASS_FWD;
+        }
+    const int64_t batch[2] = { 2, 64 };
+    for (int i = 0; i < 2; i++) {
+        struct profile p;
+        profile_init(&p);
+        p.batch = batch[i];
+        p.has_device = 1;
+        p.device_name = xstrdup("Test GPU");
+        struct op *o = add(&p, "aten::native_batch_norm", OP_NORM, 1);
+        o->device_time_s = o->time_s = 1e-3;
+        o->host_time_s = 20e-6;
+        o->bytes = 2.0 * (double)batch[i] * 64 * 1024 * 4;
+        struct op_table_sizes *ts = op_sizes_mut(o);
+        snprintf(ts->kop, sizeof ts->kop, "batch_norm");
+        ts->kdim[NORM_N] = batch[i];
+        ts->kdim[NORM_C] = 64;
+        ts->kdim[NORM_S] = 1024;
+        struct estimate e;
+        estimate_init(&e);
+        struct estimate_opts eo;
+        estimate_opts_init(&eo);
+        eo.precision = PREC_BF16;
+        FILE *fp;
+        struct diag d = quiet(&fp);
+        assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+        const struct op_estimate *on = NULL;
+        for (size_t k = 0; k < e.n_ops; k++)
+            if (strcmp(e.ops[k].name, "aten::native_batch_norm") == 0)
+                on = &e.ops[k];
+        assert_non_null(on);
+        assert_int_equal(on->method, EST_SCALED_TABLE);
+        assert_close(on->device_s, i == 0 ? 10e-3 : 1e-3, 1e-6);
+        assert_int_equal(!!(on->limits & (1u << LIMIT_RATIO_HIGH)), i == 1);
+        estimate_release(&e);
+        profile_release(&p);
+        fclose(fp);
+    }
+    kernel_set_release(&ks);
+}
+
 /* An instance norm's gradient is a batch norm's over its input seen as
  * [1, N x C, S]: at another batch its channels grow, not its leading 1.
  * A profile at batch 2 with an instance norm over [2, 16, 4096] and the
@@ -1910,6 +1969,7 @@ int main(void)
         cmocka_unit_test(test_indexed_rows),
         cmocka_unit_test(test_instance_norm_batch),
         cmocka_unit_test(test_idle_rows),
+        cmocka_unit_test(test_extrapolated_ratio),
         cmocka_unit_test(test_efficiency_indexed),
         cmocka_unit_test(test_peer_rows_beside_own_table),
         cmocka_unit_test(test_keep_measured_warning),
