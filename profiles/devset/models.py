@@ -6044,6 +6044,511 @@ def wgangp(batch, device):
     return WGANGP(), make, _wgangp_loss, "adam"
 
 
+# -- nineteenth round ----------------------------------------------------------
+# Models recorded after the eighteenth round: a DETR-shaped detector at
+# 512x512 (a ResNet-18-shaped backbone with BatchNorm to 1/32, a 1x1
+# projection to 256, the sine positional encoding made each step from a
+# padding mask by cumsum, sin and cos, a post-LN transformer of 3 + 3 layers
+# through nn.MultiheadAttention, sequence-first, over 100 learned object
+# queries), a Tacotron-2-shaped text-to-mel model (Conv1d and BatchNorm1d,
+# a BiLSTM encoder, then a decoder unrolled in a Python loop over 120 mel
+# frames: two LSTMCell of 1,024, a location-sensitive attention with its
+# Conv1d over the cumulative weights and a softmax over 100 steps, and two
+# small projections per frame; a Conv1d postnet), a Behavior Sequence
+# Transformer (gathers from a 1,000,000 x 32 dense item table, one
+# transformer block over 21 steps of 64, a wide LeakyReLU MLP; thousands of
+# rows per batch), an AFNO/FourCastNet-shaped weather model (rfft2 and
+# irfft2 over a 16x32 patch grid in fp32, a block-diagonal complex MLP
+# written as real einsums over 8 blocks per mode, soft-shrink) and a CapsNet
+# (a [1152, 10, 16, 8] weight tensor applied by a broadcast matmul, then
+# dynamic routing by agreement in a Python loop: softmax, weighted sums,
+# squashes and agreements over b x 1152 x 10 x 16).
+
+def _sine_pos(mask, d=256, temperature=10000):
+    """DETR's PositionEmbeddingSine (normalize=True) of a b, h, w padding
+    mask: the cumulative counts of the unpadded rows and columns scaled to
+    (0, 2 pi], divided by temperature^(2 (i // 2) / (d / 2)), sines of the
+    even features and cosines of the odd; y's d / 2 then x's (b, d, h, w)."""
+    keep = ~mask
+    y = keep.cumsum(1, dtype=torch.float32)
+    x = keep.cumsum(2, dtype=torch.float32)
+    y = y / (y[:, -1:, :] + 1e-6) * 2 * math.pi
+    x = x / (x[:, :, -1:] + 1e-6) * 2 * math.pi
+    n = d // 2
+    dim_t = torch.arange(n, dtype=torch.float32, device=mask.device)
+    dim_t = temperature ** (2 * torch.div(dim_t, 2, rounding_mode="floor") / n)
+    px, py = x[..., None] / dim_t, y[..., None] / dim_t     # b, h, w, d / 2 each
+    px = torch.stack((px[..., 0::2].sin(), px[..., 1::2].cos()), dim=4).flatten(3)
+    py = torch.stack((py[..., 0::2].sin(), py[..., 1::2].cos()), dim=4).flatten(3)
+    return torch.cat((py, px), dim=3).permute(0, 3, 1, 2)   # b, d, h, w
+
+
+class DETREncoderLayer(nn.Module):
+    """DETR's TransformerEncoderLayer (post-LN), sequence-first as DETR:
+    self-attention through nn.MultiheadAttention (8 heads, dropout 0.1)
+    with the positional encoding added to the queries and keys but not the
+    values, dropout, the residual, LayerNorm; a ReLU feed-forward 256 ->
+    1,024 -> 256 with dropout, the residual, LayerNorm."""
+
+    def __init__(self, d=256, heads=8, ffn=1024, drop=0.1):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d, heads, dropout=drop)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.drop = drop
+
+    def forward(self, x, pos):                              # hw, b, d; hw, b, d
+        q = x + pos
+        a = self.attn(q, q, x, need_weights=False)[0]
+        x = self.ln1(x + F.dropout(a, self.drop, self.training))
+        h = self.fc2(F.dropout(F.relu(self.fc1(x)), self.drop, self.training))
+        return self.ln2(x + F.dropout(h, self.drop, self.training))
+
+
+class DETRDecoderLayer(nn.Module):
+    """DETR's TransformerDecoderLayer (post-LN): self-attention of the
+    queries (the query embedding added to queries and keys), the residual,
+    LayerNorm; cross-attention to the encoder's memory (query embedding on
+    the queries, positional encoding on the keys), the residual,
+    LayerNorm; the ReLU feed-forward, the residual, LayerNorm; dropout 0.1
+    throughout."""
+
+    def __init__(self, d=256, heads=8, ffn=1024, drop=0.1):
+        super().__init__()
+        self.self_attn = nn.MultiheadAttention(d, heads, dropout=drop)
+        self.cross_attn = nn.MultiheadAttention(d, heads, dropout=drop)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+        self.ln1, self.ln2, self.ln3 = Fp32LayerNorm(d), Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.drop = drop
+
+    def forward(self, t, mem, pos, qpos):                   # 100, b, d; hw, b, d; hw, b, d; 100, b, d
+        q = t + qpos
+        a = self.self_attn(q, q, t, need_weights=False)[0]
+        t = self.ln1(t + F.dropout(a, self.drop, self.training))
+        a = self.cross_attn(t + qpos, mem + pos, mem, need_weights=False)[0]
+        t = self.ln2(t + F.dropout(a, self.drop, self.training))
+        h = self.fc2(F.dropout(F.relu(self.fc1(t)), self.drop, self.training))
+        return self.ln3(t + F.dropout(h, self.drop, self.training))
+
+
+class DETR(nn.Module):
+    """A DETR-shaped detector (Carion et al. 2020) at 512x512: a
+    ResNet-18-shaped backbone (a 7x7 stride-2 stem and max-pool to 1/4,
+    two basic blocks each of 64, 128, 256 and 512 channels, the last three
+    stages strided: 16x16 at 1/32; BatchNorm2d trained, where DETR freezes
+    it), a 1x1 Conv2d to 256, the sine positional encoding of an all-valid
+    padding mask (one image size per batch), 3 DETREncoderLayer over the
+    256 positions, 3 DETRDecoderLayer over 100 object queries (zeros, with
+    a learned 100 x 256 query embedding), a final LayerNorm, then a Linear
+    to 92 classes (91 and no-object) and a box MLP 256 -> 256 -> 256 -> 4
+    with ReLU and sigmoid (cx, cy, w, h). The auxiliary heads on the
+    intermediate decoder layers are left out. Returns the logits and the
+    boxes concatenated (b, 100, 96)."""
+
+    def __init__(self, classes=91, queries=100, d=256, heads=8, ffn=1024, enc=3, dec=3):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                  nn.MaxPool2d(3, 2, 1))   # b, 64, 128, 128
+        chans = (64, 64, 128, 256, 512)
+        self.backbone = nn.Sequential(*[nn.Sequential(DilatedBasic(a, c, 1 if i == 0 else 2), DilatedBasic(c, c))
+                                        for i, (a, c) in enumerate(zip(chans, chans[1:]))])
+        self.proj = nn.Conv2d(chans[-1], d, 1)
+        self.enc = nn.ModuleList(DETREncoderLayer(d, heads, ffn) for _ in range(enc))
+        self.dec = nn.ModuleList(DETRDecoderLayer(d, heads, ffn) for _ in range(dec))
+        self.dec_ln = Fp32LayerNorm(d)
+        self.query = nn.Embedding(queries, d)
+        self.cls = nn.Linear(d, classes + 1)
+        self.box = nn.Sequential(nn.Linear(d, d), nn.ReLU(), nn.Linear(d, d), nn.ReLU(), nn.Linear(d, 4))
+
+    def forward(self, x):                                   # b, 3, 512, 512
+        f = self.proj(self.backbone(self.stem(x)))          # b, 256, 16, 16
+        b, d, h, w = f.shape
+        mask = torch.zeros(b, h, w, dtype=torch.bool, device=x.device)
+        pos = _sine_pos(mask, d).flatten(2).permute(2, 0, 1)   # 256, b, 256
+        mem = f.flatten(2).permute(2, 0, 1)                 # 256, b, 256
+        for layer in self.enc:
+            mem = layer(mem, pos)
+        qpos = self.query.weight.unsqueeze(1).repeat(1, b, 1)   # 100, b, 256
+        t = torch.zeros_like(qpos)
+        for layer in self.dec:
+            t = layer(t, mem, pos, qpos)
+        t = self.dec_ln(t).transpose(0, 1)                  # b, 100, 256
+        return torch.cat([self.cls(t), self.box(t).sigmoid()], dim=-1)   # b, 100, 92 + 4
+
+
+def _detr_loss(out, y):
+    """DETR's classification and box terms on a fixed assignment of the
+    targets to the queries, in place of the Hungarian matching (whose cost
+    matrix and linear_sum_assignment run on the host, outside the kernels
+    measured here): the cross-entropy of all 100 queries' 92-way logits,
+    the no-object class weighted 0.1 (eos_coef), plus 5 x the L1 distance
+    of the first 20 queries' boxes to theirs, summed over the coordinates
+    and divided by the number of boxes. The GIoU term is left out."""
+    labels, boxes = y                                       # b, 100; b, 20, 4
+    k = out.shape[-1] - 4
+    weight = torch.ones(k, device=out.device)
+    weight[-1] = 0.1
+    ce = F.cross_entropy(out[..., :k].reshape(-1, k), labels.reshape(-1), weight)
+    l1 = F.l1_loss(out[:, :boxes.shape[1], k:], boxes, reduction="sum") / (boxes.shape[0] * boxes.shape[1])
+    return ce + 5.0 * l1
+
+
+def detr(batch, device):
+    """batch: 512x512 images with 20 objects each, assigned to the first 20
+    queries; the other 80 queries' class is no-object (91)."""
+    def make():
+        labels = torch.full((batch, 100), 91, dtype=torch.long, device=device)
+        labels[:, :20] = torch.randint(0, 91, (batch, 20), device=device)
+        wh = 0.05 + 0.4 * torch.rand(batch, 20, 2, device=device)
+        cxy = wh / 2 + (1 - wh) * torch.rand(batch, 20, 2, device=device)
+        return (torch.randn(batch, 3, 512, 512, device=device), (labels, torch.cat([cxy, wh], dim=2)))
+    return DETR(), make, _detr_loss, "adamw"
+
+
+class LocationAttention(nn.Module):
+    """Tacotron 2's location-sensitive attention: the query (the attention
+    LSTM's h, 1,024) through a Linear to 128; the previous and the
+    cumulative attention weights (2 channels over the 100 encoder steps)
+    through a Conv1d of 32 filters of 31 and a Linear to 128; added to the
+    encoder outputs' projection (made once per utterance), tanh, a Linear
+    to one energy per step, softmax over the steps; the context the
+    weighted sum of the encoder outputs by bmm."""
+
+    def __init__(self, q=1024, d=128, filters=32, k=31):
+        super().__init__()
+        self.query = nn.Linear(q, d, bias=False)
+        self.loc_conv = nn.Conv1d(2, filters, k, padding=k // 2, bias=False)
+        self.loc_dense = nn.Linear(filters, d, bias=False)
+        self.v = nn.Linear(d, 1, bias=False)
+
+    def forward(self, h, memory, keys, w_cat):              # b, 1024; b, 100, 512; b, 100, 128; b, 2, 100
+        loc = self.loc_dense(self.loc_conv(w_cat).transpose(1, 2))              # b, 100, 128
+        e = self.v(torch.tanh(self.query(h).unsqueeze(1) + loc + keys)).squeeze(2)   # b, 100
+        w = e.float().softmax(1)                            # b, 100
+        ctx = torch.bmm(w.unsqueeze(1).to(memory.dtype), memory).squeeze(1)     # b, 512
+        return ctx, w
+
+
+class Tacotron2(nn.Module):
+    """A Tacotron-2-shaped text-to-mel model (Shen et al. 2018, laid out as
+    NVIDIA's implementation): 148 symbols embedded to 512; 3 Conv1d of 512,
+    kernel 5, with BatchNorm1d, ReLU and dropout 0.5; a BiLSTM of 256 per
+    direction over the 100 symbols (not packed: one length per batch).
+    The decoder unrolled in a Python loop over the 120 mel frames with
+    teacher forcing: the prenet (Linear 80 -> 256 -> 256 without bias,
+    ReLU, dropout 0.5 kept on in training and inference alike, as Tacotron
+    2's) over the target frames shifted by one behind a zero go frame, run
+    once for all frames; per frame the attention LSTMCell of 1,024 over
+    [prenet, context] (dropout 0.1 on its h), the LocationAttention, the
+    decoder LSTMCell of 1,024 over [attention h, context] (dropout 0.1),
+    a Linear of [decoder h, context] to the 80 mel bins and one to the
+    stop token. A postnet of 5 Conv1d (80 -> 512 x 4 -> 80, kernel 5)
+    with BatchNorm1d, tanh on all but the last and dropout 0.5, added to
+    the decoder's mels. Returns the mels, the postnet's mels and the stop
+    logits concatenated (b, 120, 161)."""
+
+    def __init__(self, symbols=148, e=512, mels=80, rnn=1024, prenet=256, att=128):
+        super().__init__()
+        self.emb = nn.Embedding(symbols, e)
+        self.convs = nn.Sequential(*[nn.Sequential(nn.Conv1d(e, e, 5, padding=2), nn.BatchNorm1d(e), nn.ReLU(),
+                                                   nn.Dropout(0.5)) for _ in range(3)])
+        self.lstm = nn.LSTM(e, e // 2, batch_first=True, bidirectional=True)
+        self.pre1, self.pre2 = nn.Linear(mels, prenet, bias=False), nn.Linear(prenet, prenet, bias=False)
+        self.att_rnn = nn.LSTMCell(prenet + e, rnn)
+        self.memory = nn.Linear(e, att, bias=False)
+        self.att = LocationAttention(rnn, att)
+        self.dec_rnn = nn.LSTMCell(rnn + e, rnn)
+        self.mel, self.gate = nn.Linear(rnn + e, mels), nn.Linear(rnn + e, 1)
+        post = [mels] + [512] * 4 + [mels]
+        self.postnet = nn.ModuleList(nn.Sequential(nn.Conv1d(a, c, 5, padding=2), nn.BatchNorm1d(c))
+                                     for a, c in zip(post, post[1:]))
+        self.rnn = rnn
+
+    def forward(self, inp):
+        text, mels = inp                                    # b, 100; b, 80, 120
+        b, n = text.shape
+        x = self.convs(self.emb(text).transpose(1, 2))      # b, 512, 100
+        memory, _ = self.lstm(x.transpose(1, 2))            # b, 100, 512
+        keys = self.memory(memory)                          # b, 100, 128
+        prev = torch.cat([mels.new_zeros(b, mels.shape[1], 1), mels[:, :, :-1]], dim=2)   # b, 80, 120
+        pre = F.dropout(F.relu(self.pre1(prev.permute(2, 0, 1))), 0.5, True)
+        pre = F.dropout(F.relu(self.pre2(pre)), 0.5, True)  # 120, b, 256
+        # the states in the prenet's dtype, so that every step sees one type
+        dt = pre.dtype
+        ah, ac, dh, dc = (pre.new_zeros(b, self.rnn) for _ in range(4))
+        w = w_cum = memory.new_zeros(b, n, dtype=torch.float32)
+        ctx = pre.new_zeros(b, memory.shape[2])
+        mel_out, gate_out = [], []
+        for p in pre:                                       # b, 256
+            ah, ac = (s.to(dt) for s in self.att_rnn(torch.cat([p, ctx], dim=1), (ah, ac)))
+            ah = F.dropout(ah, 0.1, self.training)
+            ctx, w = self.att(ah, memory, keys, torch.stack([w, w_cum], dim=1))
+            ctx, w_cum = ctx.to(dt), w_cum + w
+            dh, dc = (s.to(dt) for s in self.dec_rnn(torch.cat([ah, ctx], dim=1), (dh, dc)))
+            dh = F.dropout(dh, 0.1, self.training)
+            hc = torch.cat([dh, ctx], dim=1)                # b, 1536
+            mel_out.append(self.mel(hc))
+            gate_out.append(self.gate(hc))
+        mel = torch.stack(mel_out, dim=2)                   # b, 80, 120
+        y = mel
+        for i, conv in enumerate(self.postnet):
+            y = conv(y)
+            y = F.dropout(torch.tanh(y) if i < len(self.postnet) - 1 else y, 0.5, self.training)
+        post = mel + y.to(mel.dtype)                        # b, 80, 120
+        gate = torch.stack(gate_out, dim=1)                 # b, 120, 1
+        return torch.cat([mel.transpose(1, 2), post.transpose(1, 2), gate.to(mel.dtype)], dim=2)   # b, 120, 161
+
+
+def _tacotron2_loss(out, y):
+    """Tacotron 2's loss: the MSE of the mels before and after the postnet
+    to the targets, plus the BCE of the stop logits."""
+    mel, stop = y                                           # b, 120, 80; b, 120
+    k = mel.shape[2]
+    return (F.mse_loss(out[..., :k], mel) + F.mse_loss(out[..., k:2 * k], mel)
+            + F.binary_cross_entropy_with_logits(out[..., 2 * k], stop))
+
+
+def tacotron2(batch, device):
+    """batch: utterances of 100 symbols and 120 mel frames (one length for
+    the batch), the stop target 1 on the last frame."""
+    def make():
+        mels = torch.randn(batch, 80, 120, device=device)
+        stop = torch.zeros(batch, 120, device=device)
+        stop[:, -1] = 1
+        return ((torch.randint(0, 148, (batch, 100), device=device), mels), (mels.transpose(1, 2), stop))
+    return Tacotron2(), make, _tacotron2_loss, "adam"
+
+
+class BST(nn.Module):
+    """A Behavior Sequence Transformer (Chen et al. 2019): items (1,000,000
+    x 32) and categories (10,000 x 32) in dense nn.Embedding tables, each
+    of the 20 behaviours and the target item 64 wide (item and category
+    concatenated) plus a learned position embedding (21 x 64, by index:
+    in place of the paper's time-gap buckets); one post-LN transformer
+    block: 8 heads of 8 written out (query, key and value Linear, matmul,
+    softmax, matmul), the output Linear, dropout 0.2, LayerNorm of the
+    residual; a feed-forward 64 -> 128 -> 64 with LeakyReLU, dropout 0.2,
+    LayerNorm of the residual. Its 21 outputs flattened (1,344) and
+    concatenated with 8 other features (user profile, context) embedded to
+    16 from one 100,000-row table with per-feature offsets (128); an MLP
+    1,472 -> 1,024 -> 512 -> 256 -> 1 with LeakyReLU: one logit."""
+
+    def __init__(self, items=1000000, cats=10000, d=32, seq=21, heads=8, ffn=128,
+                 other=8, other_rows=100000, other_d=16, drop=0.2):
+        super().__init__()
+        self.item, self.cat = nn.Embedding(items, d), nn.Embedding(cats, d)
+        e = 2 * d
+        self.pos = nn.Embedding(seq, e)
+        self.q, self.k, self.v, self.o = (nn.Linear(e, e) for _ in range(4))
+        self.ln1, self.ln2 = Fp32LayerNorm(e), Fp32LayerNorm(e)
+        self.fc1, self.fc2 = nn.Linear(e, ffn), nn.Linear(ffn, e)
+        self.other = nn.Embedding(other_rows, other_d)
+        self.register_buffer("offsets", torch.arange(other) * (other_rows // other), persistent=False)   # 8
+        dims = [seq * e + other * other_d, 1024, 512, 256]
+        layers = []
+        for a, c in zip(dims, dims[1:]):
+            layers += [nn.Linear(a, c), nn.LeakyReLU()]
+        self.mlp = nn.Sequential(*layers, nn.Linear(dims[-1], 1))
+        self.heads, self.drop = heads, drop
+
+    def forward(self, inp):
+        items, cats, other = inp                            # b, 21; b, 21 (the target last); b, 8
+        b, t = items.shape
+        x = torch.cat([self.item(items), self.cat(cats)], dim=-1) + self.pos(torch.arange(t, device=items.device))
+        hd = x.shape[-1] // self.heads                      # x: b, 21, 64
+        q, k, v = (m(x).view(b, t, self.heads, hd).transpose(1, 2) for m in (self.q, self.k, self.v))   # b, 8, 21, 8
+        w = torch.softmax((q @ k.transpose(2, 3)).float() * hd ** -0.5, dim=-1)   # b, 8, 21, 21
+        a = self.o((w.to(v.dtype) @ v).transpose(1, 2).reshape(b, t, -1))
+        x = self.ln1(x + F.dropout(a, self.drop, self.training))
+        h = self.fc2(F.leaky_relu(self.fc1(x)))
+        x = self.ln2(x + F.dropout(h, self.drop, self.training))   # b, 21, 64
+        o = self.other(other + self.offsets).flatten(1)     # b, 128
+        return self.mlp(torch.cat([x.flatten(1), o], dim=1)).squeeze(1)   # b, from 1,472
+
+
+def bst(batch, device):
+    """batch: impressions, each a history of 20 behaviours (item and
+    category ids) and the target item, and 8 other categorical features
+    of 12,500 values each."""
+    def make():
+        return ((torch.randint(0, 1000000, (batch, 21), device=device),
+                 torch.randint(0, 10000, (batch, 21), device=device),
+                 torch.randint(0, 12500, (batch, 8), device=device)),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return BST(), make, _bce_loss, "adam"
+
+
+def _block_mm(x, w):
+    """x (..., blocks, i) times a block-diagonal w (blocks, i, o) by einsum."""
+    return torch.einsum("...bi,bio->...bo", x, w)
+
+
+class AFNOFilter(nn.Module):
+    """FourCastNet's AFNO2D token mixer (hard-thresholding fraction 1: every
+    mode kept): the b, h, w, d tokens cast to fp32 (complex bf16 does not
+    exist; FourCastNet casts the same way) and transformed by rfft2 over
+    the grid (ortho), the 384 channels split into 8 blocks of 48; per mode
+    a block-diagonal complex MLP (48 -> 48, ReLU, 48 -> 48, with complex
+    biases) written as real einsums of the real and imaginary parts,
+    soft-shrink (0.01) of both, back to complex in fp32, irfft2, cast to
+    the input's dtype, plus the input."""
+
+    def __init__(self, d=384, blocks=8, lam=0.01, scale=0.02):
+        super().__init__()
+        bs = d // blocks
+        self.w1 = nn.Parameter(scale * torch.randn(2, blocks, bs, bs))
+        self.b1 = nn.Parameter(scale * torch.randn(2, blocks, bs))
+        self.w2 = nn.Parameter(scale * torch.randn(2, blocks, bs, bs))
+        self.b2 = nn.Parameter(scale * torch.randn(2, blocks, bs))
+        self.blocks, self.lam = blocks, lam
+
+    def forward(self, x):                                   # b, h, w, d
+        b, h, w, d = x.shape
+        xf = torch.fft.rfft2(x.float(), dim=(1, 2), norm="ortho").reshape(b, h, w // 2 + 1, self.blocks, -1)
+        re, im = xf.real, xf.imag                           # b, h, w / 2 + 1, 8, 48 each
+        mm, w1, w2, b1, b2 = _block_mm, self.w1, self.w2, self.b1, self.b2
+        r1 = F.relu(mm(re, w1[0]) - mm(im, w1[1]) + b1[0])
+        i1 = F.relu(mm(im, w1[0]) + mm(re, w1[1]) + b1[1])
+        r2 = mm(r1, w2[0]) - mm(i1, w2[1]) + b2[0]
+        i2 = mm(i1, w2[0]) + mm(r1, w2[1]) + b2[1]
+        z = F.softshrink(torch.stack([r2, i2], dim=-1).float(), self.lam)   # b, h, w / 2 + 1, 8, 48, 2
+        z = torch.view_as_complex(z).reshape(b, h, w // 2 + 1, d)
+        return torch.fft.irfft2(z, s=(h, w), dim=(1, 2), norm="ortho").to(x.dtype) + x
+
+
+class AFNOBlock(nn.Module):
+    """FourCastNet's Block (double skip, no dropout): LayerNorm, the
+    AFNOFilter, the residual; LayerNorm, an MLP 384 -> 1,536 -> 384 with
+    GELU, the residual."""
+
+    def __init__(self, d=384, mlp=1536):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.filter = AFNOFilter(d)
+        self.fc1, self.fc2 = nn.Linear(d, mlp), nn.Linear(mlp, d)
+
+    def forward(self, x):                                   # b, h, w, d
+        x = x + self.filter(self.ln1(x))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class AFNO(nn.Module):
+    """An AFNO/FourCastNet-shaped weather model (Pathak et al. 2022) on a
+    20-variable 128x256 grid: a patch embedding of 8x8 patches by a
+    stride-8 Conv2d to 384 (a 16x32 grid of 512 tokens) plus a learned
+    position embedding, 8 AFNOBlock, a Linear head without bias back to
+    20 x 8 x 8 per patch, rearranged to the grid by view and permute."""
+
+    def __init__(self, chans=20, h=128, w=256, p=8, d=384, depth=8, mlp=1536):
+        super().__init__()
+        self.patch = nn.Conv2d(chans, d, p, p)
+        self.pos = nn.Parameter(0.02 * torch.randn(1, (h // p) * (w // p), d))
+        self.blocks = nn.Sequential(*[AFNOBlock(d, mlp) for _ in range(depth)])
+        self.head = nn.Linear(d, chans * p * p, bias=False)
+        self.p = p
+        # FourCastNet's _init_weights for the Linear layers (truncated
+        # normal, std 0.02, zero bias): PyTorch's default makes the head's
+        # output twice as large and the first loss about 25 rather than 12
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.trunc_normal_(m.weight, std=0.02)
+                if m.bias is not None:
+                    nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 20, 128, 256
+        b, c, hh, ww = x.shape
+        p, h, w = self.p, hh // self.p, ww // self.p
+        t = self.patch(x).flatten(2).transpose(1, 2) + self.pos   # b, 512, 384
+        t = self.blocks(t.reshape(b, h, w, -1))             # b, 16, 32, 384
+        y = self.head(t).view(b, h, w, p, p, c)             # b, 16, 32, 8, 8, 20
+        return y.permute(0, 5, 1, 3, 2, 4).reshape(b, c, hh, ww)   # b, 20, 128, 256
+
+
+def afno(batch, device):
+    """batch: pairs of states, the model trained to step one to the
+    next."""
+    def make():
+        return (torch.randn(batch, 20, 128, 256, device=device),
+                torch.randn(batch, 20, 128, 256, device=device))
+    return AFNO(), make, _mse_loss, "adamw"
+
+
+def _squash(s):
+    """CapsNet's squash over the last dimension: s |s|^2 / (1 + |s|^2) / |s|
+    (an epsilon under the root)."""
+    n2 = (s * s).sum(-1, keepdim=True)
+    return s * (n2 / (1 + n2) / torch.sqrt(n2 + 1e-8))
+
+
+class CapsNet(nn.Module):
+    """CapsNet (Sabour et al. 2017) on 28x28 digits: a 9x9 Conv2d to 256
+    and ReLU (20x20); the primary capsules a 9x9 stride-2 Conv2d to 256
+    (6x6) read as 32 x 6 x 6 = 1,152 capsules of 8, squashed; the digit
+    capsules' predictions u_hat = W u by a broadcast matmul of W [1152, 10,
+    16, 8] with the b x 1152 capsules; routing by agreement, 3 iterations
+    in a Python loop: coupling by a softmax of the logits over the 10
+    digits, the coupled sum over the 1,152 capsules, squash, and (but in
+    the last) the logits raised by the agreement of u_hat with the output;
+    the routing iterations but the last see u_hat detached, as the common
+    reimplementations do, so that the gradient flows through the last one
+    alone. A decoder of the digit capsules masked by the true label (160)
+    -> 512 -> 1,024 -> 784, ReLU, sigmoid. Returns the 10 capsule lengths
+    and the reconstruction concatenated (b, 794)."""
+
+    def __init__(self, caps=32, pdim=8, grid=6, classes=10, ddim=16, iters=3):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 256, 9)
+        self.primary = nn.Conv2d(256, caps * pdim, 9, stride=2)
+        self.W = nn.Parameter(0.01 * torch.randn(caps * grid * grid, classes, ddim, pdim))
+        self.decoder = nn.Sequential(nn.Linear(classes * ddim, 512), nn.ReLU(), nn.Linear(512, 1024), nn.ReLU(),
+                                     nn.Linear(1024, 784), nn.Sigmoid())
+        self.caps, self.pdim, self.iters = caps, pdim, iters
+
+    def forward(self, inp):
+        x, y = inp                                          # b, 1, 28, 28; b
+        u = self.primary(F.relu(self.conv1(x)))             # b, 256, 6, 6
+        b, _, g, _ = u.shape
+        u = u.view(b, self.caps, self.pdim, g, g).permute(0, 1, 3, 4, 2).reshape(b, -1, self.pdim)
+        u = _squash(u)                                      # b, 1152, 8
+        u_hat = (self.W @ u[:, :, None, :, None]).squeeze(-1)   # b, 1152, 10, 16
+        u_stop = u_hat.detach()
+        logits = u_hat.new_zeros(u_hat.shape[:3], dtype=torch.float32)   # b, 1152, 10
+        for i in range(self.iters):
+            c = logits.softmax(2).unsqueeze(-1)             # b, 1152, 10, 1
+            if i == self.iters - 1:
+                v = _squash((c * u_hat).sum(1))             # b, 10, 16
+            else:
+                v = _squash((c * u_stop).sum(1))
+                logits = logits + (u_stop * v.unsqueeze(1)).sum(-1)
+        lengths = v.norm(dim=-1)                            # b, 10
+        masked = v * F.one_hot(y, v.shape[1]).unsqueeze(-1).to(v.dtype)
+        recon = self.decoder(masked.flatten(1))             # b, 784
+        return torch.cat([lengths, recon.to(lengths.dtype)], dim=1)   # b, 794
+
+
+def _capsnet_loss(out, y):
+    """CapsNet's margin loss (m+ 0.9, m- 0.1, down-weighting 0.5, summed
+    over the 10 capsules' lengths) plus 0.0005 x the reconstruction's sum
+    of squared errors, both averaged over the batch."""
+    labels, images = y                                      # b; b, 1, 28, 28
+    k = out.shape[1] - images[0].numel()
+    t = F.one_hot(labels, k).float()
+    n = out[:, :k]
+    margin = (t * F.relu(0.9 - n) ** 2 + 0.5 * (1 - t) * F.relu(n - 0.1) ** 2).sum(1).mean()
+    recon = ((out[:, k:] - images.flatten(1)) ** 2).sum(1).mean()
+    return margin + 0.0005 * recon
+
+
+def capsnet(batch, device):
+    """batch: 28x28 single-channel images in [0, 1] and their digits (the
+    labels go in with the images: the decoder masks by them)."""
+    def make():
+        images = torch.rand(batch, 1, 28, 28, device=device)
+        labels = torch.randint(0, 10, (batch,), device=device)
+        return (images, labels), (labels, images)
+    return CapsNet(), make, _capsnet_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -6141,4 +6646,9 @@ MODELS = {
     "meshgraphnet": (meshgraphnet, "MeshGraphNets-shaped cloth simulator, 2,000-node triangle meshes (11,642 directed edges), encoders to 128, 8 processor steps of edge and node MLPs with LayerNorm, index_add_ aggregation, residuals, MSE, Adam; eighteenth round"),
     "mobilevit": (mobilevit, "MobileViT-XS 256x256, MobileNetV2 inverted residuals (depthwise 3x3, BatchNorm, SiLU), MobileViT blocks (2x2 unfold by reshape and permute, pre-LN matmul-softmax attention, fold, fuse), label smoothing 0.1, SGD momentum; eighteenth round"),
     "wgangp": (wgangp, "WGAN-GP DCGAN-shaped 64x64, ConvTranspose2d generator with BatchNorm2d from a 128-d latent, norm-free conv critic, gradient penalty by autograd.grad(create_graph=True) (double backward), critic and generator in one backward, Adam; eighteenth round"),
+    "detr": (detr, "DETR-shaped detector 512x512, ResNet-18-shaped backbone (BatchNorm) to 16x16, 1x1 projection to 256, sine positional encoding, post-LN transformer 3 + 3 layers (nn.MultiheadAttention, 8 heads, FFN 1,024) over 100 queries, 92 classes, box MLP with sigmoid, CE + L1 on a fixed assignment, AdamW; nineteenth round"),
+    "tacotron2": (tacotron2, "Tacotron-2-shaped text-to-mel, 148 x 512 embedding, 3 Conv1d 512 with BatchNorm1d, BiLSTM 256, decoder in a Python loop over 120 frames (prenet, two LSTMCell 1,024, location-sensitive attention with Conv1d over 100 steps), Conv1d postnet of 5, MSE + BCE, Adam; nineteenth round"),
+    "bst": (bst, "Behavior Sequence Transformer, 1M x 32 item and 10k x 32 category tables (dense), 20 behaviours + target of 64, one post-LN block of 8 heads (matmul, softmax), FFN 128 LeakyReLU, 8 features from one 100k x 16 table with offsets, MLP 1,024-512-256, BCE, Adam; nineteenth round"),
+    "afno": (afno, "AFNO/FourCastNet-shaped weather model, 20 x 128x256 grid, 8x8 patches to 384, 8 blocks of rfft2/irfft2 in fp32 with a block-diagonal complex MLP as real einsums over 8 blocks, soft-shrink, GELU MLP 1,536, MSE, AdamW; nineteenth round"),
+    "capsnet": (capsnet, "CapsNet 28x28, 9x9 Conv2d 256, primary capsules 1,152 x 8, W [1152, 10, 16, 8] by broadcast matmul, 3 routing iterations in a Python loop (softmax, weighted sum, squash, agreement), margin loss + 0.0005 x reconstruction by an MLP 512-1,024-784, Adam; nineteenth round"),
 }
