@@ -4747,18 +4747,23 @@ class DIN(nn.Module):
         return self.mlp(self.bn(torch.cat([u, q, u * q], dim=1)))   # b, 2
 
 
+def _behaviour_batch(batch, device, steps, items, cats):
+    """Impressions of a behaviour-sequence recommender: item and category
+    histories of 1 to `steps` behaviours padded to `steps` (ids 0 in the
+    padding), the candidate item and category, the lengths, and a click
+    label each."""
+    lens = torch.randint(1, steps + 1, (batch,), device=device)
+    keep = torch.arange(steps, device=device).unsqueeze(0) < lens.unsqueeze(1)
+    hist_i = torch.randint(1, items, (batch, steps), device=device) * keep
+    hist_c = torch.randint(1, cats, (batch, steps), device=device) * keep
+    return ((hist_i, hist_c, torch.randint(1, items, (batch,), device=device),
+             torch.randint(1, cats, (batch,), device=device), lens),
+            torch.randint(0, 2, (batch,), device=device))
+
+
 def din(batch, device):
-    """batch: impressions, each a history of 1 to 50 behaviours padded to
-    50 (ids 0 in the padding)."""
-    def make():
-        lens = torch.randint(1, 51, (batch,), device=device)
-        keep = torch.arange(50, device=device).unsqueeze(0) < lens.unsqueeze(1)
-        hist_i = torch.randint(1, 1000000, (batch, 50), device=device) * keep
-        hist_c = torch.randint(1, 10000, (batch, 50), device=device) * keep
-        return ((hist_i, hist_c, torch.randint(1, 1000000, (batch,), device=device),
-                 torch.randint(1, 10000, (batch,), device=device), lens),
-                torch.randint(0, 2, (batch,), device=device))
-    return DIN(), make, _cls_loss, "adam"
+    """batch: impressions, each a history of 1 to 50 behaviours."""
+    return DIN(), lambda: _behaviour_batch(batch, device, 50, 1000000, 10000), _cls_loss, "adam"
 
 
 class QRNNLayer(nn.Module):
@@ -5687,17 +5692,8 @@ class DIEN(nn.Module):
 
 
 def dien(batch, device):
-    """batch: impressions, each a history of 1 to 40 behaviours padded to
-    40 (ids 0 in the padding)."""
-    def make():
-        lens = torch.randint(1, 41, (batch,), device=device)
-        keep = torch.arange(40, device=device).unsqueeze(0) < lens.unsqueeze(1)
-        hist_i = torch.randint(1, 500000, (batch, 40), device=device) * keep
-        hist_c = torch.randint(1, 5000, (batch, 40), device=device) * keep
-        return ((hist_i, hist_c, torch.randint(1, 500000, (batch,), device=device),
-                 torch.randint(1, 5000, (batch,), device=device), lens),
-                torch.randint(0, 2, (batch,), device=device))
-    return DIEN(), make, _cls_loss, "adam"
+    """batch: impressions, each a history of 1 to 40 behaviours."""
+    return DIEN(), lambda: _behaviour_batch(batch, device, 40, 500000, 5000), _cls_loss, "adam"
 
 
 class ALBERTLayer(nn.Module):
