@@ -1020,6 +1020,28 @@ static struct kernel_row *norm_row(struct kernel_table *t, const char *op, int64
     return r;
 }
 
+/* A profile at batch n, measured on the test GPU, of one fp32 norm op
+ * (kop) over [n, c, sp] in `groups` groups, 1 ms on the device and 20 us
+ * on the host a pass, reading and writing its input once. */
+static void norm_profile(struct profile *p, const char *name, const char *kop, int64_t n,
+                         int64_t c, int64_t sp, int64_t groups)
+{
+    profile_init(p);
+    p->batch = n;
+    p->has_device = 1;
+    p->device_name = xstrdup("Test GPU");
+    struct op *o = add(p, name, OP_NORM, 1);
+    o->device_time_s = o->time_s = 1e-3;
+    o->host_time_s = 20e-6;
+    o->bytes = 2.0 * (double)n * (double)c * (double)sp * 4;
+    struct op_table_sizes *ts = op_sizes_mut(o);
+    snprintf(ts->kop, sizeof ts->kop, "%s", kop);
+    ts->kdim[NORM_N] = n;
+    ts->kdim[NORM_C] = c;
+    ts->kdim[NORM_S] = sp;
+    ts->kdim[NORM_GROUPS] = groups;
+}
+
 /* A group norm's forward gives each group of each sample a block: with
  * fewer such rows than the device has multiprocessors it takes as long
  * as one row, and more rows up to one per multiprocessor cost nothing.
@@ -1054,20 +1076,8 @@ static void test_idle_rows(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         m.compute_units = cases[i].cu;
         struct profile p;
-        profile_init(&p);
-        p.batch = 2;
-        p.has_device = 1;
-        p.device_name = xstrdup("Test GPU");
-        struct op *o = add(&p, "aten::group_norm", OP_NORM, 1);
-        o->device_time_s = o->time_s = 1e-3;
-        o->host_time_s = 20e-6;
-        o->bytes = 2.0 * 16 * 4096 * 4 * 2;
-        struct op_table_sizes *ts = op_sizes_mut(o);
-        snprintf(ts->kop, sizeof ts->kop, "%s", cases[i].kop);
-        ts->kdim[NORM_N] = 2;
-        ts->kdim[NORM_C] = 16;
-        ts->kdim[NORM_S] = 4096;
-        ts->kdim[NORM_GROUPS] = strcmp(cases[i].kop, "group_norm") == 0 ? 2 : 0;
+        norm_profile(&p, "aten::group_norm", cases[i].kop, 2, 16, 4096,
+                     strcmp(cases[i].kop, "group_norm") == 0 ? 2 : 0);
         struct estimate e;
         estimate_init(&e);
         struct estimate_opts eo;
@@ -1110,19 +1120,7 @@ static void test_extrapolated_ratio(void **state)
     const int64_t batch[2] = { 2, 64 };
     for (int i = 0; i < 2; i++) {
         struct profile p;
-        profile_init(&p);
-        p.batch = batch[i];
-        p.has_device = 1;
-        p.device_name = xstrdup("Test GPU");
-        struct op *o = add(&p, "aten::native_batch_norm", OP_NORM, 1);
-        o->device_time_s = o->time_s = 1e-3;
-        o->host_time_s = 20e-6;
-        o->bytes = 2.0 * (double)batch[i] * 64 * 1024 * 4;
-        struct op_table_sizes *ts = op_sizes_mut(o);
-        snprintf(ts->kop, sizeof ts->kop, "batch_norm");
-        ts->kdim[NORM_N] = batch[i];
-        ts->kdim[NORM_C] = 64;
-        ts->kdim[NORM_S] = 1024;
+        norm_profile(&p, "aten::native_batch_norm", "batch_norm", batch[i], 64, 1024, 0);
         struct estimate e;
         estimate_init(&e);
         struct estimate_opts eo;
