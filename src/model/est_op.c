@@ -195,9 +195,10 @@ static int compute_units(const struct est *c)
  * mostly idle): rows that grow up to one per multiprocessor add nothing,
  * rows beyond queue behind them, and a row's own work scales as its
  * length.  Never less than the target's time for the op's bytes at its
- * bandwidth.  *rows_held says the rule set the time. */
+ * bandwidth.  When the rule sets the time, LIMIT_IDLE_ROWS goes into
+ * *limits. */
 static double grow_work(const struct est *c, const struct op *op, const struct shape *s0,
-                        const struct shape *s1, double t, double f, int *rows_held)
+                        const struct shape *s1, double t, double f, unsigned *limits)
 {
     double lin = linear_above_fixed(c, t, s1->kernels, f);
     double r0 = norm_rows(op, s0), r1 = norm_rows(op, s1);
@@ -210,7 +211,7 @@ static double grow_work(const struct est *c, const struct op *op, const struct s
     double mem_s = bw > 0 && s1->bytes > 0 ? s1->bytes / bw : 0;
     if (rows_t < mem_s)
         rows_t = mem_s;
-    *rows_held = 1;
+    *limits |= 1u << LIMIT_IDLE_ROWS;
     return rows_t;
 }
 
@@ -316,10 +317,7 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
     double w0 = work_of(op, &sp), w1 = work_of(op, s);
     double t = t1 * lt->time_s / lp.time_s;
     if (w0 > 0 && w1 > 0 && w1 != w0) {
-        int rows = 0;
-        double lin = grow_work(c, op, &sp, s, t1, w1 / w0, &rows);
-        if (rows)
-            oe->limits |= 1u << LIMIT_IDLE_ROWS;
+        double lin = grow_work(c, op, &sp, s, t1, w1 / w0, &oe->limits);
         if (!is_matrix_kind(op->kind) || lt->method == LOOKUP_EXTRAP) {
             t = lin;
         } else {
@@ -376,11 +374,8 @@ static int scaled_measurement(struct est *c, const struct op *op, const struct s
         return -1;
     double t = src_dev * off_roof_ratio(c, op, s0, s->prec, src_dev, a / b);
     double w0 = work_of(op, s0), w1 = work_of(op, s);
-    int rows = 0;
     if (changed && w0 > 0 && w1 > 0)
-        t = grow_work(c, op, s0, s, t, w1 / w0, &rows);
-    if (rows)
-        oe->limits |= 1u << LIMIT_IDLE_ROWS;
+        t = grow_work(c, op, s0, s, t, w1 / w0, &oe->limits);
     oe->method = EST_SCALED;
     oe->ratio = t / src_dev;
     oe->device_s = oe->time_lo_s = oe->time_hi_s = t;
