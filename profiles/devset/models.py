@@ -6545,6 +6545,529 @@ def capsnet(batch, device):
     return CapsNet(), make, _capsnet_loss, "adam"
 
 
+# -- twentieth round -----------------------------------------------------------
+# Models recorded after the nineteenth round: an AlphaFold-2
+# Evoformer-shaped stack (an MSA representation of 64 sequences x 128
+# residues beside a 128 x 128 pair representation; per block gated row
+# attention biased by the pair representation, column attention, the outer
+# product mean by one einsum over the sequences to b x 128 x 128 x 1,024,
+# triangle multiplicative updates as einsums over the third residue,
+# triangle attention with b x 128 x 4 x 128 x 128 logits, LayerNorm before
+# every update and dropout masks shared along rows or columns), a
+# DeepCAM-shaped climate segmenter (a DeepLabv3+ over 16 channels at
+# 384x576: a bottleneck ResNet with BatchNorm at output stride 16, its last
+# stage dilated, ASPP at rates 6, 12 and 18, a decoder with a low-level
+# skip at 1/4, bilinear upsampling to the full grid, a class-weighted
+# cross-entropy), LSTNet (a Conv2d whose kernel spans all 321 series, a GRU
+# over 163 steps, a skip GRU over 6 steps of b x 24 sequences made by view
+# and permute, a highway Linear), a Multi-gate Mixture-of-Experts (26
+# separate 100,000 x 16 tables, 8 expert MLPs one after another, two
+# softmax gates applied by bmm, two towers, two BCE terms; thousands of
+# rows per batch) and Conv-TasNet (a Conv1d encoder of 512 filters at
+# stride 8 to 3,999 frames, 24 blocks of 1x1 Conv1d, PReLU, a global layer
+# norm written out and a depthwise Conv1d dilated up to 128 over full-length
+# sequences; sigmoid masks, a ConvTranspose1d decoder, the negative SI-SNR
+# over both speaker permutations written out).
+
+def _shared_dropout(x, p, dim, training):
+    """AlphaFold 2's row- and column-wise dropout: one mask for all the
+    entries along dim (DropoutRowwise shares it along dim -3,
+    DropoutColumnwise along -2), drawn by F.dropout on ones of the
+    reduced shape and broadcast in the multiply."""
+    if not training or p == 0:
+        return x
+    shape = list(x.shape)
+    shape[dim] = 1
+    return x * F.dropout(x.new_ones(shape), p, True)
+
+
+class EvoAttention(nn.Module):
+    """AlphaFold 2's gated attention: query, key and value Linear without
+    bias (heads x c), the queries scaled by 1 / sqrt(c), logits by matmul
+    plus a bias broadcast over the rows where there is one, softmax in
+    fp32, the weighted values gated by the sigmoid of a Linear of the
+    input, an output Linear."""
+
+    def __init__(self, d, heads, c):
+        super().__init__()
+        self.q, self.k, self.v = (nn.Linear(d, heads * c, bias=False) for _ in range(3))
+        self.g, self.o = nn.Linear(d, heads * c), nn.Linear(heads * c, d)
+        self.heads, self.c = heads, c
+
+    def forward(self, x, bias=None):                        # .., n, d; .., heads, n, n
+        *lead, n, _ = x.shape
+        q, k, v = (m(x).reshape(*lead, n, self.heads, self.c).transpose(-2, -3)
+                   for m in (self.q, self.k, self.v))       # .., heads, n, c
+        s = ((q * self.c ** -0.5) @ k.transpose(-1, -2)).float()   # .., heads, n, n
+        if bias is not None:
+            s = s + bias
+        a = (s.softmax(-1).to(v.dtype) @ v).transpose(-2, -3).reshape(*lead, n, -1)   # .., n, heads c
+        return self.o(torch.sigmoid(self.g(x)) * a)
+
+
+class EvoTransition(nn.Module):
+    """AlphaFold 2's MSA and pair transitions: LayerNorm, a Linear to 4 x
+    the width, ReLU, a Linear back."""
+
+    def __init__(self, d, n=4):
+        super().__init__()
+        self.ln, self.fc1, self.fc2 = Fp32LayerNorm(d), nn.Linear(d, n * d), nn.Linear(n * d, d)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(self.ln(x))))
+
+
+class OuterProductMean(nn.Module):
+    """AlphaFold 2's outer product mean: LayerNorm of the MSA
+    representation, two Linear to 32, for every residue pair the outer
+    product of their 32-vectors summed over the sequences (one einsum:
+    b, 128, 128, 32 x 32), a Linear 1,024 -> c_z, divided by the number
+    of sequences."""
+
+    def __init__(self, cm, cz, c=32):
+        super().__init__()
+        self.ln, self.a, self.b = Fp32LayerNorm(cm), nn.Linear(cm, c), nn.Linear(cm, c)
+        self.o = nn.Linear(c * c, cz)
+
+    def forward(self, m):                                   # b, s, r, cm
+        m = self.ln(m)
+        a, b = self.a(m), self.b(m)                         # b, s, r, 32 each
+        o = torch.einsum("bsic,bsjd->bijcd", a, b.to(a.dtype)).flatten(3)   # b, r, r, 1024
+        return self.o(o) / m.shape[1]                       # b, r, r, cz
+
+
+class TriangleMultiplication(nn.Module):
+    """AlphaFold 2's triangle multiplicative update, by outgoing edges (z_ij
+    from the sum over k of a_ik b_jk) or incoming ones (of a_ki b_kj):
+    LayerNorm; a and b each a Linear gated by the sigmoid of another; the
+    sum over k by einsum; LayerNorm; a Linear back to c_z gated by the
+    sigmoid of a Linear of the normed input."""
+
+    def __init__(self, cz, c, outgoing):
+        super().__init__()
+        self.ln_in, self.ln_out = Fp32LayerNorm(cz), Fp32LayerNorm(c)
+        self.a, self.a_gate, self.b, self.b_gate = (nn.Linear(cz, c) for _ in range(4))
+        self.g, self.o = nn.Linear(cz, cz), nn.Linear(c, cz)
+        self.eq = "bikc,bjkc->bijc" if outgoing else "bkic,bkjc->bijc"
+
+    def forward(self, z):                                   # b, r, r, cz
+        z = self.ln_in(z)
+        a = torch.sigmoid(self.a_gate(z)) * self.a(z)       # b, r, r, c
+        b = torch.sigmoid(self.b_gate(z)) * self.b(z)
+        x = torch.einsum(self.eq, a, b.to(a.dtype))         # b, r, r, c
+        return torch.sigmoid(self.g(z)) * self.o(self.ln_out(x))
+
+
+class TriangleAttention(nn.Module):
+    """AlphaFold 2's triangle self-attention around the starting node (each
+    row i of the pair representation attends over its entries j, each head
+    biased by b_jk, a Linear of the pair representation) or, on the
+    transposed pair representation, around the ending node: LayerNorm, the
+    bias, an EvoAttention."""
+
+    def __init__(self, cz, heads, c, starting):
+        super().__init__()
+        self.ln, self.bias = Fp32LayerNorm(cz), nn.Linear(cz, heads, bias=False)
+        self.att, self.starting = EvoAttention(cz, heads, c), starting
+
+    def forward(self, z):                                   # b, r, r, cz
+        if not self.starting:
+            z = z.transpose(1, 2)
+        z = self.ln(z)
+        bias = self.bias(z).permute(0, 3, 1, 2).unsqueeze(1)   # b, 1, heads, r, r
+        out = self.att(z, bias)                             # b, r, r, cz
+        return out if self.starting else out.transpose(1, 2)
+
+
+class EvoformerBlock(nn.Module):
+    """An Evoformer block as AlphaFold 2's algorithm 6, each update added
+    to its input: MSA row attention with the pair bias (LayerNorm of m and
+    of z, a Linear of z to one bias per head; dropout 0.15 shared along
+    the sequences), MSA column attention (on m transposed), the MSA
+    transition, the outer product mean into z, the triangle multiplicative
+    updates by outgoing and by incoming edges, triangle attention around
+    the starting and around the ending node (dropout 0.25 shared along
+    rows, along columns for the last), the pair transition."""
+
+    def __init__(self, cm=64, cz=64, msa_heads=8, msa_c=8, pair_heads=4, pair_c=16, opm_c=32, mul_c=64):
+        super().__init__()
+        self.row_ln, self.row_zln = Fp32LayerNorm(cm), Fp32LayerNorm(cz)
+        self.row_bias = nn.Linear(cz, msa_heads, bias=False)
+        self.row_att = EvoAttention(cm, msa_heads, msa_c)
+        self.col_ln, self.col_att = Fp32LayerNorm(cm), EvoAttention(cm, msa_heads, msa_c)
+        self.msa_trans = EvoTransition(cm)
+        self.opm = OuterProductMean(cm, cz, opm_c)
+        self.tri_out, self.tri_in = TriangleMultiplication(cz, mul_c, True), TriangleMultiplication(cz, mul_c, False)
+        self.tri_start = TriangleAttention(cz, pair_heads, pair_c, True)
+        self.tri_end = TriangleAttention(cz, pair_heads, pair_c, False)
+        self.pair_trans = EvoTransition(cz)
+
+    def forward(self, m, z):                                # b, s, r, cm; b, r, r, cz
+        t = self.training
+        bias = self.row_bias(self.row_zln(z)).permute(0, 3, 1, 2).unsqueeze(1)   # b, 1, 8, r, r
+        m = m + _shared_dropout(self.row_att(self.row_ln(m), bias), 0.15, -3, t)
+        m = m + self.col_att(self.col_ln(m).transpose(1, 2)).transpose(1, 2)
+        m = m + self.msa_trans(m)
+        z = z + self.opm(m)
+        z = z + _shared_dropout(self.tri_out(z), 0.25, -3, t)
+        z = z + _shared_dropout(self.tri_in(z), 0.25, -3, t)
+        z = z + _shared_dropout(self.tri_start(z), 0.25, -3, t)
+        z = z + _shared_dropout(self.tri_end(z), 0.25, -2, t)
+        return m, z + self.pair_trans(z)
+
+
+class Evoformer(nn.Module):
+    """An AlphaFold-2 Evoformer-shaped stack (Jumper et al. 2021) on crops
+    of 128 residues with 64 MSA sequences, c_m = c_z = 64 (AlphaFold's 256
+    and 128, its head widths scaled alike: 8 heads of 8 for the MSA
+    attentions, 4 of 16 for the triangle attentions, triangle updates of
+    64; the outer product mean's 32 kept). The input embedder: the MSA's
+    23 tokens to c_m plus the target's 21 residue types to c_m; the pair
+    representation the target's left and right embeddings summed plus an
+    embedding of the residue offsets clipped to +-32 (65 bins);
+    nn.Embedding where AlphaFold has Linear layers of one-hot features.
+    Then 4 EvoformerBlock (AlphaFold has 48; its templates, extra-MSA stack
+    and recycling are left out) and the distogram head: a Linear of the
+    pair representation to 64 bins, symmetrised by adding its transpose.
+    Returns b, 64, 128, 128."""
+
+    def __init__(self, cm=64, cz=64, blocks=4, bins=64, msa_tokens=23, residues=21, max_rel=32):
+        super().__init__()
+        self.msa_emb, self.target_m = nn.Embedding(msa_tokens, cm), nn.Embedding(residues, cm)
+        self.left, self.right = nn.Embedding(residues, cz), nn.Embedding(residues, cz)
+        self.relpos = nn.Embedding(2 * max_rel + 1, cz)
+        self.blocks = nn.ModuleList(EvoformerBlock(cm, cz) for _ in range(blocks))
+        self.dist = nn.Linear(cz, bins)
+        self.max_rel = max_rel
+
+    def forward(self, inp):
+        msa, aatype = inp                                   # b, 64, 128; b, 128
+        idx = torch.arange(aatype.shape[1], device=aatype.device)
+        rel = (idx[None, :] - idx[:, None]).clamp(-self.max_rel, self.max_rel) + self.max_rel   # 128, 128
+        m = self.msa_emb(msa) + self.target_m(aatype).unsqueeze(1)                 # b, 64, 128, 64
+        z = self.left(aatype)[:, :, None] + self.right(aatype)[:, None, :] + self.relpos(rel)   # b, 128, 128, 64
+        for blk in self.blocks:
+            m, z = blk(m, z)
+        logits = self.dist(z)                               # b, 128, 128, 64
+        return (logits + logits.transpose(1, 2)).permute(0, 3, 1, 2)   # b, 64, 128, 128
+
+
+def evoformer(batch, device):
+    """batch: proteins, each a crop of 128 residues with an MSA of 64
+    sequences (20 amino acids, unknown, gap and mask: 23 tokens); the
+    targets the distance bin (of 64) of every residue pair."""
+    def make():
+        return ((torch.randint(0, 23, (batch, 64, 128), device=device),
+                 torch.randint(0, 21, (batch, 128), device=device)),
+                torch.randint(0, 64, (batch, 128, 128), device=device))
+    return Evoformer(), make, _cls_loss, "adam"
+
+
+class Bottleneck2d(nn.Module):
+    """ResNet-50's bottleneck block: a 1x1 Conv-BN-ReLU to the inner width,
+    a 3x3 Conv-BN-ReLU (strided, or dilated), a 1x1 Conv-BN to 4 x the
+    inner width, the shortcut (a strided 1x1 Conv-BN where the shape
+    changes) added, ReLU."""
+
+    def __init__(self, cin, inner, stride=1, dilation=1):
+        super().__init__()
+        cout = 4 * inner
+        self.body = nn.Sequential(
+            nn.Conv2d(cin, inner, 1, bias=False), nn.BatchNorm2d(inner), nn.ReLU(inplace=True),
+            nn.Conv2d(inner, inner, 3, stride, dilation, dilation, bias=False), nn.BatchNorm2d(inner),
+            nn.ReLU(inplace=True), nn.Conv2d(inner, cout, 1, bias=False), nn.BatchNorm2d(cout))
+        self.short = None
+        if stride != 1 or cin != cout:
+            self.short = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        return F.relu(self.body(x) + (x if self.short is None else self.short(x)))
+
+
+class DeepCAMASPP(nn.Module):
+    """DeepCAM's ASPP at output stride 16: a 1x1 branch and three 3x3
+    branches of dilation 6, 12 and 18 (Conv-BN-ReLU, 256 each); the image
+    pooling branch a global average pool, a 1x1 Conv2d and a per-channel
+    affine in place of BatchNorm (as the reference, which drops the norm
+    there: one value per channel and sample), ReLU, expanded over the
+    grid; all five concatenated (1,280) and projected by a 1x1
+    Conv-BN-ReLU to 256."""
+
+    def __init__(self, cin, c=256, rates=(6, 12, 18)):
+        super().__init__()
+        self.branches = nn.ModuleList([_cbr(cin, c, 1)] + [_cbr(cin, c, 3, r) for r in rates])
+        self.pool = nn.Conv2d(cin, c, 1, bias=False)
+        self.pool_w, self.pool_b = nn.Parameter(torch.ones(c, 1, 1)), nn.Parameter(torch.zeros(c, 1, 1))
+        self.project = _cbr(c * (len(rates) + 2), c, 1)
+
+    def forward(self, x):                                   # b, 2048, 24, 36
+        outs = [br(x) for br in self.branches]              # 4 x (b, 256, 24, 36)
+        p = F.relu(self.pool_w * self.pool(F.adaptive_avg_pool2d(x, 1)) + self.pool_b)   # b, 256, 1, 1
+        outs.append(p.to(outs[0].dtype).expand(-1, -1, *x.shape[-2:]))
+        return self.project(torch.cat(outs, dim=1))         # b, 1280 -> 256, 24, 36
+
+
+class DeepCAM(nn.Module):
+    """A DeepCAM-shaped climate segmenter (Kurth et al. 2018, the MLPerf HPC
+    benchmark): a DeepLabv3+ over 16 atmospheric variables at 384x576 (the
+    benchmark's 768x1152 halved each way) to 3 classes (background,
+    tropical cyclone, atmospheric river). The encoder a ResNet-50-shaped
+    bottleneck network of 2 blocks per stage (ResNet-50 has 3, 4, 6, 3): a
+    7x7 stride-2 stem from 16 channels to 64 and a max-pool to 1/4, stages
+    of inner width 64, 128, 256 and 512 (256 .. 2,048 out), the second and
+    third strided, the fourth dilated by 2 in place of its stride (output
+    stride 16: 24x36); BatchNorm2d throughout. The DeepCAMASPP; the
+    decoder: the ASPP's output upsampled bilinearly to 1/4 (96x144) and
+    concatenated with the first stage's output reduced by a 1x1
+    Conv-BN-ReLU to 48, two 3x3 Conv-BN-ReLU of 256, a 1x1 Conv2d to the 3
+    classes, bilinear upsampling to 384x576. (The benchmark's encoder is
+    an aligned Xception and its decoder upsamples by ConvTranspose2d; the
+    ResNet encoder and bilinear decoder here are DeepLabv3+'s own.)"""
+
+    def __init__(self, cin=16, classes=3, depths=(2, 2, 2, 2), widths=(64, 128, 256, 512)):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(cin, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+                                  nn.MaxPool2d(3, 2, 1))   # b, 64, 96, 144
+        stages, c = [], 64
+        for i, (n, w) in enumerate(zip(depths, widths)):
+            blocks = []
+            for j in range(n):
+                blocks.append(Bottleneck2d(c, w, 2 if j == 0 and i in (1, 2) else 1, 2 if i == 3 else 1))
+                c = 4 * w
+            stages.append(nn.Sequential(*blocks))
+        self.layer1, self.layer2, self.layer3, self.layer4 = stages
+        self.aspp = DeepCAMASPP(c)
+        self.low = _cbr(4 * widths[0], 48, 1)
+        self.decoder = nn.Sequential(_cbr(256 + 48, 256, 3), _cbr(256, 256, 3), nn.Conv2d(256, classes, 1))
+
+    def forward(self, x):                                   # b, 16, 384, 576
+        low = self.layer1(self.stem(x))                     # b, 256, 96, 144
+        f = self.layer4(self.layer3(self.layer2(low)))      # b, 2048, 24, 36
+        a = F.interpolate(self.aspp(f), size=low.shape[-2:], mode="bilinear", align_corners=False)   # b, 256, 96, 144
+        out = self.decoder(torch.cat([a, self.low(low).to(a.dtype)], dim=1))   # b, 304 -> 3, 96, 144
+        return F.interpolate(out, size=x.shape[-2:], mode="bilinear", align_corners=False)   # b, 3, 384, 576
+
+
+def _deepcam_loss(out, y):
+    """DeepCAM's CELoss: every pixel's cross-entropy weighted by its true
+    class's weight, then the plain mean over the pixels (not
+    cross_entropy's weighted mean, which divides by the weights' sum)."""
+    labels, weight = y                                      # b, 384, 576; 3
+    return F.cross_entropy(out, labels, weight=weight, reduction="none").mean()
+
+
+def deepcam(batch, device):
+    """batch: 16-channel 384x576 snapshots and per-pixel labels; the class
+    weights are the reference's, the classes' pixel frequencies (98.6%,
+    0.046% and 1.3%) to the power -0.125, made once on the device as the
+    reference's criterion holds them."""
+    freqs = (0.986267818390377, 0.0004578708870701058, 0.01327431072255291)
+
+    def make():
+        return (torch.randn(batch, 16, 384, 576, device=device),
+                (torch.randint(0, 3, (batch, 384, 576), device=device),
+                 torch.tensor([f ** -0.125 for f in freqs], device=device)))
+    return DeepCAM(), make, _deepcam_loss, "adamw"
+
+
+class LSTNet(nn.Module):
+    """LSTNet (Lai et al. 2018) as the authors' code builds it, on the
+    electricity data's shape (321 series, windows of 168 hourly steps): a
+    Conv2d of 100 filters, each 6 steps x all 321 series, ReLU and dropout
+    0.2 (163 steps of 100); a GRU of 100 over them (time-first), its last
+    state; the skip GRU of 5 over the last 6 x 24 = 144 steps regrouped by
+    view and permute into b x 24 sequences of 6 steps (one per hour of the
+    day), its last states (b, 120); a Linear of the 220 to the 321 series
+    plus the highway (the autoregressive part: one Linear 24 -> 1 over
+    each series' last 24 values, shared by the series); sigmoid (the data
+    scaled by each series' maximum)."""
+
+    def __init__(self, series=321, window=168, filters=100, k=6, hidden=100, skip_hidden=5, skip=24, hw=24,
+                 drop=0.2):
+        super().__init__()
+        self.conv = nn.Conv2d(1, filters, (k, series))
+        self.gru, self.gru_skip = nn.GRU(filters, hidden), nn.GRU(filters, skip_hidden)
+        self.out = nn.Linear(hidden + skip * skip_hidden, series)
+        self.highway = nn.Linear(hw, 1)
+        self.pt, self.skip, self.hw, self.drop = (window - k) // skip, skip, hw, drop
+
+    def forward(self, x):                                   # b, 168, 321
+        b, _, m = x.shape
+        c = F.dropout(F.relu(self.conv(x.unsqueeze(1))), self.drop, self.training).squeeze(3)   # b, 100, 163
+        _, r = self.gru(c.permute(2, 0, 1))                 # 1, b, 100
+        r = F.dropout(r.squeeze(0), self.drop, self.training)
+        s = c[:, :, -self.pt * self.skip:].reshape(b, -1, self.pt, self.skip)   # b, 100, 6, 24
+        s = s.permute(2, 0, 3, 1).reshape(self.pt, b * self.skip, -1)           # 6, b 24, 100
+        _, s = self.gru_skip(s)                             # 1, b 24, 5
+        s = F.dropout(s.reshape(b, -1), self.drop, self.training)              # b, 120
+        res = self.out(torch.cat([r, s.to(r.dtype)], dim=1))                   # b, 321
+        z = self.highway(x[:, -self.hw:].transpose(1, 2).reshape(-1, self.hw)).view(b, m)   # b 321, 24 -> b, 321
+        return torch.sigmoid(res + z.to(res.dtype))
+
+
+def lstnet(batch, device):
+    """batch: windows of 168 steps of the 321 series scaled to [0, 1]; the
+    target the series 12 steps on (LSTNet's default horizon)."""
+    def make():
+        return (torch.rand(batch, 168, 321, device=device),
+                torch.rand(batch, 321, device=device))
+    return LSTNet(), make, _l1_loss, "adam"
+
+
+class MMoE(nn.Module):
+    """A Multi-gate Mixture-of-Experts ranker (Ma et al. 2018), laid out as
+    DeepCTR's MMOE on Criteo-shaped inputs: 26 categorical fields, each
+    its own nn.Embedding table of 100,000 x 16 (26 gathers, dense
+    gradients), and 13 dense features, concatenated (429); 8 experts, each
+    an MLP 429 -> 256 -> 128 with ReLU, run one after another; per task a
+    gate (a Linear 429 -> 8 without bias and a softmax, as the paper's)
+    weighting the experts' outputs by bmm (b x 1 x 8 by b x 8 x 128), and
+    a tower MLP 128 -> 64 -> 1. Two tasks (say click and conversion):
+    returns their logits (b, 2)."""
+
+    def __init__(self, fields=26, vocab=100000, d=16, dense=13, experts=8, hidden=(256, 128), tasks=2, tower=64):
+        super().__init__()
+        self.embs = nn.ModuleList(nn.Embedding(vocab, d) for _ in range(fields))
+        for e in self.embs:
+            nn.init.normal_(e.weight, std=1e-4)     # DeepCTR's init_std: N(0, 1) rows would swamp the dense features
+        cin = fields * d + dense
+        self.experts = nn.ModuleList(nn.Sequential(nn.Linear(cin, hidden[0]), nn.ReLU(),
+                                                   nn.Linear(hidden[0], hidden[1]), nn.ReLU())
+                                     for _ in range(experts))
+        self.gates = nn.ModuleList(nn.Linear(cin, experts, bias=False) for _ in range(tasks))
+        self.towers = nn.ModuleList(nn.Sequential(nn.Linear(hidden[1], tower), nn.ReLU(), nn.Linear(tower, 1))
+                                    for _ in range(tasks))
+
+    def forward(self, inp):
+        dense, cat = inp                                    # b, 13; b, 26
+        e = [emb(i) for emb, i in zip(self.embs, cat.unbind(1))]   # 26 x (b, 16)
+        x = torch.cat(e + [dense.to(e[0].dtype)], dim=1)   # b, 429
+        h = torch.stack([ex(x) for ex in self.experts], dim=1)     # b, 8, 128
+        outs = []
+        for gate, tower in zip(self.gates, self.towers):
+            g = gate(x).float().softmax(-1)                 # b, 8
+            outs.append(tower(torch.bmm(g.unsqueeze(1).to(h.dtype), h).squeeze(1)))   # b, 1
+        return torch.cat(outs, dim=1)                       # b, 2
+
+
+def _two_task_bce_loss(out, y):
+    """The two tasks' BCE terms, summed with equal weights."""
+    return (F.binary_cross_entropy_with_logits(out[:, 0], y[:, 0])
+            + F.binary_cross_entropy_with_logits(out[:, 1], y[:, 1]))
+
+
+def mmoe(batch, device):
+    """batch: impressions of 13 dense features and 26 categorical ids, each
+    with two 0/1 labels."""
+    def make():
+        return ((torch.randn(batch, 13, device=device),
+                 torch.randint(0, 100000, (batch, 26), device=device)),
+                torch.randint(0, 2, (batch, 2), device=device).float())
+    return MMoE(), make, _two_task_bce_loss, "adam"
+
+
+class GlobalLayerNorm(nn.Module):
+    """Conv-TasNet's global layer norm (gLN): each sample normalised by the
+    mean and variance over all its channels and frames, computed in fp32
+    and written out (mean, subtract, square, mean, rsqrt) as the paper
+    defines it, then a per-channel gain and bias; cast back to the input's
+    dtype."""
+
+    def __init__(self, c, eps=1e-8):
+        super().__init__()
+        self.gamma, self.beta = nn.Parameter(torch.ones(1, c, 1)), nn.Parameter(torch.zeros(1, c, 1))
+        self.eps = eps
+
+    def forward(self, x):                                   # b, c, t
+        y = x.float()
+        d = y - y.mean((1, 2), keepdim=True)
+        var = d.pow(2).mean((1, 2), keepdim=True)
+        return (self.gamma * d * torch.rsqrt(var + self.eps) + self.beta).to(x.dtype)
+
+
+class TasBlock(nn.Module):
+    """A Conv-TasNet 1-D convolutional block: a 1x1 Conv1d 128 -> 512,
+    PReLU, gLN, a depthwise Conv1d of kernel 3 at dilation d (padding d:
+    non-causal), PReLU, gLN, then a 1x1 Conv1d back to 128 added to the
+    input (the residual path) and one to 128 (the skip path). The last
+    block has no residual Conv1d: nothing reads it, and a parameter
+    without a gradient would stall DDP's reduction."""
+
+    def __init__(self, b=128, h=512, k=3, dilation=1, skip=128, last=False):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv1d(b, h, 1), nn.PReLU(), GlobalLayerNorm(h),
+                                 nn.Conv1d(h, h, k, padding=dilation * (k - 1) // 2, dilation=dilation, groups=h),
+                                 nn.PReLU(), GlobalLayerNorm(h))
+        self.res = None if last else nn.Conv1d(h, b, 1)
+        self.skip = nn.Conv1d(h, skip, 1)
+
+    def forward(self, x):                                   # b, 128, t
+        y = self.net(x)                                     # b, 512, t
+        return (None if self.res is None else x + self.res(y)), self.skip(y)
+
+
+class ConvTasNet(nn.Module):
+    """Conv-TasNet (Luo and Mesgarani 2019) in the paper's best non-causal
+    configuration (N 512, L 16, B 128, Sc 128, H 512, P 3, X 8, R 3) on 4 s
+    of 8 kHz two-speaker mixtures: the encoder a Conv1d 1 -> 512 of kernel
+    16 and stride 8 without bias, ReLU (3,999 frames); the separator gLN,
+    a 1x1 Conv1d 512 -> 128, 3 repeats of 8 TasBlock at dilations 1, 2,
+    .., 128, the blocks' skip outputs summed, PReLU, a 1x1 Conv1d to 2 x
+    512 and sigmoid: a mask per speaker over the encoder's output; the
+    masked encodings of both speakers through one ConvTranspose1d 512 -> 1
+    of kernel 16 and stride 8 without bias (32,000 samples each). Returns
+    b, 2, 32000."""
+
+    def __init__(self, n=512, l=16, b=128, h=512, k=3, x=8, r=3, speakers=2):
+        super().__init__()
+        self.encoder = nn.Conv1d(1, n, l, stride=l // 2, bias=False)
+        self.norm, self.bottleneck = GlobalLayerNorm(n), nn.Conv1d(n, b, 1)
+        self.blocks = nn.ModuleList(TasBlock(b, h, k, 2 ** i, b, last=j == r - 1 and i == x - 1)
+                                    for j in range(r) for i in range(x))
+        self.mask = nn.Sequential(nn.PReLU(), nn.Conv1d(b, speakers * n, 1))
+        self.decoder = nn.ConvTranspose1d(n, 1, l, stride=l // 2, bias=False)
+        self.speakers = speakers
+
+    def forward(self, mix):                                 # b, 32000
+        w = F.relu(self.encoder(mix.unsqueeze(1)))          # b, 512, 3999
+        x = self.bottleneck(self.norm(w))                   # b, 128, 3999
+        skips = 0
+        for blk in self.blocks:
+            x, s = blk(x)
+            skips = skips + s                               # b, 128, 3999
+        b, n, t = w.shape
+        m = torch.sigmoid(self.mask(skips)).view(b, self.speakers, n, t)   # b, 2, 512, 3999
+        y = self.decoder((m * w.unsqueeze(1).to(m.dtype)).flatten(0, 1))   # b 2, 1, 32000
+        return y.view(b, self.speakers, -1)                 # b, 2, 32000
+
+
+def _si_snr(est, ref, eps=1e-8):
+    """SI-SNR in dB of estimates against references (.., t), both made
+    zero-mean: the estimate's projection on the reference over the rest."""
+    est = est - est.mean(-1, keepdim=True)
+    ref = ref - ref.mean(-1, keepdim=True)
+    proj = (est * ref).sum(-1, keepdim=True) / (ref.pow(2).sum(-1, keepdim=True) + eps) * ref
+    return 10 * torch.log10(proj.pow(2).sum(-1) / ((est - proj).pow(2).sum(-1) + eps) + eps)
+
+
+def _pit_si_snr_loss(out, y):
+    """Conv-TasNet's objective: the negative SI-SNR under utterance-level
+    permutation invariance, both pairings of the 2 estimates with the 2
+    sources scored and the better one kept per sample."""
+    direct = _si_snr(out, y).mean(1)                        # b
+    swapped = _si_snr(out.flip(1), y).mean(1)
+    return -torch.max(direct, swapped).mean()
+
+
+def convtasnet(batch, device):
+    """batch: 4 s mixtures at 8 kHz, each the sum of two sources (the
+    targets)."""
+    def make():
+        src = 0.1 * torch.randn(batch, 2, 32000, device=device)
+        return src.sum(1), src
+    return ConvTasNet(), make, _pit_si_snr_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -6647,4 +7170,9 @@ MODELS = {
     "bst": (bst, "Behavior Sequence Transformer, 1M x 32 item and 10k x 32 category tables (dense), 20 behaviours + target of 64, one post-LN block of 8 heads (matmul, softmax), FFN 128 LeakyReLU, 8 features from one 100k x 16 table with offsets, MLP 1,024-512-256, BCE, Adam; nineteenth round"),
     "afno": (afno, "AFNO/FourCastNet-shaped weather model, 20 x 128x256 grid, 8x8 patches to 384, 8 blocks of rfft2/irfft2 in fp32 with a block-diagonal complex MLP as real einsums over 8 blocks, soft-shrink, GELU MLP 1,536, MSE, AdamW; nineteenth round"),
     "capsnet": (capsnet, "CapsNet 28x28, 9x9 Conv2d 256, primary capsules 1,152 x 8, W [1152, 10, 16, 8] by broadcast matmul, 3 routing iterations in a Python loop (softmax, weighted sum, squash, agreement), margin loss + 0.0005 x reconstruction by an MLP 512-1,024-784, Adam; nineteenth round"),
+    "evoformer": (evoformer, "AlphaFold-2 Evoformer-shaped, MSA 64 x 128 residues x 64 and pair 128 x 128 x 64, 4 blocks (gated row attention with pair bias and column attention of 8 heads, outer product mean by einsum, triangle multiplicative updates outgoing and incoming by einsum, triangle attention around the start and end nodes with pair bias, 4 heads; matmul-softmax, LayerNorm, shared-mask dropout), distogram of 64 bins, CE, Adam; twentieth round"),
+    "deepcam": (deepcam, "DeepCAM-shaped DeepLabv3+ climate segmenter, 16 x 384x576, bottleneck ResNet of 2 blocks per stage with BatchNorm at output stride 16 (last stage dilated), ASPP 6/12/18 + image pooling, decoder with a 48-channel low-level skip at 96x144, bilinear up, 3 classes, weighted CE, AdamW; twentieth round"),
+    "lstnet": (lstnet, "LSTNet, 321 series x 168 steps, Conv2d of 100 filters 6 x 321, GRU 100 over 163 steps, skip GRU 5 over 6 steps of b x 24 sequences (view, permute), highway Linear over the last 24 steps, sigmoid, L1, Adam; twentieth round"),
+    "mmoe": (mmoe, "MMoE two-task ranker, 26 separate 100k x 16 tables (dense) + 13 dense features, 8 expert MLPs 429-256-128 in a Python loop, 2 softmax gates applied by bmm, towers 64-1, two BCE terms, Adam; twentieth round"),
+    "convtasnet": (convtasnet, "Conv-TasNet, 32,000-sample 8 kHz mixtures, Conv1d encoder of 512 x 16 at stride 8 (3,999 frames), 3 x 8 blocks (1x1 Conv1d 128-512, PReLU, gLN written out, depthwise Conv1d k3 at dilations 1-128, residual and skip 1x1), sigmoid masks for 2 speakers, ConvTranspose1d decoder, negative SI-SNR over both permutations, Adam; twentieth round"),
 }

@@ -55,6 +55,7 @@ BATCH = {
     "cyclegan": (8, 1), "stylegan2": (32, 2), "tft": (256, 32), "pixelcnn": (64, 4), "nbeats": (1024, 128),
     "dien": (2048, 256), "albert": (32, 4), "meshgraphnet": (4, 1), "mobilevit": (64, 8), "wgangp": (64, 8),
     "detr": (16, 2), "tacotron2": (32, 4), "bst": (2048, 256), "afno": (16, 2), "capsnet": (256, 32),
+    "evoformer": (2, 1), "deepcam": (8, 1), "lstnet": (128, 32), "mmoe": (4096, 512), "convtasnet": (8, 2),
 }
 
 
