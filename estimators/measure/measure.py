@@ -421,6 +421,29 @@ def gemm_cases(grid):
     def add(m, n, k, at, bt, batch, src):
         rows.append(({"m": m, "n": n, "k": k, "a_t": at, "b_t": bt,
                       "batch": batch}, src))
+    if grid == "batched-small":
+        # Matrices of a few rows and columns in batches of thousands to
+        # millions (capsule routing, per-position projections): past the
+        # designed grid's batched rows (64 and up, batches to 1,024), where
+        # a batched kernel's per-matrix cost rather than its peak sets the
+        # time, and cuBLAS picks among gemv, SIMT and generic batched
+        # kernels by size and alignment (multiples of 8 elements take
+        # other kernels than odd sizes: on an H200 a bf16 [16x8]·[8x1]
+        # batch runs a generic kernel 4 times slower than fp32's gemv,
+        # [12x6]·[6x1] a fast one).  Powers of two 1 to 64 each way, as
+        # model widths are, in each of the three layouts a backward pass
+        # uses (NN, TN, NT; on a sparser axis the alignment steps fall
+        # between rows and the interpolation blurs them), batches 2^12 to
+        # 2^22, operands of at most 2^32 bytes in fp32.
+        sizes = (1, 2, 4, 8, 16, 32, 64)
+        for b in (1 << 12, 1 << 15, 1 << 18, 1 << 21, 1 << 22):
+            for at, bt in (("N", "N"), ("T", "N"), ("N", "T")):
+                for m in sizes:
+                    for n in sizes:
+                        for k in sizes:
+                            if 4 * b * (m * k + k * n + m * n) <= 1 << 32:
+                                add(m, n, k, at, bt, b, "grid")
+        return rows
     if grid == "tiny":
         for s in (32, 128):
             add(s, s, s, "N", "N", 1, "grid")
@@ -1823,11 +1846,12 @@ def parse_args(argv):
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
     ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
-                                       "grouped", "norm2d"],
+                                       "grouped", "norm2d", "batched-small"],
                     default="small",
                     help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D or "
                          "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv), or "
-                         "batch norms over [N, C] inputs (norm2d, --kinds norm)")
+                         "batch norms over [N, C] inputs (norm2d, --kinds norm), or small matrices in "
+                         "batches of thousands to millions (batched-small, --kinds gemm)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
     ap.add_argument("--precisions", default=None,
@@ -1882,6 +1906,10 @@ def run(args):
         return 2
     if args.grid in ("depthwise", "dense-layouts", "dilated", "conv3d", "grouped") and kinds != ["conv"]:
         print("measure: error: --grid %s measures convolutions: give --kinds conv" % args.grid,
+              file=sys.stderr)
+        return 2
+    if args.grid == "batched-small" and kinds != ["gemm"]:
+        print("measure: error: --grid batched-small measures batched GEMMs: give --kinds gemm",
               file=sys.stderr)
         return 2
     if args.grid == "norm2d" and kinds != ["norm"]:

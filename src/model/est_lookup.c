@@ -226,6 +226,43 @@ static int lk_indexed(const struct kernel_table *t, const struct op *op, const s
     return 0;
 }
 
+/* A batched GEMM among the table's batched rows of its transposes, when
+ * they surround it: cuBLAS runs a batch of small products with other
+ * kernels than one GEMM of the batch's rows (gemv and generic batched
+ * kernels, chosen by size and alignment), so the rows of batches measure
+ * it where the flattened GEMM only extrapolates.  Outside those rows,
+ * -1: the flattened GEMM takes it. */
+static int lk_batched(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                      struct lookup *acc)
+{
+    struct kernel_query q = { .kind = KERNEL_GEMM, .pass = KPASS_FWD, .prec = s->prec,
+                              .m = s->m, .n = s->n, .k = s->k, .batch = s->nb,
+                              .a_t = op->a_t ? op->a_t : 'N', .b_t = op->b_t ? op->b_t : 'N' };
+    struct kernel_hit h;
+    double f = 1;
+    for (;;) {
+        if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0))
+            return -1;
+        if (h.method != LOOKUP_EXTRAP)
+            break;
+        /* past the largest batch only: cuBLAS runs a batch in chunks of
+         * at most 65,535 products, one kernel after another (the traces
+         * show them), so a batch of twice the rows' takes twice their
+         * time; any other axis outside the rows is not this case */
+        for (int a = 0; a < h.n_axes; a++)
+            if (h.outside[a] != (a == 3 ? 1 : 0))
+                return -1;
+        int64_t half = (q.batch + 1) / 2;
+        f *= (double)q.batch / (double)half;
+        q.batch = half;
+    }
+    h.time_s *= f;
+    h.time_lo_s *= f;
+    h.time_hi_s *= f;
+    hit_to_lookup(&h, KERNEL_GEMM, s->calls, acc);
+    return 0;
+}
+
 /* Convolutions the older 2-D table form does not describe. */
 static int conv_needs_call_lookup(const struct shape *s)
 {
@@ -250,6 +287,8 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
              * units (cuBLAS's fp32 complex GEMMs run FMAs, as its IEEE
              * fp32 ones) */
             int64_t cx = ops_is_complex(op) ? 2 : 1;
+            if (cx == 1 && s->nb > 1 && lk_batched(t, op, s, acc) == 0)
+                return 0;
             if (lk_gemm(t, s->prec, cx * s->m * s->nb, s->n, cx * s->k, op->a_t, op->b_t, s->calls,
                         acc) != 0)
                 return -1;
