@@ -7068,6 +7068,552 @@ def convtasnet(batch, device):
     return ConvTasNet(), make, _pit_si_snr_loss, "adam"
 
 
+# -- twenty-first round --------------------------------------------------------
+# Models recorded after the twentieth round: a SegFormer-B0-shaped segmenter
+# at 512x512 (overlapping patch embeddings by strided 7x7 and 3x3 Conv2d,
+# attention over keys and values reduced by a strided Conv2d and LayerNorm,
+# so that the 16,384 tokens of the first stage attend to 256; matmul and
+# softmax written out; Mix-FFN with a 3x3 depthwise Conv2d between its
+# Linear layers; an all-MLP decoder that upsamples four maps bilinearly to
+# 1/4 and fuses 1,024 channels at 128x128), a Reformer-shaped LM over 4,096
+# tokens (LSH attention written out: random rotations, argmax buckets, an
+# argsort of the bucket keys, gathers into sorted order, attention within
+# chunks of 64 and the chunk before, the outputs unsorted by gathering with
+# the argsort of the sort and the hash rounds combined by their
+# logsumexps; a feed-forward run chunk by chunk in a Python loop), an
+# NFNet-F0-shaped normalizer-free ResNet (weight standardisation of every
+# convolution recomputed from its weight at each call, scaled GELU,
+# skip-init gains, squeeze-excite, grouped 3x3 convolutions, adaptive
+# gradient clipping by a hook on each parameter: unit-wise norms, a ratio
+# and a where per gradient during the backward), an E(n)-equivariant GNN
+# (edge MLPs over all-pairs edges of 29-atom molecules, coordinate updates
+# by index_add_ of relative positions weighted by an MLP, node MLPs over
+# sums by index_add_; tens of thousands of edges per batch) and FiBiNET
+# (39 separate 100,000 x 16 tables, a squeeze-excitation over the fields
+# and bilinear interactions of the 741 field pairs gathered by
+# index_select; a 23,712-wide first DNN layer; thousands of rows per batch).
+
+class EfficientSelfAttention(nn.Module):
+    """SegFormer's efficient self-attention: queries from every token; keys
+    and values from the tokens reduced by a Conv2d of kernel and stride R
+    (each R x R patch to one token, R^2 fewer keys) and a LayerNorm where R
+    > 1; heads of 32, logits by matmul, softmax in fp32, an output Linear.
+    No attention dropout (the reference's is 0)."""
+
+    def __init__(self, d, heads, sr):
+        super().__init__()
+        self.q, self.kv, self.proj = nn.Linear(d, d), nn.Linear(d, 2 * d), nn.Linear(d, d)
+        self.sr = nn.Conv2d(d, d, sr, sr) if sr > 1 else None
+        self.norm = Fp32LayerNorm(d) if sr > 1 else None
+        self.heads = heads
+
+    def forward(self, x, h, w):                             # b, n, d (n = h w)
+        b, n, d = x.shape
+        dh = d // self.heads
+        q = self.q(x).view(b, n, self.heads, dh).transpose(1, 2)   # b, heads, n, dh
+        if self.sr is not None:
+            r = self.sr(x.transpose(1, 2).reshape(b, d, h, w))      # b, d, h / R, w / R
+            x = self.norm(r.flatten(2).transpose(1, 2))             # b, n / R^2, d
+        k, v = self.kv(x).view(b, -1, 2, self.heads, dh).permute(2, 0, 3, 1, 4)   # b, heads, m, dh each
+        s = (q @ k.transpose(-1, -2)).float() * dh ** -0.5          # b, heads, n, m
+        a = s.softmax(-1).to(v.dtype) @ v                   # b, heads, n, dh
+        return self.proj(a.transpose(1, 2).reshape(b, n, d))
+
+
+class MixFFN(nn.Module):
+    """SegFormer's Mix-FFN: a Linear to 4 x the width, the tokens laid back
+    on their h x w grid for a 3x3 depthwise Conv2d (the only positional
+    information the encoder has), GELU, a Linear back."""
+
+    def __init__(self, d, hidden):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(d, hidden), nn.Linear(hidden, d)
+        self.dw = nn.Conv2d(hidden, hidden, 3, 1, 1, groups=hidden)
+
+    def forward(self, x, h, w):                             # b, n, d
+        b, n, _ = x.shape
+        y = self.fc1(x).transpose(1, 2).reshape(b, -1, h, w)   # b, 4d, h, w
+        return self.fc2(F.gelu(self.dw(y).flatten(2).transpose(1, 2)))   # b, n, d
+
+
+class SegFormerBlock(nn.Module):
+    """A Mix Transformer block, pre-LN: x + attention(LN(x)), then x +
+    Mix-FFN(LN(x)). Drop path (0.1 in the reference) is left out."""
+
+    def __init__(self, d, heads, sr, ratio=4):
+        super().__init__()
+        self.ln1, self.attn = Fp32LayerNorm(d), EfficientSelfAttention(d, heads, sr)
+        self.ln2, self.ffn = Fp32LayerNorm(d), MixFFN(d, ratio * d)
+
+    def forward(self, x, h, w):
+        x = x + self.attn(self.ln1(x), h, w)
+        return x + self.ffn(self.ln2(x), h, w)
+
+
+class SegFormer(nn.Module):
+    """A SegFormer-B0-shaped segmenter (Xie et al. 2021) at 512x512 with
+    ADE20K's 150 classes. The MiT-B0 encoder: 4 stages, each an
+    overlapping patch embedding (a Conv2d of kernel 7 and stride 4 for the
+    first, 3 and stride 2 after, padding k // 2; LayerNorm), blocks, a
+    LayerNorm; widths 32, 64, 160, 256 at 1/4 .. 1/32 (128x128 .. 16x16),
+    2 blocks each, 1, 2, 5, 8 heads, reduction ratios 8, 4, 2, 1 (so that
+    every stage's keys and values are 16x16, 256 tokens). The all-MLP
+    decoder: each stage's map through a Linear to 256, upsampled
+    bilinearly to 128x128, concatenated (1,024), fused by a 1x1
+    Conv-BN-ReLU to 256, Dropout2d 0.1, a 1x1 Conv2d to the classes.
+    Returns b, 150, 128, 128: the loss is taken at 1/4 (the reference
+    upsamples the logits to 512x512 first)."""
+
+    def __init__(self, classes=150, widths=(32, 64, 160, 256), depths=(2, 2, 2, 2), heads=(1, 2, 5, 8),
+                 srs=(8, 4, 2, 1), dec=256):
+        super().__init__()
+        self.patch, self.patch_ln = nn.ModuleList(), nn.ModuleList()
+        self.stages, self.norms = nn.ModuleList(), nn.ModuleList()
+        c = 3
+        for i, (w, n, h, sr) in enumerate(zip(widths, depths, heads, srs)):
+            k, s = (7, 4) if i == 0 else (3, 2)
+            self.patch.append(nn.Conv2d(c, w, k, s, k // 2))
+            self.patch_ln.append(Fp32LayerNorm(w))
+            self.stages.append(nn.ModuleList(SegFormerBlock(w, h, sr) for _ in range(n)))
+            self.norms.append(Fp32LayerNorm(w))
+            c = w
+        self.lin = nn.ModuleList(nn.Linear(w, dec) for w in widths)
+        self.fuse = nn.Sequential(nn.Conv2d(len(widths) * dec, dec, 1, bias=False), nn.BatchNorm2d(dec), nn.ReLU())
+        self.drop, self.cls = nn.Dropout2d(0.1), nn.Conv2d(dec, classes, 1)
+
+    def forward(self, x):                                   # b, 3, 512, 512
+        feats = []
+        for patch, patch_ln, blocks, norm in zip(self.patch, self.patch_ln, self.stages, self.norms):
+            y = patch(x)                                    # b, c, h, w
+            b, c, h, w = y.shape
+            t = patch_ln(y.flatten(2).transpose(1, 2))      # b, h w, c
+            for blk in blocks:
+                t = blk(t, h, w)
+            x = norm(t).transpose(1, 2).reshape(b, c, h, w)
+            feats.append(x)                                 # 128^2 x 32 .. 16^2 x 256
+        size = feats[0].shape[-2:]
+        outs = []
+        for f, lin in zip(feats, self.lin):
+            y = lin(f.flatten(2).transpose(1, 2)).transpose(1, 2).reshape(f.shape[0], -1, *f.shape[-2:])
+            outs.append(y if y.shape[-2:] == size else
+                        F.interpolate(y, size=size, mode="bilinear", align_corners=False))   # b, 256, 128, 128
+        y = self.fuse(torch.cat(outs[::-1], dim=1))         # b, 1024 -> 256, 128, 128
+        return self.cls(self.drop(y))                       # b, 150, 128, 128
+
+
+def segformer(batch, device):
+    """batch: 512x512 RGB crops and their labels at 1/4 (128x128)."""
+    def make():
+        return (torch.randn(batch, 3, 512, 512, device=device),
+                torch.randint(0, 150, (batch, 128, 128), device=device))
+    return SegFormer(), make, _cls_loss, "adamw"
+
+
+class LSHAttention(nn.Module):
+    """Reformer's LSH self-attention, causal, with shared queries and keys:
+    one Linear gives both (the keys are the queries scaled to unit
+    length), one the values. Hashing, under no_grad: the queries of each
+    head rotated by fresh random rotations (d_head x hashes x 32, drawn
+    every call as the reference draws them), the bucket the argmax over
+    [xR, -xR] (64 buckets: the sequence over the chunk length); each
+    round's buckets offset by the round, times the length, plus the
+    position give the sort keys, argsorted. Queries, keys, values and
+    positions are gathered into that order and cut into chunks of 64; each
+    chunk attends to itself and the chunk before it (the first to the
+    last, as the reference's look-one-back), masked causally by the
+    gathered positions, a token's logit on itself set to -5e4 (used only
+    when nothing else is there); softmax through the logsumexp in fp32.
+    The outputs and the logsumexps are unsorted by gathering with the
+    argsort of the sort indices, and the rounds summed with weights
+    softmax(logsumexp) over the rounds."""
+
+    def __init__(self, d, heads, bucket=64, hashes=2):
+        super().__init__()
+        self.qk, self.v = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
+        self.o = nn.Linear(d, d)
+        self.heads, self.bucket, self.hashes = heads, bucket, hashes
+
+    def forward(self, x):                                   # b, t, d
+        b, t, d = x.shape
+        h, dh, c, r = self.heads, d // self.heads, self.bucket, self.hashes
+        n = b * h
+        qk = self.qk(x).view(b, t, h, dh).transpose(1, 2).reshape(n, t, dh)   # b h, t, dh
+        v = self.v(x).view(b, t, h, dh).transpose(1, 2).reshape(n, t, dh)
+        nb = t // c                                          # 64 buckets
+        pos = torch.arange(t, device=x.device)
+        with torch.no_grad():
+            rot = torch.randn(dh, r, nb // 2, device=x.device, dtype=qk.dtype)
+            xr = torch.einsum("ntd,drk->nrtk", qk, rot)     # b h, rounds, t, 32
+            buckets = torch.cat([xr, -xr], dim=-1).argmax(-1)   # b h, rounds, t
+            keys = (buckets + nb * torch.arange(r, device=x.device).view(1, r, 1)) * t + pos
+            sort = keys.flatten(1).argsort(dim=-1)          # b h, rounds t
+            undo = sort.argsort(dim=-1)
+        st = sort % t                                       # the position of each sorted entry
+        sq = qk.gather(1, st.unsqueeze(-1).expand(-1, -1, dh)).view(n, -1, c, dh)   # b h, chunks, 64, dh
+        sv = v.gather(1, st.unsqueeze(-1).expand(-1, -1, dh)).view(n, -1, c, dh)
+        sk = F.normalize(sq.float(), dim=-1).to(sq.dtype)
+        qt = st.view(n, -1, c)                              # b h, chunks, 64
+        # each chunk with the one before it: 128 keys per query
+        sk, sv = torch.cat([sk, sk.roll(1, 1)], dim=2), torch.cat([sv, sv.roll(1, 1)], dim=2)
+        kt = torch.cat([qt, qt.roll(1, 1)], dim=2)          # b h, chunks, 128
+        s = (sq @ sk.transpose(-1, -2)).float() * dh ** -0.5   # b h, chunks, 64, 128
+        s = s.masked_fill(qt.unsqueeze(-1) < kt.unsqueeze(-2), -1e9)
+        s = s.masked_fill(qt.unsqueeze(-1) == kt.unsqueeze(-2), -5e4)
+        lse = s.logsumexp(-1, keepdim=True)                 # b h, chunks, 64, 1
+        o = (s - lse).exp().to(sv.dtype) @ sv               # b h, chunks, 64, dh
+        o = o.view(n, -1, dh).gather(1, undo.unsqueeze(-1).expand(-1, -1, dh)).view(n, r, t, dh)
+        lse = lse.view(n, -1).gather(1, undo).view(n, r, t, 1)
+        w = (lse - lse.logsumexp(1, keepdim=True)).exp()    # each round's share, b h, rounds, t, 1
+        o = (o * w.to(o.dtype)).sum(1)                      # b h, t, dh
+        return self.o(o.view(b, h, t, dh).transpose(1, 2).reshape(b, t, d))
+
+
+class ReformerBlock(nn.Module):
+    """A Reformer layer with plain pre-LN residuals (the reference's
+    reversible pairs are left out): x + LSH attention(LN(x)), then x + the
+    ReLU feed-forward 512 -> 2,048 -> 512 of LN(x) applied to chunks of
+    1,024 positions one after another in a Python loop, as the reference's
+    chunked feed-forward (without reversibility autograd keeps every
+    chunk's activations, so the chunking shapes the kernels, not the
+    memory)."""
+
+    def __init__(self, d, heads, ff, chunk=1024):
+        super().__init__()
+        self.ln1, self.attn = Fp32LayerNorm(d), LSHAttention(d, heads)
+        self.ln2, self.fc1, self.fc2 = Fp32LayerNorm(d), nn.Linear(d, ff), nn.Linear(ff, d)
+        self.chunk = chunk
+
+    def forward(self, x):                                   # b, 4096, 512
+        x = x + self.attn(self.ln1(x))
+        y = self.ln2(x)
+        return x + torch.cat([self.fc2(F.relu(self.fc1(part))) for part in y.split(self.chunk, dim=1)], dim=1)
+
+
+class ReformerLM(nn.Module):
+    """A Reformer-shaped LM (Kitaev et al. 2020) over 4,096 tokens: a
+    16,000-token embedding of 512 plus axial position embeddings (64 x 64
+    positions, 256 + 256 wide: one table along each axis, broadcast and
+    concatenated), 6 ReformerBlock of 8 heads (2 hash rounds, chunks of
+    64), a final LayerNorm and an untied Linear to the vocabulary. No
+    dropout."""
+
+    def __init__(self, vocab=16000, d=512, layers=6, heads=8, ff=2048, axial=(64, 64)):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.ax0 = nn.Parameter(torch.randn(axial[0], 1, d // 2))
+        self.ax1 = nn.Parameter(torch.randn(1, axial[1], d // 2))
+        self.blocks = nn.ModuleList(ReformerBlock(d, heads, ff) for _ in range(layers))
+        self.ln, self.head = Fp32LayerNorm(d), nn.Linear(d, vocab)
+
+    def forward(self, idx):                                 # b, 4096
+        a0, a1 = self.ax0.shape[0], self.ax1.shape[1]
+        pos = torch.cat([self.ax0.expand(a0, a1, -1), self.ax1.expand(a0, a1, -1)], dim=-1).view(a0 * a1, -1)
+        x = self.tok(idx) + pos[:idx.shape[1]]              # b, 4096, 512
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln(x))                        # b, 4096, 16000
+
+
+def reformer(batch, device):
+    return ReformerLM(), _tokens(batch, 4096, 16000, device), _lm_loss, "adam"
+
+
+def _scaled_gelu(x):
+    """NFNet's GELU times 1.7015, which keeps unit-variance inputs at unit
+    variance (the gamma of the reference's activation table)."""
+    return F.gelu(x) * 1.7015043497085571
+
+
+class WSConv2d(nn.Conv2d):
+    """NFNet's scaled weight-standardised Conv2d: at every call each output
+    filter's weights less their mean over the fan-in, divided by sqrt(var
+    x fan-in) (floored at 1e-4), times a learnable gain per output channel;
+    the standardised weight is made from the fp32 parameter in fp32 each
+    step, so the backward runs through it too."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.gain = nn.Parameter(torch.ones(self.out_channels))
+
+    def forward(self, x):
+        w = self.weight
+        mean = w.mean((1, 2, 3), keepdim=True)
+        var = (w - mean).pow(2).mean((1, 2, 3), keepdim=True)
+        scale = torch.rsqrt(torch.clamp(var * w[0].numel(), min=1e-4)) * self.gain.view(-1, 1, 1, 1)
+        return F.conv2d(x, (w - mean) * scale, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class NFBlock(nn.Module):
+    """NFNet's bottleneck block: out = scaled GELU(x) x beta (1 / the
+    expected std of x); the shortcut x, or where the shape changes a 1x1
+    WSConv2d of out (average-pooled 2x2 first when strided); the residual
+    branch a 1x1 WSConv2d to half the output width, two 3x3 grouped
+    WSConv2d (groups of 128 channels, the first strided), a 1x1 WSConv2d to
+    the output width, scaled GELU before each; squeeze-excite (spatial
+    mean, Linear to half, ReLU, Linear, sigmoid) times 2; the branch times
+    alpha 0.2 and a skip-init gain (a scalar, zero at first) added to the
+    shortcut. Stochastic depth is off."""
+
+    def __init__(self, cin, cout, stride, beta, alpha=0.2, ratio=0.5, group=128, se=0.5):
+        super().__init__()
+        width = int(cout * ratio)
+        groups = width // group
+        self.conv0 = WSConv2d(cin, width, 1)
+        self.conv1 = WSConv2d(width, width, 3, stride, 1, groups=groups)
+        self.conv1b = WSConv2d(width, width, 3, 1, 1, groups=groups)
+        self.conv2 = WSConv2d(width, cout, 1)
+        self.short = WSConv2d(cin, cout, 1) if stride > 1 or cin != cout else None
+        self.se = nn.Sequential(nn.Linear(cout, int(cout * se)), nn.ReLU(), nn.Linear(int(cout * se), cout))
+        self.skip_gain = nn.Parameter(torch.zeros(()))
+        self.stride, self.beta, self.alpha = stride, beta, alpha
+
+    def forward(self, x):                                   # b, cin, h, w
+        out = _scaled_gelu(x) * self.beta
+        if self.stride > 1:
+            shortcut = self.short(F.avg_pool2d(out, 2))
+        else:
+            shortcut = x if self.short is None else self.short(out)
+        out = self.conv0(out)
+        out = self.conv1(_scaled_gelu(out))
+        out = self.conv1b(_scaled_gelu(out))
+        out = self.conv2(_scaled_gelu(out))                 # b, cout, h / s, w / s
+        g = torch.sigmoid(self.se(out.mean((2, 3))))        # b, cout
+        out = 2 * g[:, :, None, None].to(out.dtype) * out
+        return out * (self.skip_gain * self.alpha).to(out.dtype) + shortcut
+
+
+def _unitwise_norm(x):
+    """AGC's unit-wise norm: per output unit (over all but the first
+    dimension) for weights, the whole norm for vectors and scalars."""
+    if x.ndim <= 1:
+        return torch.linalg.vector_norm(x)
+    return torch.linalg.vector_norm(x, dim=tuple(range(1, x.ndim)), keepdim=True)
+
+
+def _agc(p, g, clip=0.01, eps=1e-3):
+    """Adaptive gradient clipping of one parameter's gradient: each unit's
+    gradient scaled down to clip x max(|W|, eps) of that unit where its
+    norm is larger (the paper's lambda of 0.01)."""
+    max_norm = _unitwise_norm(p.detach()).clamp(min=eps) * clip
+    g_norm = _unitwise_norm(g)
+    return torch.where(g_norm > max_norm, g * (max_norm / g_norm.clamp(min=1e-6)), g)
+
+
+class NFNet(nn.Module):
+    """An NFNet-F0-shaped normalizer-free ResNet (Brock et al. 2021) at
+    192x192 (F0's training size), its depths cut from 1, 2, 6, 3 to 1, 2,
+    3, 1 so that a CPU step stays within seconds: the stem four 3x3
+    WSConv2d (3 -> 16 stride 2, 32, 64, 128 stride 2; scaled GELU between)
+    to 48x48; stages of NFBlock of widths 256, 512, 1,536 and 1,536, the
+    first stride 1, the rest 2 (48 .. 6), beta from the expected std
+    (reset at each stage's first block, growing by alpha^2 per block);
+    a 1x1 WSConv2d to 3,072, scaled GELU, the spatial mean, dropout 0.2, a
+    Linear to the 1,000 classes (N(0, 0.01)). Adaptive gradient clipping
+    runs as a hook on every parameter but the classifier's (which the
+    paper leaves unclipped): each gradient is clipped as the backward
+    produces it, where the reference clips all of them after the backward
+    and before the update. The recorded step runs the backward and the
+    optimizer's step back to back, so the hook is the one place left for
+    it; each parameter's clipping reads only its own weight and gradient,
+    so the clipped gradients are the same (under DDP the hooks clip each
+    rank's gradient before the all-reduce, not the averaged one)."""
+
+    def __init__(self, classes=1000, depths=(1, 2, 3, 1), widths=(256, 512, 1536, 1536), alpha=0.2, drop=0.2):
+        super().__init__()
+        self.stem = nn.ModuleList([WSConv2d(3, 16, 3, 2, 1), WSConv2d(16, 32, 3, 1, 1), WSConv2d(32, 64, 3, 1, 1),
+                                   WSConv2d(64, widths[0] // 2, 3, 2, 1)])
+        blocks, c, expected = [], widths[0] // 2, 1.0
+        for i, (n, w) in enumerate(zip(depths, widths)):
+            for j in range(n):
+                blocks.append(NFBlock(c, w, 2 if i > 0 and j == 0 else 1, 1.0 / expected, alpha))
+                c = w
+                if j == 0:
+                    expected = 1.0
+                expected = (expected ** 2 + alpha ** 2) ** 0.5
+        self.blocks = nn.Sequential(*blocks)
+        self.final = WSConv2d(c, 2 * c, 1)
+        self.drop, self.fc = nn.Dropout(drop), nn.Linear(2 * c, classes)
+        nn.init.normal_(self.fc.weight, std=0.01)
+        nn.init.zeros_(self.fc.bias)
+        for name, p in self.named_parameters():
+            if not name.startswith("fc."):
+                p.register_hook(lambda g, p=p: _agc(p, g))
+
+    def forward(self, x):                                   # b, 3, 192, 192
+        for i, conv in enumerate(self.stem):
+            x = conv(x if i == 0 else _scaled_gelu(x))      # .. b, 128, 48, 48
+        x = self.blocks(x)                                  # b, 1536, 6, 6
+        x = _scaled_gelu(self.final(x)).mean((2, 3))        # b, 3072
+        return self.fc(self.drop(x))                        # b, 1000
+
+
+def nfnet(batch, device):
+    def make():
+        return (torch.randn(batch, 3, 192, 192, device=device),
+                torch.randint(0, 1000, (batch,), device=device))
+    return NFNet(), make, _smooth_cls_loss, "sgd_momentum"
+
+
+class EGCL(nn.Module):
+    """An E(n)-equivariant graph convolutional layer (Satorras et al. 2021,
+    as the reference's E_GCL with attention): for each edge (i receiving
+    from j) the message m_ij = phi_e(h_i, h_j, |x_i - x_j|^2) (Linear 257
+    -> 128, SiLU, Linear, SiLU), times a sigmoid gate of a Linear of it;
+    the coordinates x_i + the mean over j of (x_i - x_j) phi_x(m_ij)
+    (Linear, SiLU, Linear to 1 without bias, initialised at gain 0.001 as
+    the reference), summed by index_add_ and divided by the in-degree; h_i
+    + phi_h(h_i, sum_j m_ij) (Linear 256 -> 128, SiLU, Linear), the sum by
+    index_add_. Coordinates stay fp32; without coords the layer leaves x
+    as it is."""
+
+    def __init__(self, d=128, coords=True):
+        super().__init__()
+        self.edge = nn.Sequential(nn.Linear(2 * d + 1, d), nn.SiLU(), nn.Linear(d, d), nn.SiLU())
+        self.att = nn.Linear(d, 1)
+        self.node = nn.Sequential(nn.Linear(2 * d, d), nn.SiLU(), nn.Linear(d, d))
+        self.coord = None
+        if coords:
+            last = nn.Linear(d, 1, bias=False)
+            nn.init.xavier_uniform_(last.weight, gain=0.001)
+            self.coord = nn.Sequential(nn.Linear(d, d), nn.SiLU(), last)
+
+    def forward(self, h, x, src, dst):                      # n, 128; n, 3; E; E
+        diff = x.index_select(0, dst) - x.index_select(0, src)   # E, 3: x_i - x_j
+        radial = (diff * diff).sum(1, keepdim=True)         # E, 1
+        hi, hj = h.index_select(0, dst), h.index_select(0, src)
+        m = self.edge(torch.cat([hi, hj, radial.to(hi.dtype)], dim=1))   # E, 257 -> 128
+        m = m * torch.sigmoid(self.att(m))
+        if self.coord is not None:
+            trans = diff * self.coord(m).float()            # E, 3
+            deg = src.shape[0] / x.shape[0]                 # every atom has the same in-degree
+            x = x + trans.new_zeros(x.shape).index_add_(0, dst, trans) / deg
+        agg = m.new_zeros(h.shape[0], m.shape[1]).index_add_(0, dst, m)   # n, 128
+        return h + self.node(torch.cat([h, agg.to(h.dtype)], dim=1)).to(h.dtype), x
+
+
+class EGNN(nn.Module):
+    """EGNN on QM9-sized molecules as the reference's QM9 model: 15 atom
+    features (5 types one-hot times the charge / 9 to the powers 0, 1, 2)
+    through a Linear to 128, 7 EGCL over every ordered pair of a
+    molecule's atoms, the coordinates updated by all but the last (whose
+    new coordinates nothing would read: a parameter without a gradient
+    would stall DDP's reduction); a node MLP (Linear, SiLU, Linear), the
+    atoms summed per molecule by index_add_, a graph MLP 128 -> 128 -> 1."""
+
+    def __init__(self, fin=15, d=128, layers=7):
+        super().__init__()
+        self.emb = nn.Linear(fin, d)
+        self.layers = nn.ModuleList(EGCL(d, coords=i < layers - 1) for i in range(layers))
+        self.node_dec = nn.Sequential(nn.Linear(d, d), nn.SiLU(), nn.Linear(d, d))
+        self.graph_dec = nn.Sequential(nn.Linear(d, d), nn.SiLU(), nn.Linear(d, 1))
+
+    def forward(self, inp):
+        feats, pos, src, dst, mol = inp                     # M, 29, 15; M, 29, 3; E; E; n = 29 M
+        n_mol = feats.shape[0]
+        h, x = self.emb(feats.flatten(0, 1)), pos.reshape(-1, 3)   # n, 128; n, 3
+        for layer in self.layers:
+            h, x = layer(h, x, src, dst)
+        h = self.node_dec(h)                                # n, 128
+        g = h.new_zeros(n_mol, h.shape[1]).index_add_(0, mol, h)   # M, 128
+        return self.graph_dec(g).squeeze(1)                 # M
+
+
+def egnn(batch, device):
+    """batch: molecules of 29 atoms (QM9's largest; no padding masks),
+    every ordered pair of distinct atoms an edge (29 x 28 = 812 per
+    molecule); one regression target each."""
+    atoms = 29
+
+    def make():
+        i, j = torch.meshgrid(torch.arange(atoms), torch.arange(atoms), indexing="ij")
+        keep = i != j
+        off = (torch.arange(batch) * atoms).view(-1, 1)                        # M, 1
+        src = (j[keep].view(1, -1) + off).flatten().to(device)                 # E
+        dst = (i[keep].view(1, -1) + off).flatten().to(device)                 # E
+        mol = torch.arange(batch, device=device).repeat_interleave(atoms)      # n
+        types = torch.randint(0, 5, (batch, atoms), device=device)             # H, C, N, O, F
+        charge = torch.tensor([1.0, 6.0, 7.0, 8.0, 9.0], device=device)[types] / 9.0
+        powers = charge.unsqueeze(-1) ** torch.arange(3, device=device)        # M, 29, 3
+        feats = (F.one_hot(types, 5).unsqueeze(-1) * powers.unsqueeze(2)).flatten(2)   # M, 29, 15
+        return ((feats, 1.5 * torch.randn(batch, atoms, 3, device=device), src, dst, mol),
+                torch.randn(batch, device=device))
+    return EGNN(), make, _l1_loss, "adam"
+
+
+class SENETLayer(nn.Module):
+    """FiBiNET's squeeze-excitation over the fields: each field's embedding
+    squeezed to its mean, an excitation MLP fields -> fields / 3 -> fields
+    without biases, ReLU after both (as DeepCTR's), and each field's
+    embedding scaled by its weight."""
+
+    def __init__(self, fields, reduction=3):
+        super().__init__()
+        r = max(1, fields // reduction)
+        self.excite = nn.Sequential(nn.Linear(fields, r, bias=False), nn.ReLU(), nn.Linear(r, fields, bias=False),
+                                    nn.ReLU())
+
+    def forward(self, e):                                   # b, 39, 16
+        a = self.excite(e.mean(-1))                         # b, 39
+        return e * a.unsqueeze(-1).to(e.dtype)
+
+
+class BilinearInteraction(nn.Module):
+    """FiBiNET's bilinear interaction, field-all type: one 16 x 16 W shared
+    by all pairs, p_ij = (v_i W) * v_j for the 741 pairs i < j in
+    itertools.combinations' order. v_i W depends on i alone, so it is made
+    once per field (a Linear over b x 39 rows) and both sides of the pairs
+    are gathered by index_select with fixed index tensors."""
+
+    def __init__(self, fields, d):
+        super().__init__()
+        self.w = nn.Linear(d, d, bias=False)
+        i, j = torch.triu_indices(fields, fields, 1)
+        self.register_buffer("i", i, persistent=False)
+        self.register_buffer("j", j, persistent=False)
+
+    def forward(self, e):                                   # b, 39, 16
+        vw = self.w(e)                                      # b, 39, 16
+        return vw.index_select(1, self.i) * e.index_select(1, self.j).to(vw.dtype)   # b, 741, 16
+
+
+class FiBiNET(nn.Module):
+    """FiBiNET (Huang et al. 2019) on Criteo-shaped inputs laid out as
+    DeepCTR's: 39 fields (the 13 numeric features bucketised, and 26
+    categorical), each its own nn.Embedding of 100,000 x 16 (39 gathers,
+    dense gradients; N(0, 1e-4) as DeepCTR's init_std); the SENETLayer
+    over the embeddings; a BilinearInteraction on the embeddings and
+    another (its own W) on the reweighted ones; both flattened and
+    concatenated (2 x 741 x 16 = 23,712) into a DNN 400-400-400 with ReLU
+    and a Linear to the logit. DeepCTR's linear part is left out."""
+
+    def __init__(self, fields=39, vocab=100000, d=16, hidden=(400, 400, 400)):
+        super().__init__()
+        self.embs = nn.ModuleList(nn.Embedding(vocab, d) for _ in range(fields))
+        for e in self.embs:
+            nn.init.normal_(e.weight, std=1e-4)
+        self.senet = SENETLayer(fields)
+        self.bi, self.bi_senet = BilinearInteraction(fields, d), BilinearInteraction(fields, d)
+        layers, c = [], 2 * (fields * (fields - 1) // 2) * d
+        for h in hidden:
+            layers += [nn.Linear(c, h), nn.ReLU()]
+            c = h
+        self.dnn = nn.Sequential(*layers, nn.Linear(c, 1))
+
+    def forward(self, ids):                                 # b, 39
+        e = torch.stack([emb(i) for emb, i in zip(self.embs, ids.unbind(1))], dim=1)   # b, 39, 16
+        p, q = self.bi(e), self.bi_senet(self.senet(e))     # b, 741, 16 each
+        return self.dnn(torch.cat([p, q.to(p.dtype)], dim=1).flatten(1)).squeeze(1)   # b, 23712 -> b
+
+
+def fibinet(batch, device):
+    """batch: impressions of 39 ids (13 bucketised numeric features and 26
+    categorical) and a 0/1 label."""
+    def make():
+        return (torch.randint(0, 100000, (batch, 39), device=device),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return FiBiNET(), make, _bce_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -7175,4 +7721,9 @@ MODELS = {
     "lstnet": (lstnet, "LSTNet, 321 series x 168 steps, Conv2d of 100 filters 6 x 321, GRU 100 over 163 steps, skip GRU 5 over 6 steps of b x 24 sequences (view, permute), highway Linear over the last 24 steps, sigmoid, L1, Adam; twentieth round"),
     "mmoe": (mmoe, "MMoE two-task ranker, 26 separate 100k x 16 tables (dense) + 13 dense features, 8 expert MLPs 429-256-128 in a Python loop, 2 softmax gates applied by bmm, towers 64-1, two BCE terms, Adam; twentieth round"),
     "convtasnet": (convtasnet, "Conv-TasNet, 32,000-sample 8 kHz mixtures, Conv1d encoder of 512 x 16 at stride 8 (3,999 frames), 3 x 8 blocks (1x1 Conv1d 128-512, PReLU, gLN written out, depthwise Conv1d k3 at dilations 1-128, residual and skip 1x1), sigmoid masks for 2 speakers, ConvTranspose1d decoder, negative SI-SNR over both permutations, Adam; twentieth round"),
+    "segformer": (segformer, "SegFormer-B0-shaped 512x512, MiT encoder of 4 stages (overlapping patch embeddings by Conv2d 7x7 stride 4 and 3x3 stride 2, widths 32-64-160-256, 2 blocks each, 1-2-5-8 heads), efficient attention with keys and values reduced by strided Conv2d 8-4-2-1 and LayerNorm (matmul, softmax), Mix-FFN with 3x3 depthwise Conv2d and GELU, all-MLP decoder (Linear to 256, bilinear up to 128x128, concat 1,024, 1x1 Conv-BN-ReLU), 150 classes, CE at 1/4, AdamW; twenty-first round"),
+    "reformer": (reformer, "Reformer-shaped LM d512 x 6, 8 heads, seq 4,096, axial position embeddings 64 x 64, LSH attention with shared QK (random rotations, 64 buckets, 2 hash rounds, argsort, gather, chunks of 64 attending to themselves and the previous chunk, causal and self masks, unsort by the argsort of the sort, rounds combined by logsumexp), ReLU feed-forward 2,048 in a Python loop over 4 chunks of 1,024, plain pre-LN residuals, 16k vocab, Adam; twenty-first round"),
+    "nfnet": (nfnet, "NFNet-F0-shaped normalizer-free ResNet 192x192, depths 1-2-3-1 of widths 256-512-1,536-1,536, weight-standardised Conv2d recomputed every call, scaled GELU, grouped 3x3 (groups of 128), squeeze-excite, skip-init gains, AGC (lambda 0.01) by a gradient hook per parameter, final 1x1 to 3,072, 1,000 classes, label smoothing 0.1, SGD momentum; twenty-first round"),
+    "egnn": (egnn, "EGNN, 29-atom molecules, all-pairs edges (812 per molecule), 7 E(n)-equivariant layers of 128 (edge MLP over [h_i, h_j, |x_i - x_j|^2] with a sigmoid gate, coordinate updates by the mean of (x_i - x_j) phi_x(m_ij), node MLP with residual; index_add_), sum pooling by index_add_, MLP head to 1 target, L1, Adam; twenty-first round"),
+    "fibinet": (fibinet, "FiBiNET, 39 separate 100k x 16 tables (dense), SENET over the fields (mean squeeze, excitation 39-13-39, reweight), field-all bilinear interaction (one 16 x 16 W, 741 pairs by index_select) on the raw and the reweighted embeddings, DNN 400-400-400 on 23,712, BCE, Adam; twenty-first round"),
 }

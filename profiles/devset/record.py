@@ -56,6 +56,7 @@ BATCH = {
     "dien": (2048, 256), "albert": (32, 4), "meshgraphnet": (4, 1), "mobilevit": (64, 8), "wgangp": (64, 8),
     "detr": (16, 2), "tacotron2": (32, 4), "bst": (2048, 256), "afno": (16, 2), "capsnet": (256, 32),
     "evoformer": (2, 1), "deepcam": (8, 1), "lstnet": (128, 32), "mmoe": (4096, 512), "convtasnet": (8, 2),
+    "segformer": (16, 2), "reformer": (4, 1), "nfnet": (64, 4), "egnn": (96, 16), "fibinet": (4096, 512),
 }
 
 
