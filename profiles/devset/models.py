@@ -2395,6 +2395,20 @@ class SchNet(nn.Module):
         return e.new_zeros(n_mol).index_add_(0, mol, e)     # M
 
 
+def _all_pairs(batch, atoms, device):
+    """Every ordered pair of distinct atoms of each of `batch` molecules of
+    `atoms` atoms as an edge, molecules as disjoint graphs numbered one
+    after another: sources, destinations (E = batch atoms (atoms - 1))
+    and each node's molecule."""
+    i, j = torch.meshgrid(torch.arange(atoms), torch.arange(atoms), indexing="ij")
+    keep = i != j
+    off = (torch.arange(batch) * atoms).view(-1, 1)                            # M, 1
+    src = (j[keep].view(1, -1) + off).flatten().to(device)                     # E
+    dst = (i[keep].view(1, -1) + off).flatten().to(device)                     # E
+    mol = torch.arange(batch, device=device).repeat_interleave(atoms)          # n
+    return src, dst, mol
+
+
 def schnet(batch, device):
     """batch: molecules of 32 atoms, every ordered pair of distinct atoms
     of a molecule an edge (32 x 31 = 992 per molecule)."""
@@ -2403,12 +2417,7 @@ def schnet(batch, device):
 
     def make():
         # the edges of one molecule, offset by 32 per molecule: E = 992 batch
-        i, j = torch.meshgrid(torch.arange(atoms), torch.arange(atoms), indexing="ij")
-        keep = i != j
-        off = (torch.arange(batch) * atoms).view(-1, 1)                        # M, 1
-        src = (j[keep].view(1, -1) + off).flatten().to(device)                 # E
-        dst = (i[keep].view(1, -1) + off).flatten().to(device)                 # E
-        mol = torch.arange(batch, device=device).repeat_interleave(atoms)      # n
+        src, dst, mol = _all_pairs(batch, atoms, device)
         # QM9-like: types H to F, atoms spread over a few angstroms
         return ((torch.randint(1, 10, (batch, atoms), device=device),
                  1.5 * torch.randn(batch, atoms, 3, device=device), src, dst, mol),
@@ -3363,12 +3372,7 @@ def mpnn(batch, device):
     atoms = 32
 
     def make():
-        i, j = torch.meshgrid(torch.arange(atoms), torch.arange(atoms), indexing="ij")
-        keep = i != j
-        off = (torch.arange(batch) * atoms).view(-1, 1)                        # M, 1
-        src = (j[keep].view(1, -1) + off).flatten().to(device)                 # E
-        dst = (i[keep].view(1, -1) + off).flatten().to(device)                 # E
-        mol = torch.arange(batch, device=device).repeat_interleave(atoms)      # n
+        src, dst, mol = _all_pairs(batch, atoms, device)
         # QM9's 11 atom features, atoms spread over a few angstroms
         return ((torch.randn(batch, atoms, 11, device=device),
                  1.5 * torch.randn(batch, atoms, 3, device=device), src, dst, mol),
@@ -7525,12 +7529,7 @@ def egnn(batch, device):
     atoms = 29
 
     def make():
-        i, j = torch.meshgrid(torch.arange(atoms), torch.arange(atoms), indexing="ij")
-        keep = i != j
-        off = (torch.arange(batch) * atoms).view(-1, 1)                        # M, 1
-        src = (j[keep].view(1, -1) + off).flatten().to(device)                 # E
-        dst = (i[keep].view(1, -1) + off).flatten().to(device)                 # E
-        mol = torch.arange(batch, device=device).repeat_interleave(atoms)      # n
+        src, dst, mol = _all_pairs(batch, atoms, device)
         types = torch.randint(0, 5, (batch, atoms), device=device)             # H, C, N, O, F
         charge = torch.tensor([1.0, 6.0, 7.0, 8.0, 9.0], device=device)[types] / 9.0
         powers = charge.unsqueeze(-1) ** torch.arange(3, device=device)        # M, 29, 3
