@@ -7613,6 +7613,380 @@ def fibinet(batch, device):
     return FiBiNET(), make, _bce_loss, "adam"
 
 
+# -- twenty-second round -------------------------------------------------------
+# Models recorded after the twenty-first round: an HRNet-W18-shaped pose
+# estimator at 256x192 (a stride-4 stem and a bottleneck stage, then 2, 3
+# and 4 parallel branches of 18 to 144 channels at 1/4 .. 1/32 whose maps
+# are exchanged after every module: strided 3x3 convolutions down, a 1x1
+# convolution and nearest upsampling up, the sums at four resolutions), a
+# GNMT-shaped translation model (nn.LSTM layers over whole sequences,
+# the first encoder layer bidirectional, residual connections from the
+# third layer, additive attention for all 50 x 50 query-key pairs at once
+# as one b x 50 x 50 x 512 tanh, a 32,000-way classifier with label
+# smoothing), Principal Neighbourhood Aggregation on ZINC-sized molecules
+# (mean, min, max and std of the messages by index_add_ and scatter_reduce
+# over the edges, degree scalers, 5 towers run one after another), a
+# GPT-2-medium-width decoder (d 1,024, 16 heads, 8 layers over 512 tokens,
+# fused causal attention where PyTorch has it, a tied 32,000-way head)
+# and Wide & Deep (a 1,000,000 x 1 EmbeddingBag summing 20 hashed cross
+# features beside 26 fields from one 1.3M x 32 table with offsets and an
+# MLP 1,024-512-256; thousands of rows per batch).
+
+class HRModule(nn.Module):
+    """One HRNet module: per branch (widths w_0 > .. at 1/4, 1/8, ..) a
+    run of basic residual blocks, then the exchange: output i the ReLU of
+    the sum over the branches j of branch j brought to branch i's
+    resolution and width: itself for j = i; a 1x1 Conv-BN and nearest
+    upsampling by 2^(j - i) for j > i; i - j strided 3x3 Conv-BN for j < i
+    (ReLU between them, the width kept until the last, which changes it to
+    w_i). `outputs` of the branches are made (HRNet's last module of a
+    pose network keeps only the finest)."""
+
+    def __init__(self, widths, blocks=2, outputs=None):
+        super().__init__()
+        self.branches = nn.ModuleList(nn.Sequential(*[DilatedBasic(w, w) for _ in range(blocks)]) for w in widths)
+        self.fuse = nn.ModuleList()
+        for i in range(outputs or len(widths)):
+            row = nn.ModuleList()
+            for j, wj in enumerate(widths):
+                if j == i:
+                    row.append(nn.Identity())
+                elif j > i:
+                    row.append(nn.Sequential(nn.Conv2d(wj, widths[i], 1, bias=False), nn.BatchNorm2d(widths[i]),
+                                             nn.Upsample(scale_factor=2 ** (j - i), mode="nearest")))
+                else:
+                    down = []
+                    for k in range(i - j):
+                        last = k == i - j - 1
+                        cout = widths[i] if last else wj
+                        down += [nn.Conv2d(wj, cout, 3, 2, 1, bias=False), nn.BatchNorm2d(cout)]
+                        if not last:
+                            down.append(nn.ReLU())
+                    row.append(nn.Sequential(*down))
+            self.fuse.append(row)
+
+    def forward(self, xs):
+        xs = [br(x) for br, x in zip(self.branches, xs)]
+        return [F.relu(sum(f(x) for f, x in zip(row, xs))) for row in self.fuse]
+
+
+class HRNet(nn.Module):
+    """An HRNet-W18-shaped top-down pose estimator (Sun et al. 2019) at
+    256x192 for COCO's 17 keypoints: a stem of two 3x3 stride-2 Conv-BN-ReLU
+    of 64 to 64x48; 4 ResNet bottleneck blocks to 256 (stage 1); then
+    stages of 2, 3 and 4 branches of widths 18, 36, 72, 144 at 1/4 .. 1/32
+    (64x48 .. 8x6), one HRModule each with 2 basic blocks per branch (the
+    reference's 1, 4 and 3 modules of 4 blocks each are cut so that a CPU
+    step stays within seconds); between stages a transition: a 3x3
+    Conv-BN-ReLU where a branch's width changes, and the new branch a 3x3
+    stride-2 Conv-BN-ReLU of the coarsest one. The last module keeps only
+    the 1/4 branch; a 1x1 Conv2d to the 17 heatmaps (b, 17, 64, 48)."""
+
+    def __init__(self, joints=17, widths=(18, 36, 72, 144), blocks=2):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 3, 2, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                  nn.Conv2d(64, 64, 3, 2, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU())
+        self.layer1 = nn.Sequential(Bottleneck2d(64, 64), *[Bottleneck2d(256, 64) for _ in range(3)])
+        self.transitions, self.stages = nn.ModuleList(), nn.ModuleList()
+        prev = [256]
+        for n in (2, 3, 4):
+            ws = list(widths[:n])
+            trans = nn.ModuleList()
+            for i, w in enumerate(ws):
+                if i < len(prev):
+                    trans.append(nn.Identity() if prev[i] == w else nn.Sequential(
+                        nn.Conv2d(prev[i], w, 3, 1, 1, bias=False), nn.BatchNorm2d(w), nn.ReLU()))
+                else:
+                    trans.append(nn.Sequential(nn.Conv2d(prev[-1], w, 3, 2, 1, bias=False), nn.BatchNorm2d(w),
+                                               nn.ReLU()))
+            self.transitions.append(trans)
+            self.stages.append(HRModule(ws, blocks, outputs=1 if n == len(widths) else None))
+            prev = ws
+        self.head = nn.Conv2d(widths[0], joints, 1)
+
+    def forward(self, x):                                   # b, 3, 256, 192
+        xs = [self.layer1(self.stem(x))]                    # b, 256, 64, 48
+        for trans, stage in zip(self.transitions, self.stages):
+            # a new branch comes from the coarsest map of the stage before
+            xs = stage([t(xs[min(i, len(xs) - 1)]) for i, t in enumerate(trans)])
+        return self.head(xs[0])                             # b, 17, 64, 48
+
+
+def hrnet(batch, device):
+    """batch: person crops of 256x192 and target heatmaps at 1/4 (64x48,
+    Gaussians in [0, 1] in the reference; uniform noise here)."""
+    def make():
+        return (torch.randn(batch, 3, 256, 192, device=device),
+                torch.rand(batch, 17, 64, 48, device=device))
+    return HRNet(), make, _mse_loss, "adam"
+
+
+class BahdanauAttention(nn.Module):
+    """GNMT's normalised additive attention as the MLPerf reference's:
+    score(q, k) = g v / |v| . tanh(W_q q + W_k k + b) (g a learnable
+    scalar starting at 1 / sqrt(512), b a learnable bias), computed for
+    every target step at once: the projected queries (b, t, 1, 512) and
+    keys (b, 1, s, 512) broadcast to one b, t, s, 512 tensor through tanh
+    and a matmul with the normalised v; softmax over the source steps in
+    fp32, the context a bmm of the weights and the (unprojected) encoder
+    outputs. No padding mask: every sentence fills the 50 steps."""
+
+    def __init__(self, d, units=512):
+        super().__init__()
+        self.q, self.k = nn.Linear(d, units, bias=False), nn.Linear(d, units, bias=False)
+        self.v = nn.Parameter(torch.empty(units).uniform_(-0.1, 0.1))
+        self.g = nn.Parameter(torch.tensor(units ** -0.5))
+        self.b = nn.Parameter(torch.zeros(units))
+
+    def forward(self, query, keys):                         # b, t, 512; b, s, 512
+        qk = self.q(query).unsqueeze(2) + self.k(keys).unsqueeze(1)   # b, t, s, 512
+        # the bias in the projections' dtype: an fp32 bias would promote the whole b, t, s, 512 under autocast
+        s = torch.tanh(qk + self.b.to(qk.dtype))
+        v = self.v * (self.g / self.v.norm())
+        p = (s @ v.to(s.dtype)).float().softmax(-1)         # b, t, s
+        return torch.bmm(p.to(keys.dtype), keys)            # b, t, 512
+
+
+class GNMT(nn.Module):
+    """A GNMT-shaped translation model (Wu et al. 2016) laid out as the
+    MLPerf reference, at width 512 rather than 1,024: one 32,000 x 512
+    embedding shared by source and target; the encoder 4 nn.LSTM layers
+    over the whole sequence, the first bidirectional (512 each way, 1,024
+    out, as the reference's), the second 1,024 -> 512, the third and
+    fourth with residual connections; the decoder (teacher forcing, from
+    zero states) a first LSTM layer over the target embeddings whose
+    outputs are the attention's queries, then 3 LSTM layers over
+    [previous output, context] (1,024 -> 512), residual from the third;
+    dropout 0.2 on the embeddings and before every later LSTM layer; an
+    untied Linear to the vocabulary. Returns b, 50, 32000."""
+
+    def __init__(self, vocab=32000, d=512, layers=4, drop=0.2):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d, padding_idx=0)
+        self.enc = nn.ModuleList([nn.LSTM(d, d, batch_first=True, bidirectional=True),
+                                  nn.LSTM(2 * d, d, batch_first=True)]
+                                 + [nn.LSTM(d, d, batch_first=True) for _ in range(layers - 2)])
+        self.dec_att = nn.LSTM(d, d, batch_first=True)
+        self.attn = BahdanauAttention(d)
+        self.dec = nn.ModuleList(nn.LSTM(2 * d, d, batch_first=True) for _ in range(layers - 1))
+        self.cls = nn.Linear(d, vocab)
+        self.drop = drop
+
+    def forward(self, inp):
+        src, tgt = inp                                      # b, 50; b, 50
+        x = F.dropout(self.emb(src), self.drop, self.training)
+        for i, rnn in enumerate(self.enc):
+            y, _ = rnn(x if i == 0 else F.dropout(x, self.drop, self.training))
+            x = y + x if i >= 2 else y                      # b, 50, 1024 after the first, 512 after
+        y, _ = self.dec_att(F.dropout(self.emb(tgt), self.drop, self.training))   # b, 50, 512
+        ctx = self.attn(y, x)                               # b, 50, 512
+        for i, rnn in enumerate(self.dec):
+            # the context in the LSTM output's dtype, so that the concatenation is of one type
+            h, _ = rnn(torch.cat([F.dropout(y, self.drop, self.training), ctx.to(y.dtype)], dim=2))
+            y = h + y if i >= 1 else h
+        return self.cls(y)                                  # b, 50, 32000
+
+
+def _smooth_lm_loss(out, y):
+    """Token cross-entropy with label smoothing 0.1."""
+    return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1), label_smoothing=0.1)
+
+
+def gnmt(batch, device):
+    """batch: source sentences of 50 tokens, the target's 50 inputs
+    (teacher forcing) and its 50 next tokens; ids from 1 (0 pads)."""
+    def make():
+        return ((torch.randint(1, 32000, (batch, 50), device=device),
+                 torch.randint(1, 32000, (batch, 50), device=device)),
+                torch.randint(1, 32000, (batch, 50), device=device))
+    return GNMT(), make, _smooth_lm_loss, "adam"
+
+
+class PNAConv(nn.Module):
+    """A PNA layer as PyG's PNAConv with towers 5, divide_input False and
+    one pre and one post layer: per tower a Linear of [h_i, h_j, e_ij]
+    (the edge's bond embedding through a Linear to 80) to 80 per edge;
+    over each node's in-edges the mean and the std (sums by index_add_ in
+    fp32, std = sqrt(relu(E[m^2] - E[m]^2) + 1e-5)), the min and the max
+    (scatter_reduce with amin and amax, include_self False: a node with no
+    in-edges gets zeros, as PyG's); each of the 4 (320) times the scalers
+    identity, log(d + 1) / delta and delta / log(d + 1) (d the in-degree
+    at least 1, delta the mean log(d + 1) of the training graphs), 960,
+    with h_i prepended (1,040), a Linear to 16 per tower; the towers run
+    one after another in a Python loop as PyG's; their 5 x 16 concatenated
+    and mixed by a Linear 80 -> 80."""
+
+    def __init__(self, d, edge_dim, delta, towers=5):
+        super().__init__()
+        self.edge = nn.Linear(edge_dim, d)
+        self.pre = nn.ModuleList(nn.Linear(3 * d, d) for _ in range(towers))
+        self.post = nn.ModuleList(nn.Linear((4 * 3 + 1) * d, d // towers) for _ in range(towers))
+        self.lin = nn.Linear(d, d)
+        self.delta = delta
+
+    def forward(self, h, e, src, dst):                      # n, 80; E, 50; E; E
+        n = h.shape[0]
+        z = torch.cat([h.index_select(0, dst), h.index_select(0, src), self.edge(e).to(h.dtype)], dim=1)   # E, 240
+        deg = z.new_zeros(n, dtype=torch.float32).index_add_(0, dst, z.new_ones(dst.shape[0], dtype=torch.float32))
+        logd = torch.log(deg.clamp(min=1) + 1).unsqueeze(1)  # n, 1
+        idx = dst.unsqueeze(1)
+        outs = []
+        for pre, post in zip(self.pre, self.post):
+            m = pre(z).float()                              # E, 80
+            ix = idx.expand_as(m)
+            cnt = deg.clamp(min=1).unsqueeze(1)
+            mean = m.new_zeros(n, m.shape[1]).index_add_(0, dst, m) / cnt
+            sq = m.new_zeros(n, m.shape[1]).index_add_(0, dst, m * m) / cnt
+            std = torch.sqrt(F.relu(sq - mean * mean) + 1e-5)
+            mn = m.new_zeros(n, m.shape[1]).scatter_reduce(0, ix, m, "amin", include_self=False)
+            mx = m.new_zeros(n, m.shape[1]).scatter_reduce(0, ix, m, "amax", include_self=False)
+            a = torch.cat([mean, mn, mx, std], dim=1)       # n, 320
+            a = torch.cat([a, a * (logd / self.delta), a * (self.delta / logd)], dim=1)   # n, 960
+            outs.append(post(torch.cat([h.float(), a], dim=1)))   # n, 1040 -> 16
+        return self.lin(torch.cat(outs, dim=1))             # n, 80
+
+
+class PNA(nn.Module):
+    """Principal Neighbourhood Aggregation (Corso et al. 2020) on ZINC as
+    PyG's example, at hidden 80 (divisible by the 5 towers) for its 75:
+    atom types (21) and bond types (4) embedded to 80 and 50; 4 PNAConv,
+    each followed by BatchNorm1d and ReLU and added to its input; the
+    atoms averaged per molecule by index_add_ (the example sums them); an
+    MLP 80 -> 40 -> 20 -> 1 with ReLU."""
+
+    def __init__(self, atoms=21, bonds=4, d=80, edge_dim=50, layers=4, delta=1.0):
+        super().__init__()
+        self.atom, self.bond = nn.Embedding(atoms, d), nn.Embedding(bonds, edge_dim)
+        self.convs = nn.ModuleList(PNAConv(d, edge_dim, delta) for _ in range(layers))
+        self.norms = nn.ModuleList(nn.BatchNorm1d(d) for _ in range(layers))
+        self.mlp = nn.Sequential(nn.Linear(d, d // 2), nn.ReLU(), nn.Linear(d // 2, d // 4), nn.ReLU(),
+                                 nn.Linear(d // 4, 1))
+
+    def forward(self, inp):
+        types, bonds, src, dst, mol = inp                   # M, 23; E; E; E; n = 23 M
+        n_mol = types.shape[0]
+        h, e = self.atom(types.flatten()), self.bond(bonds)   # n, 80; E, 50
+        for conv, norm in zip(self.convs, self.norms):
+            h = h + F.relu(norm(conv(h, e, src, dst))).to(h.dtype)
+        g = h.new_zeros(n_mol, h.shape[1]).index_add_(0, mol, h) / types.shape[1]   # M, 80
+        return self.mlp(g).squeeze(1)                       # M
+
+
+def pna(batch, device):
+    """batch: molecules of 23 atoms (ZINC's mean) with 25 bonds each
+    between random distinct atoms, both directions an edge (50 per
+    molecule, ZINC's mean), molecules as disjoint graphs; one regression
+    target (constrained solubility) each. delta is the mean log(d + 1) of
+    such graphs' degrees, Binomial(25, 2 / 23)."""
+    atoms, bonds = 23, 25
+    p = 2 / atoms
+    delta = sum(math.comb(bonds, k) * p ** k * (1 - p) ** (bonds - k) * math.log(k + 1) for k in range(bonds + 1))
+
+    def make():
+        u = torch.randint(0, atoms, (batch, bonds), device=device)
+        v = (u + torch.randint(1, atoms, (batch, bonds), device=device)) % atoms
+        off = (torch.arange(batch, device=device) * atoms).view(-1, 1)
+        u, v = (u + off).flatten(), (v + off).flatten()
+        kind = torch.randint(0, 4, (batch * bonds,), device=device)
+        mol = torch.arange(batch, device=device).repeat_interleave(atoms)
+        return ((torch.randint(0, 21, (batch, atoms), device=device), torch.cat([kind, kind]),
+                 torch.cat([u, v]), torch.cat([v, u]), mol),
+                torch.randn(batch, device=device))
+    return PNA(delta=delta), make, _l1_loss, "adam"
+
+
+class GPT2MediumBlock(nn.Module):
+    """GPT-2's pre-LN block: one qkv Linear, causal attention by
+    _causal_attention (SDPA where PyTorch has it), the output projection,
+    LayerNorm, a GELU (tanh) MLP of 4 x the width; dropout 0.1 on both
+    residual branches (attention dropout is left out: SDPA's would need a
+    dropout_p that the written-out path does not take)."""
+
+    def __init__(self, d, heads, drop=0.1):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.drop = nn.Dropout(drop)
+        self.heads = heads
+
+    def forward(self, x):                                   # b, 512, 1024
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads) \
+            .permute(2, 0, 3, 1, 4)                         # b, 16, t, 64 each
+        a = _causal_attention(q, k, v).transpose(1, 2).reshape(b, t, d)
+        x = x + self.drop(self.proj(a))
+        return x + self.drop(self.fc2(F.gelu(self.fc1(self.ln2(x)), approximate="tanh")))
+
+
+class GPT2Medium(nn.Module):
+    """A GPT-2-medium-width decoder (d 1,024, 16 heads of 64, MLP 4,096)
+    with 8 layers rather than 24 and a 32,000-token vocabulary rather than
+    50,257: token and learned position embeddings (N(0, 0.02) and N(0,
+    0.01) as GPT-2's), embedding dropout 0.1, 8 GPT2MediumBlock, a final
+    LayerNorm and the LM head tied to the token embedding."""
+
+    def __init__(self, vocab=32000, d=1024, layers=8, heads=16, seq=512):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        nn.init.normal_(self.tok.weight, std=0.02)
+        nn.init.normal_(self.pos.weight, std=0.01)
+        self.drop = nn.Dropout(0.1)
+        self.blocks = nn.ModuleList(GPT2MediumBlock(d, heads) for _ in range(layers))
+        self.ln = Fp32LayerNorm(d)
+
+    def forward(self, idx):                                 # b, 512
+        t = idx.shape[1]
+        x = self.drop(self.tok(idx) + self.pos(torch.arange(t, device=idx.device)))   # b, 512, 1024
+        for blk in self.blocks:
+            x = blk(x)
+        return F.linear(self.ln(x), self.tok.weight)        # b, 512, 32000
+
+
+def gpt2medium(batch, device):
+    return GPT2Medium(), _tokens(batch, 512, 32000, device), _lm_loss, "adamw"
+
+
+class WideDeep(nn.Module):
+    """Wide & Deep (Cheng et al. 2016) on Criteo-shaped inputs: the wide
+    part a linear model over hashed cross features, its weights an
+    EmbeddingBag of 1,000,000 x 1 summing each sample's 20 hashed ids,
+    plus a bias; the deep part 26 categorical fields of 50,000 ids each
+    from one 1.3M x 32 table (ids offset by 50,000 per field: one gather),
+    flattened with the 13 dense features (845), an MLP 1,024-512-256 with
+    ReLU and a Linear to the logit; the two logits summed."""
+
+    def __init__(self, hashed=1000000, fields=26, vocab=50000, d=32, dense=13, hidden=(1024, 512, 256)):
+        super().__init__()
+        self.wide = nn.EmbeddingBag(hashed, 1, mode="sum")
+        self.wide_bias = nn.Parameter(torch.zeros(1))
+        self.emb = nn.Embedding(fields * vocab, d)          # 1.3M, 32
+        self.register_buffer("offsets", torch.arange(fields) * vocab, persistent=False)   # 26
+        layers, c = [], fields * d + dense
+        for h in hidden:
+            layers += [nn.Linear(c, h), nn.ReLU()]
+            c = h
+        self.deep = nn.Sequential(*layers, nn.Linear(c, 1))
+
+    def forward(self, inp):
+        cross, cat, dense = inp                             # b, 20; b, 26; b, 13
+        wide = self.wide(cross).squeeze(1) + self.wide_bias  # b
+        e = self.emb(cat + self.offsets).flatten(1)         # b, 832
+        deep = self.deep(torch.cat([e, dense.to(e.dtype)], dim=1)).squeeze(1)   # b, 845 -> b
+        return wide + deep.to(wide.dtype)
+
+
+def wide_deep(batch, device):
+    """batch: impressions of 20 hashed cross-feature ids, 26 categorical
+    ids and 13 dense features, and a 0/1 label."""
+    def make():
+        return ((torch.randint(0, 1000000, (batch, 20), device=device),
+                 torch.randint(0, 50000, (batch, 26), device=device),
+                 torch.randn(batch, 13, device=device)),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return WideDeep(), make, _bce_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -7725,4 +8099,9 @@ MODELS = {
     "nfnet": (nfnet, "NFNet-F0-shaped normalizer-free ResNet 192x192, depths 1-2-3-1 of widths 256-512-1,536-1,536, weight-standardised Conv2d recomputed every call, scaled GELU, grouped 3x3 (groups of 128), squeeze-excite, skip-init gains, AGC (lambda 0.01) by a gradient hook per parameter, final 1x1 to 3,072, 1,000 classes, label smoothing 0.1, SGD momentum; twenty-first round"),
     "egnn": (egnn, "EGNN, 29-atom molecules, all-pairs edges (812 per molecule), 7 E(n)-equivariant layers of 128 (edge MLP over [h_i, h_j, |x_i - x_j|^2] with a sigmoid gate, coordinate updates by the mean of (x_i - x_j) phi_x(m_ij), node MLP with residual; index_add_), sum pooling by index_add_, MLP head to 1 target, L1, Adam; twenty-first round"),
     "fibinet": (fibinet, "FiBiNET, 39 separate 100k x 16 tables (dense), SENET over the fields (mean squeeze, excitation 39-13-39, reweight), field-all bilinear interaction (one 16 x 16 W, 741 pairs by index_select) on the raw and the reweighted embeddings, DNN 400-400-400 on 23,712, BCE, Adam; twenty-first round"),
+    "hrnet": (hrnet, "HRNet-W18-shaped pose estimator 256x192, stem of two stride-2 3x3 Conv-BN-ReLU, 4 bottleneck blocks of 256, then 2, 3 and 4 parallel branches of 18-36-72-144 at 1/4-1/32 (one module each, 2 basic blocks per branch), fusion by strided 3x3 Conv-BN down and 1x1 Conv-BN + nearest upsampling up, 1x1 head to 17 heatmaps at 64x48, MSE, Adam; twenty-second round"),
+    "gnmt": (gnmt, "GNMT-shaped translation, 32k x 512 embedding shared by source and target, 4 encoder nn.LSTM of 512 (the first bidirectional, residual from the third), 4 decoder nn.LSTM of 512 (teacher forcing, residual from the third) with normalised additive attention from the first layer's outputs for all 50 x 50 step pairs at once (b x 50 x 50 x 512 tanh, softmax, bmm), seq 50 + 50, 32k classifier, label smoothing 0.1, Adam; twenty-second round"),
+    "pna": (pna, "PNA on ZINC-sized molecules, 23 atoms and 50 directed edges each (random bonds), 4 layers of 80, 5 towers in a Python loop, mean/std by index_add_ and min/max by scatter_reduce, scalers identity/amplification/attenuation by log degree, BatchNorm1d, residual, mean pooling by index_add_, MLP 40-20-1, L1, Adam; twenty-second round"),
+    "gpt2medium": (gpt2medium, "GPT-2-medium-width decoder d1024 x 8 (not 24), 16 heads, MLP 4,096 GELU, pre-LN, seq 512, causal SDPA (matmul-softmax where PyTorch lacks it), 32k vocab, tied head, AdamW; twenty-second round"),
+    "wide_deep": (wide_deep, "Wide & Deep, wide part a 1M x 1 EmbeddingBag (sum) over 20 hashed cross features, deep part 26 fields in one 1.3M x 32 table with offsets + 13 dense features, MLP 1,024-512-256, summed logits, BCE, Adam; twenty-second round"),
 }

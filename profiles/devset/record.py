@@ -57,6 +57,7 @@ BATCH = {
     "detr": (16, 2), "tacotron2": (32, 4), "bst": (2048, 256), "afno": (16, 2), "capsnet": (256, 32),
     "evoformer": (2, 1), "deepcam": (8, 1), "lstnet": (128, 32), "mmoe": (4096, 512), "convtasnet": (8, 2),
     "segformer": (16, 2), "reformer": (4, 1), "nfnet": (64, 4), "egnn": (96, 16), "fibinet": (4096, 512),
+    "hrnet": (32, 4), "gnmt": (64, 8), "pna": (512, 64), "gpt2medium": (8, 1), "wide_deep": (8192, 1024),
 }
 
 
