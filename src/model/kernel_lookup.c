@@ -202,8 +202,9 @@ static int query_point(const struct kernel_query *q, struct lpoint *pt)
         pt->key.cls = b > 1;
         /* batched rows answer for their own transposes only: a batch of
          * small products runs other kernels by layout (on an H200 a bf16
-         * [16x4]^T.[4x1] batch runs at 0.42 of fp32's time, [16x8].[8x1]
-         * at 3.5 times it; estimators/h200/ORIGIN.md) */
+         * batch of [16x1].[1x4] products with A transposed runs at 0.42
+         * of fp32's time, of [16x8].[8x1] ones at 3.5 times it;
+         * estimators/h200/h200_gemm_bsm.csv) */
         if (b > 1)
             pt->key.flag = (q->a_t == 'T') * 2 + (q->b_t == 'T');
         pt->n_axes = b > 1 ? 4 : 3;
