@@ -1893,6 +1893,13 @@ def main(argv=None):
         return 2
 
 
+# The grids of one kind: (the kind, what it measures).
+GRID_KIND = {g: ("conv", "convolutions") for g in ("depthwise", "dense-layouts", "dilated", "conv3d",
+                                                    "grouped")}
+GRID_KIND["norm2d"] = ("norm", "batch norms")
+GRID_KIND["batched-small"] = ("gemm", "batched GEMMs")
+
+
 def run(args):
     global torch, np, LOG
     t_start = time.time()
@@ -1904,16 +1911,10 @@ def run(args):
         print("measure: error: --kinds %s: expected some of %s" % (",".join(bad) or "''", ",".join(KINDS)),
               file=sys.stderr)
         return 2
-    if args.grid in ("depthwise", "dense-layouts", "dilated", "conv3d", "grouped") and kinds != ["conv"]:
-        print("measure: error: --grid %s measures convolutions: give --kinds conv" % args.grid,
+    if args.grid in GRID_KIND and kinds != [GRID_KIND[args.grid][0]]:
+        kind, what = GRID_KIND[args.grid]
+        print("measure: error: --grid %s measures %s: give --kinds %s" % (args.grid, what, kind),
               file=sys.stderr)
-        return 2
-    if args.grid == "batched-small" and kinds != ["gemm"]:
-        print("measure: error: --grid batched-small measures batched GEMMs: give --kinds gemm",
-              file=sys.stderr)
-        return 2
-    if args.grid == "norm2d" and kinds != ["norm"]:
-        print("measure: error: --grid norm2d measures batch norms: give --kinds norm", file=sys.stderr)
         return 2
     if args.device == "cpu" and "comm" in kinds and args.kinds is not None:
         print("measure: error: --kinds comm needs --device cuda:N on a host of 2+ GPUs",

@@ -24,25 +24,14 @@ import os
 import platform
 import statistics
 import sys
-import time
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record import Case, sync, env_info  # noqa: E402
-
-
-def add_loop(dev, n=20000):
-    """Host time per torch.add on a 256-element tensor (host_calib.py's
-    measure, shortened): the device idles, the host issues."""
-    x = torch.ones(256, device=dev)
-    sync(dev)
-    t0 = time.perf_counter()
-    for _ in range(n):
-        x = torch.add(x, 1.0)
-    t1 = time.perf_counter()
-    sync(dev)
-    return (t1 - t0) / n
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "estimators", "measure"))
+from record import Case, env_info  # noqa: E402
+from host_calib import dispatch_loop  # noqa: E402
 
 
 def main():
@@ -66,13 +55,13 @@ def main():
         for c in cases.values():
             for _ in range(a.warm):
                 c.step()
-        sync(dev)
+        torch.cuda.synchronize(dev)
         m = {"model": name, "batch": batch, "blocks": []}
         for b in range(a.blocks):
             # alternate which precision goes first, so that neither always
             # follows the add loop
             order = ("fp32", "bf16") if b % 2 == 0 else ("bf16", "fp32")
-            blk = {"add_s": add_loop(dev)}
+            blk = {"add_s": dispatch_loop(dev, reps=1)[0]}
             for p in order:
                 blk[p] = cases[p].timed(a.steps)
             m["blocks"].append(blk)
