@@ -7789,7 +7789,7 @@ class GNMT(nn.Module):
 
 def _smooth_lm_loss(out, y):
     """Token cross-entropy with label smoothing 0.1."""
-    return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1), label_smoothing=0.1)
+    return _smooth_cls_loss(out.reshape(-1, out.shape[-1]), y.reshape(-1))
 
 
 def gnmt(batch, device):
