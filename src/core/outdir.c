@@ -124,13 +124,14 @@ int outdir_open(struct outdir *o, const char *dir, int (*is_own)(const char *nam
     if (rc)
         goto out;
     o->fresh = outfile_tmp_name(o->path);
-    if (!mkdtemp(o->fresh)) {
+    int slot;
+    if (!tmpreg_mkdtemp(o->fresh, &slot)) {
         rc = diag_syserr(d, "cannot create a folder beside '%s': %s", dir, strerror(errno));
         free(o->fresh);
         o->fresh = NULL;
         goto out;
     }
-    o->reg = tmpreg_add(o->fresh, 1) + 1;
+    o->reg = slot + 1;
     /* mkdtemp makes 0700; the report folder is an ordinary one */
     mode_t mask = umask(0);
     umask(mask);
@@ -155,6 +156,10 @@ static void outdir_forget(struct outdir *o)
 int outdir_commit(struct outdir *o, struct diag *d)
 {
     int rc = 0;
+    /* an interruption between the renames would leave the previous folder
+     * under a temporary name, or the new one half swapped in */
+    sigset_t held;
+    tmpreg_hold(&held);
     if (rename(o->fresh, o->path) == 0)
         goto out; /* there was no previous folder */
     if (errno != EEXIST && errno != ENOTEMPTY) {
@@ -187,6 +192,7 @@ out:
     if (rc)
         remove_flat(o->fresh);
     outdir_forget(o);
+    tmpreg_release(&held);
     return rc;
 }
 

@@ -85,13 +85,13 @@ static int open_direct(struct outfile *o, const char *path, struct diag *d)
 static int open_tmp(struct outfile *o, const struct stat *old, struct diag *d)
 {
     char *tmp = outfile_tmp_name(o->path);
-    int fd = mkstemp(tmp);
+    int slot;
+    int fd = tmpreg_mkstemp(tmp, &slot);
     if (fd < 0) {
         int rc = diag_syserr(d, "cannot create '%s': %s", o->shown, strerror(errno));
         free(tmp);
         return rc;
     }
-    int slot = tmpreg_add(tmp, 0);
     o->reg = slot + 1;
     o->tmp = tmp;
     mode_t mode;

@@ -82,7 +82,7 @@ void tmpreg_install(void)
 
 /* Registration and removal block the two signals so that a handler never
  * runs while a slot is half-changed. */
-static void block(sigset_t *old)
+void tmpreg_hold(sigset_t *old)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -91,12 +91,17 @@ static void block(sigset_t *old)
     sigprocmask(SIG_BLOCK, &set, old);
 }
 
+void tmpreg_release(const sigset_t *old)
+{
+    sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 int tmpreg_add(const char *path, int is_dir)
 {
     char *copy = xstrdup(path);
     sigset_t old;
     int slot = -1;
-    block(&old);
+    tmpreg_hold(&old);
     for (int i = 0; i < TMPREG_SLOTS; i++) {
         if (!slot_path[i]) {
             slot_dir[i] = is_dir;
@@ -105,7 +110,7 @@ int tmpreg_add(const char *path, int is_dir)
             break;
         }
     }
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    tmpreg_release(&old);
     if (slot < 0)
         free(copy);
     return slot;
@@ -116,9 +121,29 @@ void tmpreg_drop(int slot)
     if (slot < 0 || slot >= TMPREG_SLOTS)
         return;
     sigset_t old;
-    block(&old);
+    tmpreg_hold(&old);
     char *p = slot_path[slot];
     slot_path[slot] = NULL;
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    tmpreg_release(&old);
     free(p);
+}
+
+int tmpreg_mkstemp(char *tmpl, int *slot)
+{
+    sigset_t old;
+    tmpreg_hold(&old);
+    int fd = mkstemp(tmpl);
+    *slot = fd >= 0 ? tmpreg_add(tmpl, 0) : -1;
+    tmpreg_release(&old);
+    return fd;
+}
+
+char *tmpreg_mkdtemp(char *tmpl, int *slot)
+{
+    sigset_t old;
+    tmpreg_hold(&old);
+    char *dir = mkdtemp(tmpl);
+    *slot = dir ? tmpreg_add(tmpl, 1) : -1;
+    tmpreg_release(&old);
+    return dir;
 }
