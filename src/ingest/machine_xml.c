@@ -421,6 +421,14 @@ static int load_overheads(struct loader *L, xmlNodePtr n)
         rc = attr_qty(L, n, "rnn-forward-step", QTY_TIME, &L->m->rnn_fwd_step_s);
     if (!rc)
         rc = attr_qty(L, n, "rnn-backward-step", QTY_TIME, &L->m->rnn_bwd_step_s);
+    if (!rc)
+        rc = attr_qty(L, n, "rnn-persistent-forward", QTY_TIME, &L->m->rnn_persist_fwd_s);
+    if (!rc)
+        rc = attr_qty(L, n, "rnn-persistent-backward", QTY_TIME, &L->m->rnn_persist_bwd_s);
+    if (!rc)
+        rc = attr_qty(L, n, "rnn-persistent-forward-half", QTY_TIME, &L->m->rnn_persist_fwd_half_s);
+    if (!rc)
+        rc = attr_qty(L, n, "rnn-persistent-backward-half", QTY_TIME, &L->m->rnn_persist_bwd_half_s);
     return rc;
 }
 
@@ -780,6 +788,10 @@ const char machine_xsd[] =
     "    <xs:attribute name=\"dispatch\" type=\"nonEmpty\"/>\n"
     "    <xs:attribute name=\"rnn-forward-step\" type=\"nonEmpty\"/>\n"
     "    <xs:attribute name=\"rnn-backward-step\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"rnn-persistent-forward\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"rnn-persistent-backward\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"rnn-persistent-forward-half\" type=\"nonEmpty\"/>\n"
+    "    <xs:attribute name=\"rnn-persistent-backward-half\" type=\"nonEmpty\"/>\n"
     "  </xs:complexType>\n"
     "\n"
     "  <!-- intra-node: bandwidth per device to its peers, per direction;\n"

@@ -2,6 +2,7 @@
 #include "model/ops.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/xalloc.h"
@@ -10,6 +11,79 @@
  * does the same work whatever the GPU; the reader took the profiler's
  * recording cost out, see struct profile: event_gap_s); else (a CPU
  * trace, whose host times hold the compute) the target's per-op cost. */
+/* Whether cuDNN runs a CPU trace's recurrent call as persistent kernels
+ * on the GPU target (the whole sequence in a few launches, no launch per
+ * step), as PyTorch picks the algorithm (aten/src/ATen/native/cudnn/RNN.cpp,
+ * get_algo, PyTorch 2.x):
+ *  - PERSIST_STATIC_SMALL_H, any precision but fp64, GPUs from sm_60 on:
+ *    LSTM and GRU up to a hidden size of 192 in the forward pass and 128
+ *    in the backward, plain tanh/relu cells up to 384 and 256
+ *    (use_rnn_persist_small_h);
+ *  - PERSIST_STATIC, half precision: one layer, one direction, hidden size
+ *    up to 1024 and hidden and input sizes multiples of 128
+ *    (use_persist_common_heuristics), on GPUs of compute capability 8 and
+ *    more with 98 SMs or more: LSTMs and plain cells at batches that are
+ *    multiples of 8 up to 128, plain cells not at batch 96 and more with
+ *    hidden 896 and more, never GRUs (use_persist_device_heuristics).
+ * The layer and direction counts are the stack's (rnn_stack): a CPU
+ * trace may run each layer and direction as a call of its own.  Packed
+ * sequences run the standard algorithm; a CPU trace's calls here are of
+ * unpacked tensors (a packed one's batch sizes are not read).  The
+ * H200's recurrent layers agree row for row: 131 configurations of GRU
+ * and LSTM, fp32 and bf16 (bf16 counts as half there, PyTorch 2.11, cuDNN
+ * 9.19), 1 to 10 launches a call where the rules say persistent and 49 and
+ * more where they do not (estimators/h200/rnn-host/run3), as do the
+ * development set's H200 traces (a TFT's LSTM of 160: 4 launches forward,
+ * 347 backward).  The rules are cuDNN's: a target whose vendor names NVIDIA only, taken as
+ * sm_60 or later when it has matrix units for fp16, as compute capability
+ * 8 when it has TF32. */
+/* The layers and directions of the stack that a recurrent call belongs
+ * to: the call's own, or a per-layer call's stack (its kmode); -1 when a
+ * per-layer call does not say. */
+static int rnn_stack(const struct op *op, int *layers, int *dirs)
+{
+    const struct op_table_sizes *ts = op_sizes(op);
+    if (ts->kmode[0])
+        return sscanf(ts->kmode, "%dx%d", layers, dirs) == 2 ? 0 : -1;
+    if (op->name && strstr(op->name, "mkldnn_rnn_layer"))
+        return -1;
+    *layers = (int)ts->kdim[RNN_LAYERS];
+    *dirs = op->kflag > 0 ? 2 : 1;
+    return 0;
+}
+
+static int rnn_persistent(const struct est *c, const struct op *op, int64_t batch)
+{
+    const struct op_table_sizes *ts = op_sizes(op);
+    const int64_t *dim = ts->kdim;
+    int fwd = op->phase != PHASE_BACKWARD;
+    int plain = strncmp(ts->kop, "rnn_", 4) == 0;
+    int gated = strcmp(ts->kop, "lstm") == 0 || strcmp(ts->kop, "gru") == 0;
+    int64_t h = dim[RNN_HIDDEN];
+    if ((!plain && !gated) || h <= 0 || !c->m->vendor || !strstr(c->m->vendor, "NVIDIA")
+        || machine_peak(c->m, PREC_FP16, EXEC_MATRIX) <= 0)
+        return 0;
+    if (h <= (plain ? (fwd ? 384 : 256) : (fwd ? 192 : 128)))
+        return 1;
+    int half = c->want == PREC_BF16 || c->want == PREC_FP16;
+    int layers, dirs;
+    if (!half || strcmp(ts->kop, "gru") == 0 || rnn_stack(op, &layers, &dirs) != 0 || layers != 1
+        || dirs != 1 || h > 1024 || h % 128 != 0 || dim[RNN_INPUT] % 128 != 0)
+        return 0;
+    if (!machine_has_tf32(c->m) || c->m->compute_units < 98)
+        return 0;
+    if (batch <= 0 || batch % 8 != 0 || batch > 128)
+        return 0;
+    return !plain || batch < 96 || h < 896;
+}
+
+/* The batch a CPU trace's recurrent call runs at on the target. */
+static int64_t rnn_target_batch(const struct est *c, const struct op *op)
+{
+    int64_t b = op_sizes(op)->kdim[RNN_BATCH];
+    return b == c->b_old && c->b_new > 0 ? c->b_new : b;
+}
+
 /* Kernels one call of a CPU trace's recurrent layer launches on a GPU,
  * one by one from the host (0 when the trace does not say its layers and
  * steps).  cuDNN's standard algorithm, PyTorch's default, runs per layer
@@ -17,7 +91,10 @@
  * recurrent GEMM and one pointwise kernel: layers x directions x
  * (2 x steps + 1).  The H100 traces of the development set agree: a
  * 2-layer GRU over 128 steps launches 577 forward kernels (514 by the
- * count), a 1-layer bidirectional LSTM over 64 steps 259 (258). */
+ * count), a 1-layer bidirectional LSTM over 64 steps 259 (258).  A
+ * persistent call (rnn_persistent) launches 9 forward and 7 backward
+ * per layer and direction whatever its steps: the medians of the H200's
+ * 92 and 76 persistent configurations (1 to 10; run3 above). */
 double est_rnn_launches(const struct est *c, const struct op *op)
 {
     if (c->src_gpu || !c->tgt_gpu || op->kind != OP_RNN)
@@ -26,6 +103,8 @@ double est_rnn_launches(const struct est *c, const struct op *op)
     if (dim[RNN_LAYERS] <= 0 || dim[RNN_SEQ] <= 0)
         return 0;
     double dirs = op->kflag > 0 ? 2 : 1;
+    if (rnn_persistent(c, op, rnn_target_batch(c, op)))
+        return (double)dim[RNN_LAYERS] * dirs * (op->phase == PHASE_BACKWARD ? 7 : 9);
     return (double)dim[RNN_LAYERS] * dirs * (2 * (double)dim[RNN_SEQ] + 1);
 }
 
@@ -103,16 +182,35 @@ static double rnn_step_s(const struct machine *m, const struct op *op)
     return op->phase == PHASE_BACKWARD ? m->rnn_bwd_step_s : m->rnn_fwd_step_s;
 }
 
+/* A persistent call's host time (the machine file's per-call figure for
+ * its pass and precision, 0 when it has none): cuDNN's setup of the call,
+ * whatever its steps. */
+static double rnn_persistent_call_s(const struct est *c, const struct op *op)
+{
+    const struct machine *m = c->m;
+    int bwd = op->phase == PHASE_BACKWARD;
+    int half = c->want == PREC_BF16 || c->want == PREC_FP16;
+    double fp32_s = bwd ? m->rnn_persist_bwd_s : m->rnn_persist_fwd_s;
+    double half_s = bwd ? m->rnn_persist_bwd_half_s : m->rnn_persist_fwd_half_s;
+    return half && half_s > 0 ? half_s : fp32_s;
+}
+
 double est_rnn_host_s(const struct est *c, const struct op *op)
 {
     double launches = est_rnn_launches(c, op);
     if (launches <= 0)
         return 0;
+    const int64_t *dim = op_sizes(op)->kdim;
+    double dirs = op->kflag > 0 ? 2 : 1;
+    /* a CPU trace's call per layer and direction each pays a persistent
+     * call's setup: where cuDNN runs a stack as one call this is high */
+    if (rnn_persistent(c, op, rnn_target_batch(c, op))) {
+        double call_s = rnn_persistent_call_s(c, op);
+        return call_s > 0 ? call_s : launches * c->m->launch_latency_s;
+    }
     double step_s = rnn_step_s(c->m, op);
     if (step_s <= 0)
         return launches * c->m->launch_latency_s;
-    const int64_t *dim = op_sizes(op)->kdim;
-    double dirs = op->kflag > 0 ? 2 : 1;
     return (double)dim[RNN_LAYERS] * dirs * (double)dim[RNN_SEQ] * step_s;
 }
 
@@ -312,8 +410,15 @@ double est_host_of(struct est *c, const struct op *op)
     if (c->src_gpu)
         return op->host_time_s * c->host_scale;
     double calls = op->count > 0 ? op->count : 1, d = c->m->dispatch_s;
-    if (rnn_step_s(c->m, op) <= 0 && est_rnn_launches(c, op) > 0)
-        c->n_rnn_launch_host++;
+    if (est_rnn_launches(c, op) > 0) {
+        if (rnn_persistent(c, op, rnn_target_batch(c, op))) {
+            c->n_rnn_persistent++;
+            if (!(rnn_persistent_call_s(c, op) > 0))
+                c->n_rnn_persist_fallback++;
+        } else if (rnn_step_s(c->m, op) <= 0) {
+            c->n_rnn_launch_host++;
+        }
+    }
     struct call_host h = call_host(c, op);
     if (c->tgt_gpu) {
         struct estimate *out = c->out;

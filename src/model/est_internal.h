@@ -71,6 +71,8 @@ struct est {
     size_t n_dilation_unmeasured;   /* dilated convolutions timed as undilated ones */
     size_t n_filter_unmeasured;     /* convolutions of filters the rows do not measure */
     size_t n_rnn_launch_host;       /* recurrent ops whose host loop fell back on launches */
+    size_t n_rnn_persistent;        /* recurrent ops cuDNN runs as persistent kernels */
+    size_t n_rnn_persist_fallback;  /* of those, paid as launches: no per-call figure */
     struct estimate *out;
     /* autocast: casts issued before each forward call of op i, and
      * their device time per call (see est_autocast_casts()) */

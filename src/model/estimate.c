@@ -111,6 +111,15 @@ static void warn_counted(struct est *c, const struct estimate *out)
                     "machine's launch latency, below what it costs (estimators/measure/rnn_host.py "
                     "measures it)",
                 c->n_rnn_launch_host, out->machine ? out->machine : "?");
+    if (c->n_rnn_persistent)
+        est_warn(c, "%zu recurrent op(s) of the CPU trace run as cuDNN's persistent kernels on '%s' "
+                    "(PyTorch's algorithm choice by cell, hidden size, pass and precision): a few "
+                    "launches and the machine's host time per call, no loop per time step%s",
+                 c->n_rnn_persistent, out->machine ? out->machine : "?",
+                 c->n_rnn_persist_fallback
+                     ? "; the machine gives no rnn-persistent-forward or rnn-persistent-backward, so "
+                       "their launches at its launch latency stand in, below what a call costs"
+                     : "");
 }
 
 /* What the op adds to the estimate's shares by method and bound, and to

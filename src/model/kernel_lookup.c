@@ -748,7 +748,8 @@ int kernel_query_from_op(const struct op *o, enum kernel_pass pass, struct kerne
     if (q->kind == KERNEL_NORM && q->dim[NORM_GROUPS] <= 0)
         q->dim[NORM_GROUPS] = 1;
     q->op = op_sizes(o)->kop[0] ? op_sizes(o)->kop : NULL;
-    q->mode = op_sizes(o)->kmode[0] ? op_sizes(o)->kmode : NULL;
+    /* a recurrent call's kmode is its stack, not a row's mode */
+    q->mode = op_sizes(o)->kmode[0] && q->kind != KERNEL_RNN ? op_sizes(o)->kmode : NULL;
     /* An attention op whose causal flag the trace does not give is looked
      * up as not causal: the full score matrix, the longer of the two. */
     q->flag = o->kflag > 0;

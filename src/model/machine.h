@@ -79,6 +79,14 @@ struct machine {
      * rnn-backward-step=>, measured by estimators/measure/rnn_host.py);
      * 0 = not known, the launch count model stands in (est_host.c). */
     double rnn_fwd_step_s, rnn_bwd_step_s;
+    /* Host time of one call of a recurrent layer that cuDNN runs as
+     * persistent kernels (est_host.c: rnn_persistent), forward and
+     * backward, fp32 and half precision (<overheads rnn-persistent-forward=
+     * rnn-persistent-backward= and their -half twins>, measured by
+     * estimators/measure/rnn_host.py); 0 = not known, the launch count
+     * stands in. */
+    double rnn_persist_fwd_s, rnn_persist_bwd_s;
+    double rnn_persist_fwd_half_s, rnn_persist_bwd_half_s;
     struct net_link intra;      /* between devices of a node */
     struct net_link inter;      /* between nodes */
     double power_w;             /* per node: <power>, else devices x device_power_w

@@ -82,23 +82,26 @@ static const struct rnn_schema {
     const char *name;
     int hx, mode, hidden, layers, batch_first, bidir;
     int per_layer;      /* one layer and direction, input (seq, batch, feature) */
+    /* a per-layer call's arguments that give its stack: num_layers and
+     * bidirectional (oneDNN's mkldnn_rnn_layer and its backward) */
+    int stack_layers, stack_bidir;
 } rnn_schemas[] = {
-    { "lstm", 1, -1, -1, 4, 8, 7, 0 },
-    { "gru", 1, -1, -1, 4, 8, 7, 0 },
-    { "rnn_tanh", 1, -1, -1, 4, 8, 7, 0 },
-    { "rnn_relu", 1, -1, -1, 4, 8, 7, 0 },
+    { "lstm", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
+    { "gru", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
+    { "rnn_tanh", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
+    { "rnn_relu", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
     /* a layer run step by step, its backward read as one call (the
      * Kineto reader names it "<layer>_backward" with the layer's
      * arguments) */
-    { "lstm_backward", 1, -1, -1, 4, 8, 7, 0 },
-    { "gru_backward", 1, -1, -1, 4, 8, 7, 0 },
-    { "rnn_tanh_backward", 1, -1, -1, 4, 8, 7, 0 },
-    { "rnn_relu_backward", 1, -1, -1, 4, 8, 7, 0 },
-    { "_cudnn_rnn", 4, 6, 7, 9, 10, 13, 0 },
-    { "_cudnn_rnn_backward", 4, 10, 11, 13, 14, 17, 0 },
-    { "miopen_rnn", 3, 5, 6, 7, 8, 11, 0 },
-    { "mkldnn_rnn_layer", -1, 9, 10, -1, -1, -1, 1 },
-    { "mkldnn_rnn_layer_backward", -1, 14, 15, -1, -1, -1, 1 },
+    { "lstm_backward", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
+    { "gru_backward", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
+    { "rnn_tanh_backward", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
+    { "rnn_relu_backward", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
+    { "_cudnn_rnn", 4, 6, 7, 9, 10, 13, 0, -1, -1 },
+    { "_cudnn_rnn_backward", 4, 10, 11, 13, 14, 17, 0, -1, -1 },
+    { "miopen_rnn", 3, 5, 6, 7, 8, 11, 0, -1, -1 },
+    { "mkldnn_rnn_layer", -1, 9, 10, -1, -1, -1, 1, 11, 13 },
+    { "mkldnn_rnn_layer_backward", -1, 14, 15, -1, -1, -1, 1, 16, 19 },
 };
 
 static const char *rnn_cell(int64_t mode)
@@ -148,6 +151,14 @@ static void fill_rnn(struct op *o, const struct targ *a, int na, char *const *co
     ts->kdim[3] = seq;
     ts->kdim[4] = batch;
     o->kflag = rs->per_layer ? 0 : conc_bool(conc, nc, rs->bidir);
+    /* a per-layer call keeps its stack in kmode, "layers x directions":
+     * the GPU runs the stack as one call, whose shape decides cuDNN's
+     * algorithm (est_host.c: rnn_persistent) */
+    int64_t st_layers = 0;
+    int st_bidir = rs->stack_bidir >= 0 ? conc_bool(conc, nc, rs->stack_bidir) : -1;
+    if (rs->per_layer && rs->stack_layers >= 0 && conc_int(conc, nc, rs->stack_layers, &st_layers)
+        && st_layers > 0 && st_layers < 1000 && st_bidir >= 0)
+        snprintf(ts->kmode, sizeof ts->kmode, "%dx%d", (int)st_layers, st_bidir ? 2 : 1);
 }
 
 /* ------------------------------------------------------------ attention */

@@ -33,7 +33,9 @@ struct conv_shape {
  * ATT_*, NORM_*, EMB_*, OPT_* (elementwise: [0] elements of the largest
  * input); 0 where the trace does not say.  kop: the rnn cell or
  * norm/embedding op ("lstm", "layer_norm", "embedding_bag"; "" if
- * unknown); kmode: the embedding mode. */
+ * unknown); kmode: the embedding mode, or for a recurrent call that runs
+ * one layer and direction of a stack (oneDNN's mkldnn_rnn_layer) the
+ * stack's layers and directions, "2x1" ("" if unknown). */
 struct op_table_sizes {
     int64_t kdim[6];
     char kop[32];

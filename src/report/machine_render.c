@@ -215,6 +215,14 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
            offsetof(struct machine, rnn_fwd_step_s));
     row_us(rs, ms, "rnn_backward_step", "recurrent layer host time per step, backward",
            offsetof(struct machine, rnn_bwd_step_s));
+    row_us(rs, ms, "rnn_persistent_forward", "persistent recurrent call host time, forward, fp32",
+           offsetof(struct machine, rnn_persist_fwd_s));
+    row_us(rs, ms, "rnn_persistent_backward", "persistent recurrent call host time, backward, fp32",
+           offsetof(struct machine, rnn_persist_bwd_s));
+    row_us(rs, ms, "rnn_persistent_forward_half", "persistent recurrent call host time, forward, bf16/fp16",
+           offsetof(struct machine, rnn_persist_fwd_half_s));
+    row_us(rs, ms, "rnn_persistent_backward_half", "persistent recurrent call host time, backward, bf16/fp16",
+           offsetof(struct machine, rnn_persist_bwd_half_s));
     r = row_add(rs, "intra_node.bw", "intra-node link per device per direction", "GB/s", "B/s", 1e9);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].intra.bw_bs;
@@ -383,6 +391,10 @@ static void show_json(FILE *fp, const struct machine *m)
     json_knum(&j, "dispatch_s", opt(m->dispatch_s));
     json_knum(&j, "rnn_forward_step_s", opt(m->rnn_fwd_step_s));
     json_knum(&j, "rnn_backward_step_s", opt(m->rnn_bwd_step_s));
+    json_knum(&j, "rnn_persistent_forward_s", opt(m->rnn_persist_fwd_s));
+    json_knum(&j, "rnn_persistent_backward_s", opt(m->rnn_persist_bwd_s));
+    json_knum(&j, "rnn_persistent_forward_half_s", opt(m->rnn_persist_fwd_half_s));
+    json_knum(&j, "rnn_persistent_backward_half_s", opt(m->rnn_persist_bwd_half_s));
     json_link(&j, "intra_node", &m->intra);
     json_link(&j, "inter_node", &m->inter);
     json_kint(&j, "inter_node_nics", m->inter.nics);

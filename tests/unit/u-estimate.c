@@ -721,6 +721,113 @@ static void add_bmm(struct profile *p, const char *name, int64_t mnk, int64_t ba
     b->device_time_s = dev_s;
 }
 
+/* A CPU trace's recurrent layer on a GPU: cuDNN runs small hidden sizes
+ * (and one-layer half-precision LSTMs of multiples of 128 at batches up to
+ * 128) as persistent kernels, PyTorch's choice: the host pays the
+ * machine's per-call figure of the pass and precision, not a loop per
+ * time step; other layers pay the step loop, and a target of another
+ * vendor (no cuDNN) pays the loop too. */
+static struct op *add_rnn(struct profile *p, const char *name, const char *cell, enum op_phase ph,
+                          int64_t input, int64_t hidden, int64_t seq, int64_t batch)
+{
+    struct op *o = add(p, name, OP_RNN, 1);
+    o->phase = ph;
+    o->kflag = 0;
+    struct op_table_sizes *ts = op_sizes_mut(o);
+    snprintf(ts->kop, sizeof ts->kop, "%s", cell);
+    ts->kdim[RNN_INPUT] = input;
+    ts->kdim[RNN_HIDDEN] = hidden;
+    ts->kdim[RNN_LAYERS] = 1;
+    ts->kdim[RNN_SEQ] = seq;
+    ts->kdim[RNN_BATCH] = batch;
+    o->flops = 2.0 * 4 * (double)hidden * (double)(input + hidden) * (double)(seq * batch);
+    o->bytes = 4.0 * (double)(seq * batch) * (double)(input + hidden);
+    o->host_time_s = 1e-3;
+    o->time_s = 1e-3;
+    return o;
+}
+
+static const struct op_estimate *est_named(const struct estimate *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_ops; i++)
+        if (e->ops[i].name && strcmp(e->ops[i].name, name) == 0)
+            return &e->ops[i];
+    return NULL;
+}
+
+static void test_rnn_persistent(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    m.vendor = "NVIDIA";
+    m.compute_units = 132;
+    m.peak_flops[PREC_FP16][EXEC_MATRIX] = 100e12;
+    m.rnn_fwd_step_s = 26e-6;
+    m.rnn_bwd_step_s = 34e-6;
+    m.rnn_persist_fwd_s = 280e-6;
+    m.rnn_persist_bwd_s = 1058e-6;
+    m.rnn_persist_fwd_half_s = 623e-6;
+    m.rnn_persist_bwd_half_s = 1268e-6;
+    for (int v = 0; v < 2; v++)
+        for (int half = 0; half < 2; half++) {
+            if (v)
+                m.vendor = "AMD";
+            struct profile p;
+            profile_init(&p);
+            add_rnn(&p, "small.f", "gru", PHASE_FORWARD, 100, 100, 163, 32);
+            add_rnn(&p, "small.b", "gru", PHASE_BACKWARD, 100, 100, 163, 32);
+            add_rnn(&p, "mid.b", "gru", PHASE_BACKWARD, 160, 160, 50, 32);
+            add_rnn(&p, "wide.f", "lstm", PHASE_FORWARD, 256, 256, 50, 64);
+            add_rnn(&p, "wide_gru.f", "gru", PHASE_FORWARD, 256, 256, 50, 64);
+            /* a CPU trace's call per layer and direction: its stack decides */
+            struct op *bi = add_rnn(&p, "bi.f", "lstm", PHASE_FORWARD, 256, 256, 50, 64);
+            snprintf(op_sizes_mut(bi)->kmode, sizeof op_sizes_mut(bi)->kmode, "1x2");
+            struct op *one = add_rnn(&p, "one.f", "lstm", PHASE_FORWARD, 256, 256, 50, 64);
+            snprintf(op_sizes_mut(one)->kmode, sizeof op_sizes_mut(one)->kmode, "1x1");
+            add_rnn(&p, "aten::mkldnn_rnn_layer", "lstm", PHASE_FORWARD, 256, 256, 50, 64);
+            struct estimate e;
+            estimate_init(&e);
+            FILE *fp;
+            struct diag d = quiet(&fp);
+            struct estimate_opts eo;
+            estimate_opts_init(&eo);
+            eo.precision = half ? PREC_BF16 : PREC_FP32;
+            assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+            double disp = m.dispatch_s;
+            const struct op_estimate *sf = est_named(&e, "small.f"), *sb = est_named(&e, "small.b");
+            const struct op_estimate *mb = est_named(&e, "mid.b"), *wf = est_named(&e, "wide.f");
+            const struct op_estimate *gf = est_named(&e, "wide_gru.f");
+            assert_non_null(sf);
+            assert_non_null(sb);
+            assert_non_null(mb);
+            assert_non_null(wf);
+            assert_non_null(gf);
+            if (!v) {
+                assert_close(sf->host_s - disp, half ? 623e-6 : 280e-6, 1e-9);
+                assert_close(sb->host_s - disp, half ? 1268e-6 : 1058e-6, 1e-9);
+                /* hidden 160: persistent forward only; its backward loops */
+                assert_close(mb->host_s - disp, 50 * 34e-6, 1e-9);
+                /* a one-layer LSTM of 256 at batch 64: persistent in half
+                 * precision only; a GRU of 256 never */
+                assert_close(wf->host_s - disp, half ? 623e-6 : 50 * 26e-6, 1e-9);
+                assert_close(gf->host_s - disp, 50 * 26e-6, 1e-9);
+                assert_close(est_named(&e, "bi.f")->host_s - disp, 50 * 26e-6, 1e-9);
+                assert_close(est_named(&e, "one.f")->host_s - disp, half ? 623e-6 : 50 * 26e-6, 1e-9);
+                assert_close(est_named(&e, "aten::mkldnn_rnn_layer")->host_s - disp, 50 * 26e-6, 1e-9);
+                assert_true(warned(&e, half ? "4 recurrent op(s) of the CPU trace run as cuDNN's persistent"
+                                            : "2 recurrent op(s) of the CPU trace run as cuDNN's persistent"));
+            } else {
+                assert_close(sf->host_s - disp, 163 * 26e-6, 1e-9);
+                assert_close(sb->host_s - disp, 163 * 34e-6, 1e-9);
+                assert_false(warned(&e, "persistent"));
+            }
+            estimate_release(&e);
+            profile_release(&p);
+            fclose(fp);
+        }
+}
+
 static void test_batched_rows(void **state)
 {
     (void)state;
@@ -2059,6 +2166,7 @@ int main(void)
         cmocka_unit_test(test_scaled_table),
         cmocka_unit_test(test_gemm_past_rows),
         cmocka_unit_test(test_batched_rows),
+        cmocka_unit_test(test_rnn_persistent),
         cmocka_unit_test(test_autocast_conv_bias),
         cmocka_unit_test(test_autocast_flow),
         cmocka_unit_test(test_scaled_table_batch),

@@ -167,6 +167,19 @@ static void test_rnn(void **state)
          "[100, 16, 1024]]", NULL, NULL, NULL, &f, &b);
     assert_close(f, 2.0 * 2 * 1600 * (2 * 4096.0 * 1024 + 2 * 16.0 * 1024), 1e-12);
     assert_int_equal(o.batch, 100);
+    assert_string_equal(op_sizes(&o)->kmode, "");
+    clear(&o);
+    /* a per-layer call keeps its stack (num_layers, bidirectional) in
+     * kmode: one direction of a bidirectional LSTM of 256 */
+    fill(&o, "aten::mkldnn_rnn_layer", OP_RNN,
+         "[[100, 4, 512], [1024, 512], [1024, 256], [1024], [1024], [4, 256], [4, 256], [], [], [], [], [], "
+         "[], [], [], []]", NULL, NULL,
+         "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"True\", \"[]\", \"2\", \"256\", \"1\", \"True\", "
+         "\"True\", \"True\", \"True\"]", &f, &b);
+    assert_string_equal(op_sizes(&o)->kop, "lstm");
+    assert_int_equal(op_sizes(&o)->kdim[1], 256);  /* RNN_HIDDEN */
+    assert_int_equal(o.kflag, 0);
+    assert_string_equal(op_sizes(&o)->kmode, "1x2");
     clear(&o);
 }
 
