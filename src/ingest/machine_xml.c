@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,25 +411,25 @@ static int load_memory(struct loader *L, xmlNodePtr n)
     return 0;
 }
 
+/* <overheads>: each attribute a time, its field in struct machine. */
+static const struct { const char *attr; size_t off; } overhead_attrs[] = {
+    { "launch", offsetof(struct machine, launch_latency_s) },
+    { "kernel-gap", offsetof(struct machine, kernel_gap_s) },
+    { "dispatch", offsetof(struct machine, dispatch_s) },
+    { "rnn-forward-step", offsetof(struct machine, rnn_fwd_step_s) },
+    { "rnn-backward-step", offsetof(struct machine, rnn_bwd_step_s) },
+    { "rnn-persistent-forward", offsetof(struct machine, rnn_persist_fwd_s) },
+    { "rnn-persistent-backward", offsetof(struct machine, rnn_persist_bwd_s) },
+    { "rnn-persistent-forward-half", offsetof(struct machine, rnn_persist_fwd_half_s) },
+    { "rnn-persistent-backward-half", offsetof(struct machine, rnn_persist_bwd_half_s) },
+};
+
 static int load_overheads(struct loader *L, xmlNodePtr n)
 {
-    int rc = attr_qty(L, n, "launch", QTY_TIME, &L->m->launch_latency_s);
-    if (!rc)
-        rc = attr_qty(L, n, "kernel-gap", QTY_TIME, &L->m->kernel_gap_s);
-    if (!rc)
-        rc = attr_qty(L, n, "dispatch", QTY_TIME, &L->m->dispatch_s);
-    if (!rc)
-        rc = attr_qty(L, n, "rnn-forward-step", QTY_TIME, &L->m->rnn_fwd_step_s);
-    if (!rc)
-        rc = attr_qty(L, n, "rnn-backward-step", QTY_TIME, &L->m->rnn_bwd_step_s);
-    if (!rc)
-        rc = attr_qty(L, n, "rnn-persistent-forward", QTY_TIME, &L->m->rnn_persist_fwd_s);
-    if (!rc)
-        rc = attr_qty(L, n, "rnn-persistent-backward", QTY_TIME, &L->m->rnn_persist_bwd_s);
-    if (!rc)
-        rc = attr_qty(L, n, "rnn-persistent-forward-half", QTY_TIME, &L->m->rnn_persist_fwd_half_s);
-    if (!rc)
-        rc = attr_qty(L, n, "rnn-persistent-backward-half", QTY_TIME, &L->m->rnn_persist_bwd_half_s);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < sizeof overhead_attrs / sizeof overhead_attrs[0]; i++)
+        rc = attr_qty(L, n, overhead_attrs[i].attr, QTY_TIME,
+                      (double *)((char *)L->m + overhead_attrs[i].off));
     return rc;
 }
 

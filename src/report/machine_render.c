@@ -211,18 +211,22 @@ static void build_rows(struct rows *rs, const struct machine *ms, size_t nm)
     row_us(rs, ms, "launch_latency", "kernel launch latency", offsetof(struct machine, launch_latency_s));
     row_us(rs, ms, "kernel_gap", "gap between queued kernels", offsetof(struct machine, kernel_gap_s));
     row_us(rs, ms, "dispatch", "host dispatch per op", offsetof(struct machine, dispatch_s));
-    row_us(rs, ms, "rnn_forward_step", "recurrent layer host time per step, forward",
-           offsetof(struct machine, rnn_fwd_step_s));
-    row_us(rs, ms, "rnn_backward_step", "recurrent layer host time per step, backward",
-           offsetof(struct machine, rnn_bwd_step_s));
-    row_us(rs, ms, "rnn_persistent_forward", "persistent recurrent call host time, forward, fp32",
-           offsetof(struct machine, rnn_persist_fwd_s));
-    row_us(rs, ms, "rnn_persistent_backward", "persistent recurrent call host time, backward, fp32",
-           offsetof(struct machine, rnn_persist_bwd_s));
-    row_us(rs, ms, "rnn_persistent_forward_half", "persistent recurrent call host time, forward, bf16/fp16",
-           offsetof(struct machine, rnn_persist_fwd_half_s));
-    row_us(rs, ms, "rnn_persistent_backward_half", "persistent recurrent call host time, backward, bf16/fp16",
-           offsetof(struct machine, rnn_persist_bwd_half_s));
+    static const struct { const char *key, *label; size_t off; } rnn_rows[] = {
+        { "rnn_forward_step", "recurrent layer host time per step, forward",
+          offsetof(struct machine, rnn_fwd_step_s) },
+        { "rnn_backward_step", "recurrent layer host time per step, backward",
+          offsetof(struct machine, rnn_bwd_step_s) },
+        { "rnn_persistent_forward", "persistent recurrent call host time, forward, fp32",
+          offsetof(struct machine, rnn_persist_fwd_s) },
+        { "rnn_persistent_backward", "persistent recurrent call host time, backward, fp32",
+          offsetof(struct machine, rnn_persist_bwd_s) },
+        { "rnn_persistent_forward_half", "persistent recurrent call host time, forward, bf16/fp16",
+          offsetof(struct machine, rnn_persist_fwd_half_s) },
+        { "rnn_persistent_backward_half", "persistent recurrent call host time, backward, bf16/fp16",
+          offsetof(struct machine, rnn_persist_bwd_half_s) },
+    };
+    for (size_t i = 0; i < sizeof rnn_rows / sizeof rnn_rows[0]; i++)
+        row_us(rs, ms, rnn_rows[i].key, rnn_rows[i].label, rnn_rows[i].off);
     r = row_add(rs, "intra_node.bw", "intra-node link per device per direction", "GB/s", "B/s", 1e9);
     for (size_t i = 0; i < nm; i++)
         r->v[i] = ms[i].intra.bw_bs;

@@ -77,6 +77,19 @@ static struct diag quiet(FILE **fp)
     return d;
 }
 
+/* Estimate p on m at precision prec (PREC_UNKNOWN: as profiled), its
+ * messages to a temporary file *fp for the caller to close. */
+static int estimate_quiet(struct profile *p, const struct machine *m, struct kernel_set *ks,
+                          enum precision prec, struct estimate *e, FILE **fp)
+{
+    estimate_init(e);
+    struct diag d = quiet(fp);
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.precision = prec;
+    return estimate_profile(p, m, ks, &eo, e, &d);
+}
+
 static int warned(const struct estimate *e, const char *needle)
 {
     for (size_t i = 0; i < e->n_warnings; i++)
@@ -664,13 +677,8 @@ static void test_gemm_past_rows(void **state)
     g->device_time_s = 5e-3;
 
     struct estimate e;
-    estimate_init(&e);
     FILE *fp;
-    struct diag d = quiet(&fp);
-    struct estimate_opts eo;
-    estimate_opts_init(&eo);
-    eo.precision = PREC_BF16;
-    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    assert_int_equal(estimate_quiet(&p, &m, &ks, PREC_BF16, &e, &fp), 0);
     const struct op_estimate *eb = NULL, *eg = NULL;
     for (size_t i = 0; i < e.n_ops; i++) {
         if (e.ops[i].name && strcmp(e.ops[i].name, "aten::bmm") == 0)
@@ -787,13 +795,8 @@ static void test_rnn_persistent(void **state)
             snprintf(op_sizes_mut(one)->kmode, sizeof op_sizes_mut(one)->kmode, "1x1");
             add_rnn(&p, "aten::mkldnn_rnn_layer", "lstm", PHASE_FORWARD, 256, 256, 50, 64);
             struct estimate e;
-            estimate_init(&e);
             FILE *fp;
-            struct diag d = quiet(&fp);
-            struct estimate_opts eo;
-            estimate_opts_init(&eo);
-            eo.precision = half ? PREC_BF16 : PREC_FP32;
-            assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+            assert_int_equal(estimate_quiet(&p, &m, NULL, half ? PREC_BF16 : PREC_FP32, &e, &fp), 0);
             double disp = m.dispatch_s;
             const struct op_estimate *sf = est_named(&e, "small.f"), *sb = est_named(&e, "small.b");
             const struct op_estimate *mb = est_named(&e, "mid.b"), *wf = est_named(&e, "wide.f");
