@@ -70,6 +70,10 @@ struct est {
     size_t n_channels_last;         /* channels-last convolutions timed from table rows */
     size_t n_dilation_unmeasured;   /* dilated convolutions timed as undilated ones */
     size_t n_filter_unmeasured;     /* convolutions of filters the rows do not measure */
+    /* ops of the forward and backward passes whose batch dimension --batch
+     * did not find (their profiled sizes kept), and their device time */
+    size_t n_batch_kept;
+    double batch_kept_dev_s;
     size_t n_rnn_launch_host;       /* recurrent ops whose host loop fell back on launches */
     size_t n_rnn_persistent;        /* recurrent ops cuDNN runs as persistent kernels */
     size_t n_rnn_persist_fallback;  /* of those, paid as launches: no per-call figure */
@@ -106,6 +110,7 @@ struct shape {
     int64_t kdim[6];            /* rnn/attention/norm/embedding sizes (struct op kdim) */
     int contiguous;             /* a convolution looked up among rows of contiguous
                                    tensors whatever its layout (est_op.c: scaled_table) */
+    int batch_moved;            /* est_retarget found its batch dimension and moved it */
 };
 
 struct lookup {

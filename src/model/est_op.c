@@ -533,6 +533,19 @@ static void finish(struct est *c, const struct op *op, const struct shape *s0, c
         oe->bound = BOUND_LATENCY;
 }
 
+/* An op of the passes that --batch should move and did not (the
+ * estimate says how many, and their share of the device time). */
+static void count_batch_kept(struct est *c, const struct op *op, const struct shape *s,
+                             const struct op_estimate *oe)
+{
+    if (c->b_new > 0 && c->b_old > 0 && c->b_new != c->b_old && !s->batch_moved
+        && (op->phase == PHASE_FORWARD || op->phase == PHASE_BACKWARD) && op->kind != OP_OPTIMIZER
+        && oe->device_s > 0) {
+        c->n_batch_kept++;
+        c->batch_kept_dev_s += oe->device_s;
+    }
+}
+
 void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
 {
     struct shape s0, s;
@@ -628,4 +641,5 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
                  c->tt->hw ? c->tt->hw : "?");
 out:
     finish(c, op, &s0, &s, changed, src_dev, &r, layout_fallback, dilation_unmeasured, oe);
+    count_batch_kept(c, op, &s, oe);
 }

@@ -237,6 +237,12 @@ static double gemm_bytes(int64_t m, int64_t n, int64_t k, int64_t nb, int eb)
     return (double)nb * ((double)m * k + (double)k * n + (double)m * n) * eb;
 }
 
+static int batch_moved(struct shape *s)
+{
+    s->batch_moved = 1;
+    return 1;
+}
+
 /* Apply --precision and --batch.  Returns 1 when the op changed. */
 int est_retarget(const struct est *c, const struct op *op, struct shape *s)
 {
@@ -306,7 +312,7 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
         s->flops *= r;
         if (old_b > 0)
             s->bytes *= gemm_bytes(s->m, s->n, s->k, s->nb, (int)eb) / old_b;
-        return 1;
+        return batch_moved(s);
     }
     if (op->kind == OP_CONV && s->conv.n > 0) {
         if (s->conv.n != c->b_old)
@@ -314,13 +320,13 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
         s->conv.n = c->b_new;
         s->flops *= f;
         s->bytes *= f;  /* activations dominate; weights are small */
-        return 1;
+        return batch_moved(s);
     }
     if (is_instance_backward(c, op, s)) {
         s->kdim[NORM_C] = s->kdim[NORM_C] / c->b_old * c->b_new;
         s->flops *= f;
         s->bytes *= f;
-        return 1;
+        return batch_moved(s);
     }
     int prop;
     if (op->shapes) {
@@ -335,5 +341,5 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
     retarget_kdim(c, op, s, f);
     s->flops *= f;
     s->bytes *= f;
-    return 1;
+    return batch_moved(s);
 }

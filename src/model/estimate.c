@@ -111,6 +111,18 @@ static void warn_counted(struct est *c, const struct estimate *out)
                     "machine's launch latency, below what it costs (estimators/measure/rnn_host.py "
                     "measures it)",
                 c->n_rnn_launch_host, out->machine ? out->machine : "?");
+    if (c->n_batch_kept) {
+        double dev_s = 0;
+        for (size_t i = 0; i < out->n_ops; i++)
+            dev_s += out->ops[i].device_s;
+        est_warn(c, "%zu op(s) of the forward and backward passes, %.0f%% of the estimated device "
+                    "time, show no batch dimension (no tensor leading with the profiled batch %lld "
+                    "or its flattened rows, no GEMM dimension of it) and keep their profiled sizes "
+                    "at batch %lld: parameters' work is rightly so, a batch folded into another "
+                    "dimension (heads, chunks) is not",
+                 c->n_batch_kept, dev_s > 0 ? 100 * c->batch_kept_dev_s / dev_s : 0,
+                 (long long)c->b_old, (long long)c->b_new);
+    }
     if (c->n_rnn_persistent)
         est_warn(c, "%zu recurrent op(s) of the CPU trace run as cuDNN's persistent kernels on '%s' "
                     "(PyTorch's algorithm choice by cell, hidden size, pass and precision): a few "

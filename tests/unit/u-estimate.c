@@ -472,6 +472,18 @@ static void test_batch_rescale(void **state)
     assert_close(e.ops[13].flops, 2.0 * 458 * 64 * 32, 1e-12);   /* 183 x 2.5, rounded */
     /* roofline time follows: 2*250*1000*500 / 10e12 = 25 us */
     assert_close(e.ops[0].device_s, 25e-6, 1e-12);
+    /* the forward ops that kept their sizes (the 64-cube product, the
+     * weights' add, the index ops over other rows) are counted with their
+     * share of the device time; the optimizer's is not */
+    double kept = e.ops[2].device_s + e.ops[5].device_s + e.ops[10].device_s + e.ops[11].device_s;
+    double all = 0;
+    for (size_t i = 0; i < e.n_ops; i++)
+        all += e.ops[i].device_s;
+    char want[160];
+    snprintf(want, sizeof want, "4 op(s) of the forward and backward passes, %.0f%% of the estimated "
+             "device time, show no batch dimension", 100 * kept / all);
+    assert_true(warned(&e, want));
+    assert_true(warned(&e, "keep their profiled sizes at batch 250"));
     estimate_release(&e);
     profile_release(&p);
     fclose(fp);
