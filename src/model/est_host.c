@@ -11,6 +11,22 @@
  * does the same work whatever the GPU; the reader took the profiler's
  * recording cost out, see struct profile: event_gap_s); else (a CPU
  * trace, whose host times hold the compute) the target's per-op cost. */
+
+/* The layers and directions of the stack that a recurrent call belongs
+ * to: the call's own, or a per-layer call's stack (its kmode); -1 when a
+ * per-layer call does not say. */
+static int rnn_stack(const struct op *op, int *layers, int *dirs)
+{
+    const struct op_table_sizes *ts = op_sizes(op);
+    if (ts->kmode[0])
+        return sscanf(ts->kmode, "%dx%d", layers, dirs) == 2 ? 0 : -1;
+    if (op->name && strstr(op->name, "mkldnn_rnn_layer"))
+        return -1;
+    *layers = (int)ts->kdim[RNN_LAYERS];
+    *dirs = op->kflag > 0 ? 2 : 1;
+    return 0;
+}
+
 /* Whether cuDNN runs a CPU trace's recurrent call as persistent kernels
  * on the GPU target (the whole sequence in a few launches, no launch per
  * step), as PyTorch picks the algorithm (aten/src/ATen/native/cudnn/RNN.cpp,
@@ -34,24 +50,9 @@
  * 9.19), 1 to 10 launches a call where the rules say persistent and 49 and
  * more where they do not (estimators/h200/rnn-host/run3), as do the
  * development set's H200 traces (a TFT's LSTM of 160: 4 launches forward,
- * 347 backward).  The rules are cuDNN's: a target whose vendor names NVIDIA only, taken as
- * sm_60 or later when it has matrix units for fp16, as compute capability
- * 8 when it has TF32. */
-/* The layers and directions of the stack that a recurrent call belongs
- * to: the call's own, or a per-layer call's stack (its kmode); -1 when a
- * per-layer call does not say. */
-static int rnn_stack(const struct op *op, int *layers, int *dirs)
-{
-    const struct op_table_sizes *ts = op_sizes(op);
-    if (ts->kmode[0])
-        return sscanf(ts->kmode, "%dx%d", layers, dirs) == 2 ? 0 : -1;
-    if (op->name && strstr(op->name, "mkldnn_rnn_layer"))
-        return -1;
-    *layers = (int)ts->kdim[RNN_LAYERS];
-    *dirs = op->kflag > 0 ? 2 : 1;
-    return 0;
-}
-
+ * 347 backward).  The rules are cuDNN's: a target whose vendor names
+ * NVIDIA only, taken as sm_60 or later when it has matrix units for fp16,
+ * as compute capability 8 when it has TF32. */
 static int rnn_persistent(const struct est *c, const struct op *op, int64_t batch)
 {
     const struct op_table_sizes *ts = op_sizes(op);
