@@ -21,10 +21,10 @@ def _cls_loss(out, y):
 
 # -- vision -----------------------------------------------------------------
 
-def _images(batch, device):
-    """make() of an ImageNet classifier: random 224x224 RGB images and labels."""
+def _images(batch, device, size=224):
+    """make() of an ImageNet classifier: random size x size RGB images and labels."""
     def make():
-        return (torch.randn(batch, 3, 224, 224, device=device),
+        return (torch.randn(batch, 3, size, size, device=device),
                 torch.randint(0, 1000, (batch,), device=device))
     return make
 
@@ -5012,10 +5012,7 @@ def _inception_loss(out, y):
 
 
 def inception(batch, device):
-    def make():
-        return (torch.randn(batch, 3, 299, 299, device=device),
-                torch.randint(0, 1000, (batch,), device=device))
-    return InceptionV3(), make, _inception_loss, "sgd_momentum"
+    return InceptionV3(), _images(batch, device, 299), _inception_loss, "sgd_momentum"
 
 
 # -- seventeenth round ---------------------------------------------------------
@@ -5955,10 +5952,7 @@ def _smooth_cls_loss(out, y):
 
 
 def mobilevit(batch, device):
-    def make():
-        return (torch.randn(batch, 3, 256, 256, device=device),
-                torch.randint(0, 1000, (batch,), device=device))
-    return MobileViT(), make, _smooth_cls_loss, "sgd_momentum"
+    return MobileViT(), _images(batch, device, 256), _smooth_cls_loss, "sgd_momentum"
 
 
 class DCGANGenerator(nn.Module):
@@ -7452,10 +7446,7 @@ class NFNet(nn.Module):
 
 
 def nfnet(batch, device):
-    def make():
-        return (torch.randn(batch, 3, 192, 192, device=device),
-                torch.randint(0, 1000, (batch,), device=device))
-    return NFNet(), make, _smooth_cls_loss, "sgd_momentum"
+    return NFNet(), _images(batch, device, 192), _smooth_cls_loss, "sgd_momentum"
 
 
 class EGCL(nn.Module):

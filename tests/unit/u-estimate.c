@@ -90,6 +90,15 @@ static int estimate_quiet(struct profile *p, const struct machine *m, struct ker
     return estimate_profile(p, m, ks, &eo, e, &d);
 }
 
+/* The estimate of the op named name (the first), or NULL. */
+static const struct op_estimate *est_named(const struct estimate *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_ops; i++)
+        if (e->ops[i].name && strcmp(e->ops[i].name, name) == 0)
+            return &e->ops[i];
+    return NULL;
+}
+
 static int warned(const struct estimate *e, const char *needle)
 {
     for (size_t i = 0; i < e->n_warnings; i++)
@@ -691,13 +700,7 @@ static void test_gemm_past_rows(void **state)
     struct estimate e;
     FILE *fp;
     assert_int_equal(estimate_quiet(&p, &m, &ks, PREC_BF16, &e, &fp), 0);
-    const struct op_estimate *eb = NULL, *eg = NULL;
-    for (size_t i = 0; i < e.n_ops; i++) {
-        if (e.ops[i].name && strcmp(e.ops[i].name, "aten::bmm") == 0)
-            eb = &e.ops[i];
-        if (e.ops[i].name && strcmp(e.ops[i].name, "aten::mm") == 0)
-            eg = &e.ops[i];
-    }
+    const struct op_estimate *eb = est_named(&e, "aten::bmm"), *eg = est_named(&e, "aten::mm");
     assert_non_null(eb);
     assert_non_null(eg);
     assert_int_equal(eb->method, EST_SCALED_TABLE);
@@ -765,14 +768,6 @@ static struct op *add_rnn(struct profile *p, const char *name, const char *cell,
     o->host_time_s = 1e-3;
     o->time_s = 1e-3;
     return o;
-}
-
-static const struct op_estimate *est_named(const struct estimate *e, const char *name)
-{
-    for (size_t i = 0; i < e->n_ops; i++)
-        if (e->ops[i].name && strcmp(e->ops[i].name, name) == 0)
-            return &e->ops[i];
-    return NULL;
 }
 
 static void test_rnn_persistent(void **state)
@@ -878,24 +873,10 @@ static void test_batched_rows(void **state)
         add_bmm(&p, "past", 12, 262144, 'N', 1e-3);
         add_bmm(&p, "transposed", 12, 16384, 'T', 1e-3);
         struct estimate e;
-        estimate_init(&e);
         FILE *fp;
-        struct diag d = quiet(&fp);
-        struct estimate_opts eo;
-        estimate_opts_init(&eo);
-        if (!cpu)
-            eo.precision = PREC_BF16;
-        assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
-        const struct op_estimate *in = NULL, *past = NULL, *tr = NULL;
-        for (size_t i = 0; i < e.n_ops; i++) {
-            const char *nm = e.ops[i].name ? e.ops[i].name : "";
-            if (strcmp(nm, "inside") == 0)
-                in = &e.ops[i];
-            if (strcmp(nm, "past") == 0)
-                past = &e.ops[i];
-            if (strcmp(nm, "transposed") == 0)
-                tr = &e.ops[i];
-        }
+        assert_int_equal(estimate_quiet(&p, &m, &ks, cpu ? PREC_UNKNOWN : PREC_BF16, &e, &fp), 0);
+        const struct op_estimate *in = est_named(&e, "inside"), *past = est_named(&e, "past");
+        const struct op_estimate *tr = est_named(&e, "transposed");
         assert_non_null(in);
         assert_non_null(past);
         assert_non_null(tr);
