@@ -7978,6 +7978,482 @@ def wide_deep(batch, device):
     return WideDeep(), make, _bce_loss, "adam"
 
 
+# -- twenty-third round --------------------------------------------------------
+# Models recorded after the twenty-second round: a QuartzNet-5x5-shaped
+# speech recogniser over 64 mel features (time-channel separable
+# convolutions: depthwise Conv1d of kernels 33 to 87, one of them dilated,
+# each followed by a pointwise 1x1 Conv1d and BatchNorm1d, 25 of them in 5
+# residual blocks, CTC over 29 characters), a Graphormer-shaped graph
+# transformer over 30-atom molecules (a learned attention bias per head
+# gathered from an embedding by a shortest-path-distance matrix and added
+# to matmul-softmax attention, a virtual graph token), an Instant-NGP-shaped
+# neural field (a 16-level multiresolution hash encoding written out in
+# integer tensor ops: floors, XORs of coordinates times large primes,
+# gathers of 8 corners per level by index_select from one 16 x 2^19 x 2
+# table and trilinear weights; tiny MLPs; volume rendering by cumsum and
+# exp along 32-sample rays), a RAFT-shaped optical-flow model (an
+# all-pairs 1,280 x 1,280 correlation volume by one bmm, a 2-level
+# pyramid sampled in 9x9 windows by grid_sample at every one of 6
+# iterations of a separable ConvGRU in a Python loop, bilinear upsampling
+# of each iteration's flow) and SimCLR (a ResNet-18-shaped encoder over
+# both views of 96x96 images in one batch, a 512-2,048-128 projection and
+# the NT-Xent loss over the 2B x 2B cosine similarities).
+
+class TCSConv(nn.Module):
+    """QuartzNet's time-channel separable convolution: a depthwise Conv1d
+    of kernel K (padding dilation x (K // 2), so that the length stays
+    unless strided), a pointwise 1x1 Conv1d to the output width (both
+    without bias), BatchNorm1d, ReLU unless `act` is False (the last of a
+    block's repeats, whose ReLU comes after the residual)."""
+
+    def __init__(self, cin, cout, k, stride=1, dilation=1, act=True):
+        super().__init__()
+        self.dw = nn.Conv1d(cin, cin, k, stride, dilation * (k // 2), dilation, groups=cin, bias=False)
+        self.pw = nn.Conv1d(cin, cout, 1, bias=False)
+        self.bn = nn.BatchNorm1d(cout)
+        self.act = act
+
+    def forward(self, x):                                   # b, cin, t
+        y = self.bn(self.pw(self.dw(x)))                    # b, cout, t / stride
+        return F.relu(y) if self.act else y
+
+
+class QuartzBlock(nn.Module):
+    """A QuartzNet block B_i: `repeats` TCSConv of kernel K (the first
+    changing the width), the residual a 1x1 Conv1d and BatchNorm1d of the
+    block's input added before the last ReLU. Dropout is 0 as in the
+    reference's QuartzNet configurations."""
+
+    def __init__(self, cin, cout, k, repeats=5):
+        super().__init__()
+        self.body = nn.Sequential(*[TCSConv(cin if i == 0 else cout, cout, k, act=i < repeats - 1)
+                                    for i in range(repeats)])
+        self.res = nn.Sequential(nn.Conv1d(cin, cout, 1, bias=False), nn.BatchNorm1d(cout))
+
+    def forward(self, x):                                   # b, cin, t
+        return F.relu(self.body(x) + self.res(x))           # b, cout, t
+
+
+class QuartzNet(nn.Module):
+    """A QuartzNet-5x5-shaped CTC speech recogniser (Kriman et al. 2020)
+    over 64 mel features: the prologue C1 a separable convolution of
+    kernel 33 and stride 2 to 256 (400 frames to 200); 5 blocks of 5
+    repeats, widths 256, 256, 512, 512, 512 and kernels 33, 39, 51, 63,
+    75; the epilogue C2 a separable convolution of kernel 87 and dilation
+    2 (512), C3 a 1x1 Conv1d to 1,024 with BatchNorm1d and ReLU, C4 a 1x1
+    Conv1d with bias to the 29 characters (blank 0, space, a-z, the
+    apostrophe). Returns the log-probabilities b, 200, 29 in fp32."""
+
+    def __init__(self, feats=64, chars=29, widths=(256, 256, 512, 512, 512), kernels=(33, 39, 51, 63, 75)):
+        super().__init__()
+        self.c1 = TCSConv(feats, widths[0], 33, stride=2)
+        blocks, c = [], widths[0]
+        for w, k in zip(widths, kernels):
+            blocks.append(QuartzBlock(c, w, k))
+            c = w
+        self.blocks = nn.Sequential(*blocks)
+        self.c2 = TCSConv(c, 512, 87, dilation=2)
+        self.c3 = nn.Sequential(nn.Conv1d(512, 1024, 1, bias=False), nn.BatchNorm1d(1024), nn.ReLU())
+        self.c4 = nn.Conv1d(1024, chars, 1)
+
+    def forward(self, x):                                   # b, 64, 400
+        x = self.blocks(self.c1(x))                         # b, 256, 200 -> b, 512, 200
+        x = self.c4(self.c3(self.c2(x)))                    # b, 512 -> 1024 -> 29, 200
+        return x.transpose(1, 2).float().log_softmax(-1)    # b, 200, 29
+
+
+def quartznet(batch, device):
+    """batch: 4 s utterances as 64 mel features x 400 frames of 10 ms, and
+    transcripts of 60 characters from 1 .. 28 (0 is the blank); every
+    input length is the 200 frames after the stride-2 prologue."""
+    def make():
+        return (torch.randn(batch, 64, 400, device=device),
+                torch.randint(1, 29, (batch, 60), device=device))
+    return QuartzNet(), make, _ctc_loss, "adam"
+
+
+class GraphormerLayer(nn.Module):
+    """A Graphormer encoder layer, pre-LN: multi-head self-attention whose
+    logits (q scaled by 1 / sqrt(d_head), matmul, in fp32) get the graph's
+    attention bias (b, heads, n, n) added before the softmax, attention
+    dropout 0.1, an output Linear and its residual; LayerNorm, a GELU
+    feed-forward with activation dropout 0.1, its residual. SDPA is not
+    used: the bias is a float tensor that needs its gradient."""
+
+    def __init__(self, d, heads, ffn, attn_drop=0.1, act_drop=0.1):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+        self.heads, self.attn_drop, self.act_drop = heads, attn_drop, act_drop
+
+    def forward(self, x, bias):                             # b, 31, 384; b, 16, 31, 31
+        b, t, d = x.shape
+        dh = d // self.heads
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, dh).permute(2, 0, 3, 1, 4)   # b, 16, 31, 24 each
+        s = ((q * dh ** -0.5) @ k.transpose(-1, -2)).float() + bias   # b, 16, 31, 31
+        p = F.dropout(s.softmax(-1), self.attn_drop, self.training)
+        a = (p.to(v.dtype) @ v).transpose(1, 2).reshape(b, t, d)   # b, 31, 384
+        x = x + self.proj(a)
+        h = F.dropout(F.gelu(self.fc1(self.ln2(x))), self.act_drop, self.training)   # b, 31, 1536
+        return x + self.fc2(h)
+
+
+class Graphormer(nn.Module):
+    """A Graphormer-shaped molecular property regressor (Ying et al. 2021)
+    at d 384 with 8 layers of 16 heads and FFN 1,536 (between the
+    reference's slim and base sizes): each atom's 9 categorical features
+    embedded from one 512 x 384 table and summed, plus a degree embedding
+    (centrality encoding; in- and out-degree are one for undirected
+    molecules); a graph token (virtual node) prepended; the spatial
+    encoding an nn.Embedding(20, 16) of the shortest-path distances,
+    permuted to b, 16, 30, 30 and padded for the graph token, whose row
+    and column get a learned distance per head instead; the same bias
+    for every layer. The multi-hop edge encoding is left out. A final
+    LayerNorm; the graph token through Linear, GELU, LayerNorm and a
+    Linear to one target (b)."""
+
+    def __init__(self, vocab=512, d=384, layers=8, heads=16, ffn=1536, max_dist=20, max_deg=64, atoms=30):
+        super().__init__()
+        self.atom, self.degree = nn.Embedding(vocab, d, padding_idx=0), nn.Embedding(max_deg, d)
+        self.graph_token = nn.Embedding(1, d)
+        self.spatial, self.virtual = nn.Embedding(max_dist, heads), nn.Embedding(1, heads)
+        border = torch.zeros(atoms + 1, atoms + 1, dtype=torch.bool)
+        border[0, :] = True
+        border[:, 0] = True
+        self.register_buffer("border", border, persistent=False)   # 31, 31: the graph token's row and column
+        self.layers = nn.ModuleList(GraphormerLayer(d, heads, ffn) for _ in range(layers))
+        self.ln = Fp32LayerNorm(d)
+        self.head = nn.Sequential(nn.Linear(d, d), nn.GELU(), Fp32LayerNorm(d), nn.Linear(d, 1))
+
+    def forward(self, inp):
+        feats, deg, spd = inp                               # b, 30, 9; b, 30; b, 30, 30
+        b = feats.shape[0]
+        x = self.atom(feats).sum(2) + self.degree(deg)      # b, 30, 384
+        x = torch.cat([self.graph_token.weight.expand(b, 1, -1), x], dim=1)   # b, 31, 384
+        bias = F.pad(self.spatial(spd).permute(0, 3, 1, 2), (1, 0, 1, 0))   # b, 16, 30, 30 -> b, 16, 31, 31
+        bias = bias + self.virtual.weight.view(1, -1, 1, 1) * self.border
+        for layer in self.layers:
+            x = layer(x, bias)
+        return self.head(self.ln(x)[:, 0]).squeeze(1)      # b
+
+
+def graphormer(batch, device):
+    """batch: molecules of 30 atoms (no padding), 9 feature ids per atom
+    from 1 .. 511, a symmetric random shortest-path-distance matrix of 1 ..
+    19 off the diagonal (0 on it), each atom's degree its count of
+    distance-1 neighbours; one regression target (the HOMO-LUMO gap)."""
+    atoms = 30
+
+    def make():
+        spd = torch.randint(1, 20, (batch, atoms, atoms), device=device).triu(1)
+        spd = spd + spd.transpose(1, 2)                     # b, 30, 30: symmetric, 0 on the diagonal
+        deg = (spd == 1).sum(-1)                            # b, 30
+        return ((torch.randint(1, 512, (batch, atoms, 9), device=device), deg, spd),
+                torch.randn(batch, device=device))
+    return Graphormer(atoms=atoms), make, _l1_loss, "adamw"
+
+
+class HashGrid(nn.Module):
+    """Instant-NGP's multiresolution hash encoding (Mueller et al. 2022):
+    16 levels of 2 features, one table of 2^19 entries per level (one
+    parameter 16 x 2^19 x 2, U(-1e-4, 1e-4)), resolutions floor(16 x
+    1.5^l) (16 .. 7,006). Per level a point's grid position x N_l, its
+    floor and fraction; the 8 corners' integer coordinates (int64); their
+    index directly (x + (N + 1) (y + (N + 1) z)) on the coarse levels whose
+    (N + 1)^3 vertices fit in the table (the first four), by the spatial
+    hash (x XOR 2,654,435,761 y XOR 805,459,861 z) mod 2^19 on the rest
+    (the same low 19 bits as the reference's wrapping uint32 products),
+    both computed and chosen by torch.where; offset by level into the
+    flattened table, gathered by index_select (b, 16, 8, 2) and weighted
+    trilinearly. Returns b, 32 in fp32."""
+
+    def __init__(self, levels=16, feats=2, log2_size=19, base=16, scale=1.5):
+        super().__init__()
+        self.size = 2 ** log2_size
+        self.table = nn.Parameter(torch.empty(levels, self.size, feats).uniform_(-1e-4, 1e-4))
+        res = [math.floor(base * scale ** i) for i in range(levels)]
+        self.register_buffer("res", torch.tensor(res, dtype=torch.float32).view(1, -1, 1), persistent=False)
+        self.register_buffer("side", torch.tensor(res).add(1).view(1, -1, 1), persistent=False)   # int64
+        self.register_buffer("dense", torch.tensor([(r + 1) ** 3 <= self.size for r in res]).view(1, -1, 1),
+                             persistent=False)
+        self.register_buffer("offset", (torch.arange(levels) * self.size).view(1, -1, 1), persistent=False)
+        corners = torch.tensor([[(c >> i) & 1 for i in range(3)] for c in range(8)])   # 8, 3 (x, y, z)
+        self.register_buffer("corners", corners, persistent=False)
+
+    def forward(self, x):                                   # n, 3 in [0, 1)
+        pos = x.float().clamp(0.0, 1.0 - 1e-6).unsqueeze(1) * self.res   # n, 16, 3
+        p0 = pos.floor()
+        w = (pos - p0).unsqueeze(2)                         # n, 16, 1, 3
+        cx, cy, cz = (p0.long().unsqueeze(2) + self.corners).unbind(-1)   # n, 16, 8 each
+        hashed = torch.bitwise_xor(torch.bitwise_xor(cx, cy * 2654435761), cz * 805459861) % self.size
+        direct = cx + self.side * (cy + self.side * cz)
+        idx = torch.where(self.dense, direct, hashed) + self.offset   # n, 16, 8
+        f = self.table.flatten(0, 1).index_select(0, idx.flatten()).view(*idx.shape, -1)   # n, 16, 8, 2
+        wc = torch.where(self.corners.bool(), w, 1 - w).prod(-1)   # n, 16, 8
+        return (f * wc.unsqueeze(-1)).sum(2).flatten(1)     # n, 32
+
+
+def _sh4(d):
+    """The 16 real spherical harmonics of degree < 4 of unit directions
+    (n, 3), as tiny-cuda-nn's SphericalHarmonics encoding."""
+    x, y, z = d.unbind(-1)
+    xx, yy, zz = x * x, y * y, z * z
+    return torch.stack([
+        torch.full_like(x, 0.28209479177387814),
+        -0.48860251190291987 * y, 0.48860251190291987 * z, -0.48860251190291987 * x,
+        1.0925484305920792 * x * y, -1.0925484305920792 * y * z, 0.94617469575755997 * zz - 0.31539156525251999,
+        -1.0925484305920792 * x * z, 0.54627421529603959 * (xx - yy),
+        0.59004358992664352 * y * (-3 * xx + yy), 2.8906114426405538 * x * y * z,
+        0.45704579946446572 * y * (1 - 5 * zz), 0.3731763325901154 * z * (5 * zz - 3),
+        0.45704579946446572 * x * (1 - 5 * zz), 1.4453057213202769 * z * (xx - yy),
+        0.59004358992664352 * x * (-xx + 3 * yy)], dim=-1)   # n, 16
+
+
+class InstantNGP(nn.Module):
+    """An Instant-NGP-shaped radiance field: the HashGrid encoding (32) of
+    each sample, a density MLP 32 -> 64 -> 16 (ReLU, no biases, as
+    tiny-cuda-nn's fully fused MLPs) whose first output is the log
+    density (exp, clamped at 15 for the truncated exp); the 16 outputs
+    and the ray direction's 16 spherical harmonics into a colour MLP 32
+    -> 64 -> 64 -> 3, sigmoid. Volume rendering along each ray of S
+    equally spaced samples (step `length` / (S - 1)): transmittance
+    exp(-exclusive cumsum of sigma dt), weights (1 - exp(-sigma dt)) x
+    transmittance, the colours summed. Returns b / S, 3."""
+
+    def __init__(self, length=0.25):
+        super().__init__()
+        self.grid = HashGrid()
+        self.density = nn.Sequential(nn.Linear(32, 64, bias=False), nn.ReLU(), nn.Linear(64, 16, bias=False))
+        self.colour = nn.Sequential(nn.Linear(32, 64, bias=False), nn.ReLU(), nn.Linear(64, 64, bias=False),
+                                    nn.ReLU(), nn.Linear(64, 3, bias=False))
+        self.length = length
+
+    def forward(self, inp):
+        pts, dirs = inp                                     # r, S, 3; r, 3
+        r, s, _ = pts.shape
+        geo = self.density(self.grid(pts.reshape(-1, 3)))   # r S, 16
+        sh = _sh4(dirs).unsqueeze(1).expand(r, s, 16).reshape(-1, 16)   # r S, 16
+        rgb = torch.sigmoid(self.colour(torch.cat([geo, sh.to(geo.dtype)], dim=1))).float().reshape(r, s, 3)
+        tau = torch.exp(geo[:, 0].float().clamp(max=15.0)).reshape(r, s) * (self.length / (s - 1))   # sigma dt
+        trans = torch.exp(tau - torch.cumsum(tau, dim=1))   # r, S: exp(-sum of the samples before)
+        weights = (1 - torch.exp(-tau)) * trans
+        return (weights.unsqueeze(-1) * rgb).sum(1)        # r, 3
+
+
+def instantngp(batch, device):
+    """batch: sample points, 32 per ray (batch / 32 rays): rays from random
+    origins in [0.3, 0.7]^3 along random unit directions, samples every
+    0.25 / 31 (all within [0.05, 0.95]^3); a random colour per ray."""
+    s = 32
+    rays = batch // s
+
+    def make():
+        o = 0.3 + 0.4 * torch.rand(rays, 1, 3, device=device)
+        d = F.normalize(torch.randn(rays, 3, device=device), dim=1)
+        t = torch.linspace(0.0, 0.25, s, device=device).view(1, s, 1)
+        return (o + t * d.unsqueeze(1), d), torch.rand(rays, 3, device=device)
+    return InstantNGP(), make, _mse_loss, "adam"
+
+
+class RAFTBottleneck(nn.Module):
+    """RAFT's small-encoder bottleneck block: 1x1 to a quarter of the
+    width, 3x3 (maybe strided), 1x1 to the width, each with a norm and
+    ReLU; a strided 1x1 conv and norm on the shortcut where the shape
+    changes; ReLU of the sum."""
+
+    def __init__(self, cin, planes, stride, norm):
+        super().__init__()
+        q = planes // 4
+        self.c1, self.c2, self.c3 = nn.Conv2d(cin, q, 1), nn.Conv2d(q, q, 3, stride, 1), nn.Conv2d(q, planes, 1)
+        self.n1, self.n2, self.n3 = norm(q), norm(q), norm(planes)
+        self.short = None
+        if stride != 1 or cin != planes:
+            self.short = nn.Sequential(nn.Conv2d(cin, planes, 1, stride), norm(planes))
+
+    def forward(self, x):
+        y = F.relu(self.n1(self.c1(x)))
+        y = F.relu(self.n2(self.c2(y)))
+        y = F.relu(self.n3(self.c3(y)))
+        return F.relu(y + (x if self.short is None else self.short(x)))
+
+
+class RAFTEncoder(nn.Module):
+    """RAFT-small's encoder: a 7x7 stride-2 Conv2d to 32, norm, ReLU; two
+    RAFTBottleneck each of 32, 64 and 96 channels, the last two stages
+    strided (1/8); a 1x1 Conv2d to `cout`. `norm` is InstanceNorm2d for
+    the feature encoder, none for the context encoder."""
+
+    def __init__(self, cout, norm):
+        super().__init__()
+        self.conv1, self.n1 = nn.Conv2d(3, 32, 7, 2, 3), norm(32)
+        layers, c = [], 32
+        for planes, stride in ((32, 1), (64, 2), (96, 2)):
+            layers += [RAFTBottleneck(c, planes, stride, norm), RAFTBottleneck(planes, planes, 1, norm)]
+            c = planes
+        self.layers = nn.Sequential(*layers)
+        self.conv2 = nn.Conv2d(c, cout, 1)
+
+    def forward(self, x):                                   # n, 3, 256, 320
+        return self.conv2(self.layers(F.relu(self.n1(self.conv1(x)))))   # n, cout, 32, 40
+
+
+class SepConvGRU(nn.Module):
+    """RAFT's separable ConvGRU: a GRU update with 1x5 convolutions of
+    [h, x] for the update and reset gates and the candidate, then another
+    with 5x1 ones."""
+
+    def __init__(self, hidden, cin):
+        super().__init__()
+        self.convs = nn.ModuleList(
+            nn.ModuleList(nn.Conv2d(hidden + cin, hidden, k, padding=p) for _ in range(3))
+            for k, p in (((1, 5), (0, 2)), ((5, 1), (2, 0))))
+
+    def forward(self, h, x):                                # b, 96, 32, 40; b, 146, 32, 40
+        for convz, convr, convq in self.convs:
+            hx = torch.cat([h, x], dim=1)                   # b, 242, 32, 40
+            z, r = torch.sigmoid(convz(hx)), torch.sigmoid(convr(hx))
+            q = torch.tanh(convq(torch.cat([r * h, x], dim=1)))
+            h = (1 - z) * h + z * q
+        return h
+
+
+class RAFT(nn.Module):
+    """A RAFT-shaped optical-flow model (Teed and Deng 2020), its small
+    variant's encoders and motion encoder with the large one's separable
+    ConvGRU, at 256x320: the feature encoder (128, InstanceNorm2d) on both
+    images in one batch and the context encoder (96 hidden + 64 context,
+    no norm) on the first, at 1/8 (32x40); the all-pairs correlation
+    volume one bmm of 1,280 x 128 by 128 x 1,280 per pair over sqrt(128),
+    in fp32, and a 2-level pyramid by avg_pool2d; 6 iterations: from the
+    detached coordinates, a 9x9 window per level sampled by grid_sample
+    (align_corners, 162 values), the motion encoder (1x1 to 96 on the
+    correlations, 7x7 to 64 and 3x3 to 32 on the flow, 3x3 to 80, the flow
+    appended: 82), the SepConvGRU of 96 over [motion, context], the flow
+    head (3x3 to 128, ReLU, 3x3 to 2) added to the coordinates, and the
+    flow upsampled x8 bilinearly (times 8). Returns the flows stacked, b,
+    6, 2, 256, 320."""
+
+    def __init__(self, iters=6, hidden=96, ctx=64, levels=2, radius=4):
+        super().__init__()
+        self.fnet = RAFTEncoder(128, nn.InstanceNorm2d)
+        self.cnet = RAFTEncoder(hidden + ctx, lambda c: nn.Identity())
+        cor = levels * (2 * radius + 1) ** 2                # 162
+        self.convc1 = nn.Conv2d(cor, 96, 1)
+        self.convf1, self.convf2 = nn.Conv2d(2, 64, 7, padding=3), nn.Conv2d(64, 32, 3, padding=1)
+        self.conv = nn.Conv2d(128, 80, 3, padding=1)
+        self.gru = SepConvGRU(hidden, 82 + ctx)
+        self.head = nn.Sequential(nn.Conv2d(hidden, 128, 3, padding=1), nn.ReLU(), nn.Conv2d(128, 2, 3, padding=1))
+        d = torch.linspace(-radius, radius, 2 * radius + 1)
+        dy, dx = torch.meshgrid(d, d, indexing="ij")
+        self.register_buffer("delta", torch.stack([dx, dy], dim=-1).unsqueeze(0), persistent=False)   # 1, 9, 9, 2
+        self.iters, self.levels, self.hidden = iters, levels, hidden
+
+    def lookup(self, pyramid, coords):                      # [b h w, 1, h / 2^i, w / 2^i]; b, 2, h, w
+        b, _, h, w = coords.shape
+        c = coords.permute(0, 2, 3, 1).reshape(b * h * w, 1, 1, 2)
+        out = []
+        for i, corr in enumerate(pyramid):
+            hi, wi = corr.shape[-2:]
+            g = c / 2 ** i + self.delta                     # b h w, 9, 9, 2 (x, y) in the level's pixels
+            g = torch.stack([g[..., 0] * (2 / (wi - 1)) - 1, g[..., 1] * (2 / (hi - 1)) - 1], dim=-1)
+            out.append(F.grid_sample(corr, g, align_corners=True).view(b, h, w, -1))   # b, h, w, 81
+        return torch.cat(out, dim=-1).permute(0, 3, 1, 2)  # b, 162, h, w
+
+    def forward(self, x):                                   # b, 2, 3, 256, 320
+        b = x.shape[0]
+        f = self.fnet(x.flatten(0, 1))                      # 2b, 128, 32, 40 (the pairs' images adjacent)
+        _, c, h, w = f.shape
+        f = f.view(b, 2, c, h * w)
+        corr = torch.bmm(f[:, 0].transpose(1, 2), f[:, 1]).float() / math.sqrt(c)   # b, 1280, 1280
+        pyramid = [corr.view(b * h * w, 1, h, w)]
+        for _ in range(self.levels - 1):
+            pyramid.append(F.avg_pool2d(pyramid[-1], 2))   # b h w, 1, 16, 20
+        cn = self.cnet(x[:, 0])                             # b, 160, 32, 40
+        net, inp = torch.tanh(cn[:, :self.hidden]), F.relu(cn[:, self.hidden:])
+        ys, xs = torch.meshgrid(torch.arange(h, device=x.device, dtype=torch.float32),
+                                torch.arange(w, device=x.device, dtype=torch.float32), indexing="ij")
+        coords0 = torch.stack([xs, ys]).unsqueeze(0).expand(b, 2, h, w)
+        coords1, flows = coords0, []
+        for _ in range(self.iters):
+            coords1 = coords1.detach()
+            corr_feat = self.lookup(pyramid, coords1)       # b, 162, 32, 40 (fp32)
+            flow = coords1 - coords0                        # b, 2, 32, 40
+            cf = F.relu(self.convc1(corr_feat))             # b, 96, 32, 40
+            ff = F.relu(self.convf2(F.relu(self.convf1(flow))))   # b, 32, 32, 40
+            m = F.relu(self.conv(torch.cat([cf, ff], dim=1)))     # b, 80, 32, 40
+            m = torch.cat([m, flow.to(m.dtype), inp.to(m.dtype)], dim=1)   # b, 146, 32, 40
+            net = self.gru(net.to(m.dtype), m)              # b, 96, 32, 40
+            coords1 = coords1 + self.head(net).float()
+            flows.append(8 * F.interpolate(coords1 - coords0, scale_factor=8, mode="bilinear",
+                                           align_corners=True))   # b, 2, 256, 320
+        return torch.stack(flows, dim=1)                    # b, 6, 2, 256, 320
+
+
+def _sequence_l1_loss(out, y, gamma=0.8):
+    """RAFT's sequence loss: the L1 error of each iteration's flow (b, N,
+    2, H, W) against the target (b, 2, H, W), weighted by gamma^(N - 1 -
+    i) for iteration i (the last 1), summed."""
+    n = out.shape[1]
+    w = gamma ** torch.arange(n - 1, -1, -1, device=out.device, dtype=out.dtype)   # N
+    return ((out - y.unsqueeze(1)).abs().mean((0, 2, 3, 4)) * w).sum()
+
+
+def raft(batch, device):
+    """batch: pairs of 256x320 RGB images (b, 2, 3, 256, 320) and a random
+    flow target of pixels at full resolution."""
+    def make():
+        return (torch.randn(batch, 2, 3, 256, 320, device=device),
+                8 * torch.randn(batch, 2, 256, 320, device=device))
+    return RAFT(), make, _sequence_l1_loss, "adamw"
+
+
+class SimCLR(nn.Module):
+    """SimCLR (Chen et al. 2020) at 96x96 (STL-10's size): a ResNet-18-shaped
+    encoder (7x7 stride-2 stem and max-pool to 24x24, two DilatedBasic
+    each of 64, 128, 256 and 512 channels, the last three stages strided:
+    3x3, BatchNorm2d), the spatial mean (512), a projection head Linear
+    512 -> 2,048 without bias, BatchNorm1d, ReLU, Linear to 128. The two
+    views of each image (b, 2, 3, 96, 96) are laid out as one batch of 2b,
+    the first views then the second (so the positive of row i is row i +
+    b, and of row i + b row i). Returns the projections 2b, 128."""
+
+    def __init__(self, hidden=2048, out=128):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                  nn.MaxPool2d(3, 2, 1))   # 2b, 64, 24, 24
+        chans = (64, 64, 128, 256, 512)
+        self.backbone = nn.Sequential(*[nn.Sequential(DilatedBasic(a, c, 1 if i == 0 else 2), DilatedBasic(c, c))
+                                        for i, (a, c) in enumerate(zip(chans, chans[1:]))])
+        self.proj = nn.Sequential(nn.Linear(chans[-1], hidden, bias=False), nn.BatchNorm1d(hidden), nn.ReLU(),
+                                  nn.Linear(hidden, out))
+
+    def forward(self, x):                                   # b, 2, 3, 96, 96
+        v = x.transpose(0, 1).flatten(0, 1)                 # 2b, 3, 96, 96: first views, then second views
+        h = self.backbone(self.stem(v)).mean((2, 3))        # 2b, 512 (from 2b, 512, 3, 3)
+        return self.proj(h)                                 # 2b, 128
+
+
+def _nt_xent_loss(out, y, temperature=0.5):
+    """NT-Xent: the projections normalised, their 2b x 2b cosine
+    similarities over the temperature, each row's own entry masked to
+    -inf, cross-entropy against the row of its positive (y)."""
+    z = F.normalize(out, dim=1)
+    s = (z @ z.t()) / temperature                           # 2b, 2b
+    eye = torch.eye(z.shape[0], dtype=torch.bool, device=z.device)
+    return F.cross_entropy(s.masked_fill(eye, float("-inf")), y)
+
+
+def simclr(batch, device):
+    """batch: images, each as two augmented 96x96 views (b, 2, 3, 96, 96;
+    random values in place of the crops, flips and colour jitter), and
+    the positives' rows: i + b for i < b, i - b after."""
+    def make():
+        return (torch.randn(batch, 2, 3, 96, 96, device=device),
+                torch.cat([torch.arange(batch, 2 * batch, device=device), torch.arange(batch, device=device)]))
+    return SimCLR(), make, _nt_xent_loss, "sgd_momentum"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -8095,4 +8571,9 @@ MODELS = {
     "pna": (pna, "PNA on ZINC-sized molecules, 23 atoms and 50 directed edges each (random bonds), 4 layers of 80, 5 towers in a Python loop, mean/std by index_add_ and min/max by scatter_reduce, scalers identity/amplification/attenuation by log degree, BatchNorm1d, residual, mean pooling by index_add_, MLP 40-20-1, L1, Adam; twenty-second round"),
     "gpt2medium": (gpt2medium, "GPT-2-medium-width decoder d1024 x 8 (not 24), 16 heads, MLP 4,096 GELU, pre-LN, seq 512, causal SDPA (matmul-softmax where PyTorch lacks it), 32k vocab, tied head, AdamW; twenty-second round"),
     "wide_deep": (wide_deep, "Wide & Deep, wide part a 1M x 1 EmbeddingBag (sum) over 20 hashed cross features, deep part 26 fields in one 1.3M x 32 table with offsets + 13 dense features, MLP 1,024-512-256, summed logits, BCE, Adam; twenty-second round"),
+    "quartznet": (quartznet, "QuartzNet-5x5-shaped CTC speech recogniser, 64 mel features x 400 frames, separable prologue (depthwise k 33, stride 2, pointwise to 256), 5 blocks of 5 time-channel separable Conv1d (depthwise k 33, 39, 51, 63, 75, pointwise 1x1, BatchNorm1d, ReLU) of 256-256-512-512-512 with 1x1 Conv-BN residuals, epilogue separable k 87 dilation 2, 1x1 to 1,024 and to 29, log_softmax, CTC against 60 characters over 200 frames, Adam; twenty-third round"),
+    "graphormer": (graphormer, "Graphormer-shaped molecule regressor, 30 atoms of 9 features summed from one 512 x 384 table + degree embedding, graph token, 8 pre-LN layers of 384 (16 heads, FFN 1,536 GELU), matmul-softmax attention plus a per-head bias from nn.Embedding(20, 16) of a 30 x 30 shortest-path-distance matrix (permute, pad, learned virtual distance), head from the graph token, L1, AdamW; twenty-third round"),
+    "instantngp": (instantngp, "Instant-NGP-shaped radiance field, batch in samples (32 per ray), 16-level hash encoding (one 16 x 2^19 x 2 table, resolutions 16 x 1.5^l, int64 floors, XOR of coordinates times primes mod 2^19 or direct indices on the coarse levels by where, 8 corners by index_select, trilinear weights), density MLP 32-64-16, degree-4 spherical harmonics, colour MLP 32-64-64-3, volume rendering by cumsum and exp, MSE, Adam; twenty-third round"),
+    "raft": (raft, "RAFT-shaped optical flow 256x320, small encoders (bottleneck blocks, InstanceNorm2d for features) to 1/8, all-pairs 1,280 x 1,280 correlation by bmm, 2-level avg_pool2d pyramid, 6 iterations in a Python loop (9x9 lookups by grid_sample, conv motion encoder, separable 1x5/5x1 ConvGRU of 96, flow head, bilinear x8 upsampling), sequence L1 weighted 0.8^(N - i), AdamW; twenty-third round"),
+    "simclr": (simclr, "SimCLR, ResNet-18-shaped encoder (BatchNorm2d) on both 96x96 views as one batch of 2b, projection 512-2,048-128 with BatchNorm1d, NT-Xent at temperature 0.5 over the 2b x 2b cosine similarities (normalize, matmul, diagonal masked_fill -inf, cross-entropy), SGD momentum; twenty-third round"),
 }
