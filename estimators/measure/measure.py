@@ -765,6 +765,21 @@ def norm_cases(grid):
                 if n * c <= 1 << 28:
                     add("batch_norm", n, c, 1)
         return rows
+    if grid == "norm-rows":
+        # Layer and RMS norms over many short rows (16 to 512 features,
+        # 1k to 1M rows): PyTorch's CUDA kernels give each row one thread
+        # block, forward and backward, so past one block per multiprocessor
+        # such a norm is paced by its rows, not by its bytes, and the
+        # designed grid (256 features and more, at most 8k rows) does not
+        # show it.  The batches bracket the usual ones; rows (n x s) are
+        # what the kernels see.
+        for op in ("layer_norm", "rms_norm"):
+            for c in (16, 32, 64, 128, 256, 512):
+                for n, first in ((1, 10), (8, 7), (64, 4)):
+                    for s in pow2(first, first + 10, 2):
+                        if n * c * s <= 1 << 27:
+                            add(op, n, c, s)
+        return rows
     if grid == "tiny":
         add("batch_norm", 4, 8, 64)
         add("group_norm", 4, 8, 64, 4)
@@ -1846,11 +1861,12 @@ def parse_args(argv):
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
     ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
-                                       "grouped", "norm2d", "batched-small"],
+                                       "grouped", "norm2d", "norm-rows", "batched-small"],
                     default="small",
                     help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D or "
                          "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv), or "
-                         "batch norms over [N, C] inputs (norm2d, --kinds norm), or small matrices in "
+                         "batch norms over [N, C] inputs (norm2d, --kinds norm), or layer and RMS norms over "
+                         "many short rows (norm-rows, --kinds norm), or small matrices in "
                          "batches of thousands to millions (batched-small, --kinds gemm)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
@@ -1897,6 +1913,7 @@ def main(argv=None):
 GRID_KIND = {g: ("conv", "convolutions") for g in ("depthwise", "dense-layouts", "dilated", "conv3d",
                                                     "grouped")}
 GRID_KIND["norm2d"] = ("norm", "batch norms")
+GRID_KIND["norm-rows"] = ("norm", "layer and RMS norms over short rows")
 GRID_KIND["batched-small"] = ("gemm", "batched GEMMs")
 
 

@@ -74,6 +74,10 @@ struct est {
      * did not find (their profiled sizes kept), and their device time */
     size_t n_batch_kept;
     double batch_kept_dev_s;
+    /* interpolating upsamplings of a trace without device times timed on
+     * a GPU by their bytes (est_op.c: count_resample_by_bytes) */
+    size_t n_resample_bytes;
+    double resample_bytes_dev_s;
     size_t n_rnn_launch_host;       /* recurrent ops whose host loop fell back on launches */
     size_t n_rnn_persistent;        /* recurrent ops cuDNN runs as persistent kernels */
     size_t n_rnn_persist_fallback;  /* of those, paid as launches: no per-call figure */

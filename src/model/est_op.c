@@ -546,6 +546,28 @@ static void count_batch_kept(struct est *c, const struct op *op, const struct sh
     }
 }
 
+/* Bilinear, bicubic and trilinear upsampling on a GPU, from a trace that
+ * has no device time of its own for them.  PyTorch's CUDA kernels give
+ * each thread one output pixel and loop over the planes (N x C) inside
+ * it, and the backward adds into the source pixels with atomics, so the
+ * time follows the planes and the scale, not the bytes that the
+ * elementwise rows time them by: 5 to 20 times these on an H200
+ * (estimators/h200/upsample-probe/ORIGIN.md).  Counted for a warning. */
+static void count_resample_by_bytes(struct est *c, const struct op *op, const struct op_estimate *oe)
+{
+    static const char *const names[] = { "upsample_bilinear", "upsample_bicubic", "upsample_trilinear",
+                                         "_upsample_bilinear", "_upsample_bicubic" };
+    if (c->src_gpu || !c->tgt_gpu || !op->name || !(oe->device_s > 0))
+        return;
+    const char *base = strncmp(op->name, "aten::", 6) == 0 ? op->name + 6 : op->name;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strncmp(base, names[i], strlen(names[i])) == 0) {
+            c->n_resample_bytes++;
+            c->resample_bytes_dev_s += oe->device_s;
+            return;
+        }
+}
+
 void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
 {
     struct shape s0, s;
@@ -642,4 +664,5 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
 out:
     finish(c, op, &s0, &s, changed, src_dev, &r, layout_fallback, dilation_unmeasured, oe);
     count_batch_kept(c, op, &s, oe);
+    count_resample_by_bytes(c, op, oe);
 }

@@ -123,6 +123,17 @@ static void warn_counted(struct est *c, const struct estimate *out)
                  c->n_batch_kept, dev_s > 0 ? 100 * c->batch_kept_dev_s / dev_s : 0,
                  (long long)c->b_old, (long long)c->b_new);
     }
+    if (c->n_resample_bytes) {
+        double dev_s = 0;
+        for (size_t i = 0; i < out->n_ops; i++)
+            dev_s += out->ops[i].device_s;
+        est_warn(c, "%zu bilinear, bicubic or trilinear upsampling op(s), %.1f%% of the estimated "
+                    "device time, are timed by their bytes: PyTorch's CUDA kernels loop over the "
+                    "planes (N x C) in each output pixel's thread and add the backward's gradients "
+                    "with atomics, 5 to 20 times that time on an H200 "
+                    "(estimators/h200/upsample-probe/ORIGIN.md)",
+                 c->n_resample_bytes, dev_s > 0 ? 100 * c->resample_bytes_dev_s / dev_s : 0);
+    }
     if (c->n_rnn_persistent)
         est_warn(c, "%zu recurrent op(s) of the CPU trace run as cuDNN's persistent kernels on '%s' "
                     "(PyTorch's algorithm choice by cell, hidden size, pass and precision): a few "

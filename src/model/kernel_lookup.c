@@ -248,6 +248,14 @@ static int query_point(const struct kernel_query *q, struct lpoint *pt)
      * it alone, and the maps' rows for the maps */
     if (q->kind == KERNEL_NORM && q->dim[NORM_S] == 1)
         pt->key.flag = 2;
+    /* PyTorch's layer and RMS norms see their input as rows of the
+     * normalized size whatever its leading dimensions, so a row's place
+     * is its row count: [4096, 24, 192] sits between rows measured at
+     * batch 64 instead of 6 octaves past them */
+    if (q->kind == KERNEL_NORM && q->op && (strcmp(q->op, "layer_norm") == 0 || strcmp(q->op, "rms_norm") == 0)) {
+        pt->x[NORM_S] = log((double)q->dim[NORM_N] * (double)q->dim[NORM_S]);
+        pt->x[NORM_N] = 0;
+    }
     if (q->kind == KERNEL_COMM || q->kind == KERNEL_OPTIMIZER)
         pt->key.pass = q->kind == KERNEL_OPTIMIZER ? KPASS_STEP : KPASS_FWD;
     pt->work = dims_work(q->kind, q->dim);

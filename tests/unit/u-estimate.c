@@ -498,6 +498,53 @@ static void test_batch_rescale(void **state)
     fclose(fp);
 }
 
+/* Interpolating upsamplings of a CPU trace timed on a GPU by their bytes
+ * are counted with their share of the device time and said; a nearest
+ * upsampling (one thread per element, near the copy rate) is not, nor
+ * are the same ops of a GPU trace, whose kernels were measured. */
+static void test_resample_by_bytes(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    const char *names[] = { "aten::upsample_bilinear2d", "aten::upsample_bilinear2d_backward",
+                            "aten::upsample_trilinear3d", "aten::upsample_nearest2d", "aten::add" };
+    for (int i = 0; i < 5; i++) {
+        struct op *o = add(&p, names[i], OP_ELEMENTWISE, 2);
+        o->phase = i == 1 ? PHASE_BACKWARD : PHASE_FORWARD;
+        o->bytes = 4e7 * (i + 1);
+        o->time_s = 1e-3;
+    }
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    double counted = e.ops[0].device_s + e.ops[1].device_s + e.ops[2].device_s, all = 0;
+    for (size_t i = 0; i < e.n_ops; i++)
+        all += e.ops[i].device_s;
+    assert_true(counted > 0 && counted < all);
+    char want[160];
+    snprintf(want, sizeof want, "3 bilinear, bicubic or trilinear upsampling op(s), %.1f%% of the "
+             "estimated device time, are timed by their bytes", 100 * counted / all);
+    assert_true(warned(&e, want));
+    estimate_release(&e);
+
+    p.has_device = 1;
+    p.device_name = "Test GPU";
+    for (size_t i = 0; i < p.n_ops; i++)
+        p.ops[i].device_time_s = 1e-3;
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_false(warned(&e, "upsampling"));
+    estimate_release(&e);
+    p.device_name = NULL;
+    profile_release(&p);
+    fclose(fp);
+}
+
 /* A CPU trace's biased convolution on a GPU: the forward gains cuDNN's
  * separate bias add (read and write the output, read the bias: one
  * kernel and one dispatch per call), the backward the reduction of the
@@ -2159,6 +2206,7 @@ int main(void)
         cmocka_unit_test(test_precision_fallback_warns),
         cmocka_unit_test(test_complex_ops),
         cmocka_unit_test(test_batch_rescale),
+        cmocka_unit_test(test_resample_by_bytes),
         cmocka_unit_test(test_scaled_table),
         cmocka_unit_test(test_gemm_past_rows),
         cmocka_unit_test(test_batched_rows),

@@ -97,6 +97,39 @@ static void test_norm_2d_apart(void **state)
     kernel_table_release(&t);
 }
 
+/* A layer norm's place is its row count (leading dimensions multiplied)
+ * and its normalized size: rows measured at batches 1 and 8 answer a
+ * query at batch 4,096 of as many rows from inside the table, as its own
+ * row would; a batch norm keeps its batch axis. */
+static void test_layer_norm_rows(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    for (int64_t n = 1; n <= 8; n *= 8)
+        for (int64_t rows = 1024; rows <= 1048576; rows *= 4) {   /* 1.5 ns a row */
+            int64_t dim[4] = { n, 64, rows / n, 1 };
+            dims_row(&t, KERNEL_NORM, PREC_FP32, KPASS_FWD, "layer_norm", 0, dim, 4, rows * 1.5e-9);
+            dims_row(&t, KERNEL_NORM, PREC_FP32, KPASS_FWD, "batch_norm", 0, dim, 4, rows * 1.5e-9);
+        }
+    struct kernel_query q;
+    struct kernel_hit h;
+    memset(&q, 0, sizeof q);
+    q.kind = KERNEL_NORM;
+    q.prec = PREC_FP32;
+    q.pass = KPASS_FWD;
+    q.op = "layer_norm";
+    int64_t big[4] = { 4096, 64, 64, 1 };       /* 262,144 rows, a measured count */
+    memcpy(q.dim, big, sizeof big);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_not_equal(h.method, LOOKUP_EXTRAP);
+    assert_close(h.time_s, 262144 * 1.5e-9, 1e-6);
+    q.op = "batch_norm";
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    kernel_table_release(&t);
+}
+
 static void test_attention(void **state)
 {
     (void)state;
@@ -600,6 +633,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_norm_2d_apart),
+        cmocka_unit_test(test_layer_norm_rows),
         cmocka_unit_test(test_attention),
         cmocka_unit_test(test_rnn_cells),
         cmocka_unit_test(test_conv_classes),
