@@ -89,6 +89,15 @@ void est_warn(struct est *c, const char *fmt, ...)
 /* ----------------------------------------------------------- the pass */
 
 /* What the ops' estimates counted that an estimate says once. */
+/* part_s as a percentage of the estimate's device time over its ops. */
+static double device_share_pct(const struct estimate *out, double part_s)
+{
+    double dev_s = 0;
+    for (size_t i = 0; i < out->n_ops; i++)
+        dev_s += out->ops[i].device_s;
+    return dev_s > 0 ? 100 * part_s / dev_s : 0;
+}
+
 static void warn_counted(struct est *c, const struct estimate *out)
 {
     if (c->n_channels_last)
@@ -111,29 +120,21 @@ static void warn_counted(struct est *c, const struct estimate *out)
                     "machine's launch latency, below what it costs (estimators/measure/rnn_host.py "
                     "measures it)",
                 c->n_rnn_launch_host, out->machine ? out->machine : "?");
-    if (c->n_batch_kept) {
-        double dev_s = 0;
-        for (size_t i = 0; i < out->n_ops; i++)
-            dev_s += out->ops[i].device_s;
+    if (c->n_batch_kept)
         est_warn(c, "%zu op(s) of the forward and backward passes, %.0f%% of the estimated device "
                     "time, show no batch dimension (no tensor leading with the profiled batch %lld "
                     "or its flattened rows, no GEMM dimension of it) and keep their profiled sizes "
                     "at batch %lld: parameters' work is rightly so, a batch folded into another "
                     "dimension (heads, chunks) is not",
-                 c->n_batch_kept, dev_s > 0 ? 100 * c->batch_kept_dev_s / dev_s : 0,
+                 c->n_batch_kept, device_share_pct(out, c->batch_kept_dev_s),
                  (long long)c->b_old, (long long)c->b_new);
-    }
-    if (c->n_resample_bytes) {
-        double dev_s = 0;
-        for (size_t i = 0; i < out->n_ops; i++)
-            dev_s += out->ops[i].device_s;
+    if (c->n_resample_bytes)
         est_warn(c, "%zu bilinear, bicubic or trilinear upsampling op(s), %.1f%% of the estimated "
                     "device time, are timed by their bytes: PyTorch's CUDA kernels loop over the "
                     "planes (N x C) in each output pixel's thread and add the backward's gradients "
                     "with atomics, 5 to 20 times that time on an H200 "
                     "(estimators/h200/upsample-probe/ORIGIN.md)",
-                 c->n_resample_bytes, dev_s > 0 ? 100 * c->resample_bytes_dev_s / dev_s : 0);
-    }
+                 c->n_resample_bytes, device_share_pct(out, c->resample_bytes_dev_s));
     if (c->n_rnn_persistent)
         est_warn(c, "%zu recurrent op(s) of the CPU trace run as cuDNN's persistent kernels on '%s' "
                     "(PyTorch's algorithm choice by cell, hidden size, pass and precision): a few "

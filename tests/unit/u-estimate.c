@@ -518,10 +518,8 @@ static void test_resample_by_bytes(void **state)
         o->time_s = 1e-3;
     }
     struct estimate e;
-    estimate_init(&e);
     FILE *fp;
-    struct diag d = quiet(&fp);
-    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_UNKNOWN, &e, &fp), 0);
     double counted = e.ops[0].device_s + e.ops[1].device_s + e.ops[2].device_s, all = 0;
     for (size_t i = 0; i < e.n_ops; i++)
         all += e.ops[i].device_s;
@@ -532,12 +530,12 @@ static void test_resample_by_bytes(void **state)
     assert_true(warned(&e, want));
     estimate_release(&e);
 
+    fclose(fp);
     p.has_device = 1;
     p.device_name = "Test GPU";
     for (size_t i = 0; i < p.n_ops; i++)
         p.ops[i].device_time_s = 1e-3;
-    estimate_init(&e);
-    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_UNKNOWN, &e, &fp), 0);
     assert_false(warned(&e, "upsampling"));
     estimate_release(&e);
     p.device_name = NULL;

@@ -54,6 +54,16 @@ static void att_query(struct kernel_query *q, int64_t seq, int64_t d, int causal
     memcpy(q->dim, dim, sizeof dim);
 }
 
+/* An fp32 forward query of norm op (its sizes left to the caller). */
+static void norm_query(struct kernel_query *q, const char *op)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = KERNEL_NORM;
+    q->prec = PREC_FP32;
+    q->pass = KPASS_FWD;
+    q->op = op;
+}
+
 /* A batch norm over [N, C] (s = 1) and one over maps are other kernels:
  * a query of either kind is answered from its own kind's rows only, never
  * from a mix of the two, whatever their sizes. */
@@ -75,11 +85,7 @@ static void test_norm_2d_apart(void **state)
     }
     struct kernel_query q;
     struct kernel_hit h;
-    memset(&q, 0, sizeof q);
-    q.kind = KERNEL_NORM;
-    q.prec = PREC_FP32;
-    q.pass = KPASS_FWD;
-    q.op = "batch_norm";
+    norm_query(&q, "batch_norm");
     int64_t maps[4] = { 16, 64, 1024, 1 };
     memcpy(q.dim, maps, sizeof maps);
     assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
@@ -114,11 +120,7 @@ static void test_layer_norm_rows(void **state)
         }
     struct kernel_query q;
     struct kernel_hit h;
-    memset(&q, 0, sizeof q);
-    q.kind = KERNEL_NORM;
-    q.prec = PREC_FP32;
-    q.pass = KPASS_FWD;
-    q.op = "layer_norm";
+    norm_query(&q, "layer_norm");
     int64_t big[4] = { 4096, 64, 64, 1 };       /* 262,144 rows, a measured count */
     memcpy(q.dim, big, sizeof big);
     assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
