@@ -88,7 +88,6 @@ void est_warn(struct est *c, const char *fmt, ...)
 
 /* ----------------------------------------------------------- the pass */
 
-/* What the ops' estimates counted that an estimate says once. */
 /* part_s as a percentage of the estimate's device time over its ops. */
 static double device_share_pct(const struct estimate *out, double part_s)
 {
@@ -98,6 +97,7 @@ static double device_share_pct(const struct estimate *out, double part_s)
     return dev_s > 0 ? 100 * part_s / dev_s : 0;
 }
 
+/* What the ops' estimates counted that an estimate says once. */
 static void warn_counted(struct est *c, const struct estimate *out)
 {
     if (c->n_channels_last)

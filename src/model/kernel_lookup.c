@@ -252,7 +252,8 @@ static int query_point(const struct kernel_query *q, struct lpoint *pt)
      * normalized size whatever its leading dimensions, so a row's place
      * is its row count: [4096, 24, 192] sits between rows measured at
      * batch 64 instead of 6 octaves past them */
-    if (q->kind == KERNEL_NORM && q->op && (strcmp(q->op, "layer_norm") == 0 || strcmp(q->op, "rms_norm") == 0)) {
+    if (q->kind == KERNEL_NORM && q->op
+        && (strcmp(q->op, "layer_norm") == 0 || strcmp(q->op, "rms_norm") == 0)) {
         pt->x[NORM_S] = log((double)q->dim[NORM_N] * (double)q->dim[NORM_S]);
         pt->x[NORM_N] = 0;
     }
