@@ -8454,6 +8454,478 @@ def simclr(batch, device):
     return SimCLR(), make, _nt_xent_loss, "sgd_momentum"
 
 
+# -- twenty-fourth round -------------------------------------------------------
+# Models recorded after the twenty-third round: a masked autoencoder (MAE)
+# over 224x224 images (16x16 patches by a strided Conv2d, 75% of them
+# dropped per sample by the argsort of uniform noise and a gather, a
+# ViT-shaped encoder of width 512 over the 49 kept patches alone, a
+# narrower decoder over all 196 with mask tokens put back in place by a
+# gather with the inverse permutation, a per-patch normalised pixel MSE on
+# the dropped patches), a Glow-shaped normalizing flow on 32x32 images
+# (three levels of 8 steps of ActNorm, an invertible 1x1 convolution whose
+# log-determinant is a slogdet of its 12- to 48-wide weight, and an affine
+# coupling whose network ends in a zero-initialised convolution; squeezes
+# and splits between the levels, the loss in bits per dimension), a
+# Performer-shaped language model over 2,048 tokens (FAVOR+ causal linear
+# attention written out: positive random features by exp, the prefix sums
+# of the key-feature x value outer products by one cumsum over a b x 8 x
+# 2,048 x 256 x 64 tensor), a Point Transformer-shaped point-cloud
+# classifier (k nearest neighbours by cdist and topk, gathers of 16
+# neighbours per point, vector attention whose per-channel weights come
+# from an MLP and a softmax over the neighbours, strided downsampling with
+# max-pooled neighbourhoods) and BiDAF (word embeddings beside a character
+# CNN, a highway network, nn.LSTM layers over 256 context and 32 query
+# words, the trilinear 256 x 32 similarity and attention in both
+# directions, two cross-entropies over the context positions).
+
+class MAEBlock(nn.Module):
+    """A pre-LN ViT block as MAE's: LayerNorm, one qkv Linear, attention
+    by _attention (SDPA where PyTorch has it), the output projection and
+    its residual; LayerNorm, a GELU MLP of 4 x the width, its residual;
+    no dropout."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads = heads
+
+    def forward(self, x):                                   # b, t, d
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        x = x + self.proj(_attention(q, k, v).transpose(1, 2).reshape(b, t, d))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class MAE(nn.Module):
+    """A masked autoencoder (He et al. 2021) in pretraining, ViT-shaped at
+    width 512 with 8 encoder layers: 16x16 patches of 224x224 images by a
+    strided Conv2d (196 tokens of 512) plus learned positions (N(0,
+    0.02); MAE's are fixed sine-cosine ones); per sample, uniform noise
+    argsorted to a random permutation whose first 49 patches are kept (a
+    gather) and the other 147 masked; a class token prepended; 8 MAEBlock
+    of 8 heads (MLP 2,048) and a LayerNorm; the decoder a Linear to 256,
+    the 147 mask tokens (one learned vector) appended and the sequence
+    put back in patch order by a gather with the argsort of the
+    permutation, learned decoder positions, 4 MAEBlock of 8 heads,
+    LayerNorm and a Linear to the 16 x 16 x 3 pixels of each patch. The
+    loss is the model's own, as MAE's with norm_pix_loss: each patch's
+    pixels normalised by their mean and variance, the squared error
+    averaged over a patch's pixels, then over the masked patches of the
+    sample, in fp32. Returns the per-sample losses (b)."""
+
+    def __init__(self, size=224, patch=16, d=512, layers=8, heads=8, dd=256, dlayers=4, dheads=8, ratio=0.75):
+        super().__init__()
+        n = (size // patch) ** 2                            # 196
+        self.embed = nn.Conv2d(3, d, patch, patch)
+        self.cls = nn.Parameter(0.02 * torch.randn(1, 1, d))
+        self.pos = nn.Parameter(0.02 * torch.randn(1, n + 1, d))
+        self.blocks = nn.ModuleList(MAEBlock(d, heads) for _ in range(layers))
+        self.norm = Fp32LayerNorm(d)
+        self.dec_embed = nn.Linear(d, dd)
+        self.mask_token = nn.Parameter(0.02 * torch.randn(1, 1, dd))
+        self.dec_pos = nn.Parameter(0.02 * torch.randn(1, n + 1, dd))
+        self.dec_blocks = nn.ModuleList(MAEBlock(dd, dheads) for _ in range(dlayers))
+        self.dec_norm = Fp32LayerNorm(dd)
+        self.pred = nn.Linear(dd, patch * patch * 3)
+        self.patch, self.keep = patch, int(n * (1 - ratio))   # 49
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        b, p = x.shape[0], self.patch
+        t = self.embed(x).flatten(2).transpose(1, 2) + self.pos[:, 1:]   # b, 196, 512
+        n, d = t.shape[1], t.shape[2]
+        shuffle = torch.rand(b, n, device=x.device).argsort(1)   # b, 196: a random permutation per sample
+        restore = shuffle.argsort(1)                        # where each patch went
+        t = t.gather(1, shuffle[:, :self.keep].unsqueeze(2).expand(-1, -1, d))   # b, 49, 512
+        t = torch.cat([(self.cls + self.pos[:, :1]).expand(b, -1, -1).to(t.dtype), t], dim=1)   # b, 50, 512
+        for blk in self.blocks:
+            t = blk(t)
+        t = self.dec_embed(self.norm(t))                    # b, 50, 256
+        dd = t.shape[2]
+        m = torch.cat([t[:, 1:], self.mask_token.to(t.dtype).expand(b, n - self.keep, -1)], dim=1)   # b, 196, 256
+        m = m.gather(1, restore.unsqueeze(2).expand(-1, -1, dd))   # back in patch order
+        t = torch.cat([t[:, :1], m], dim=1) + self.dec_pos   # b, 197, 256
+        for blk in self.dec_blocks:
+            t = blk(t)
+        pred = self.pred(self.dec_norm(t))[:, 1:].float()   # b, 196, 768
+        gh, gw = x.shape[2] // p, x.shape[3] // p
+        target = x.float().view(b, 3, gh, p, gw, p).permute(0, 2, 4, 3, 5, 1).reshape(b, n, p * p * 3)
+        target = (target - target.mean(-1, keepdim=True)) / (target.var(-1, keepdim=True) + 1e-6).sqrt()
+        mask = (restore >= self.keep).float()               # b, 196: 1 on the masked patches
+        err = ((pred - target) ** 2).mean(-1)               # b, 196
+        return (err * mask).sum(1) / mask.sum(1)            # b
+
+
+def _own_loss(out, y):
+    """The mean over the batch of the per-sample losses that the model
+    computes itself (MAE's needs the mask it draws in its forward); y is
+    not used."""
+    return out.mean()
+
+
+def mae(batch, device):
+    """batch: 224x224 images; the targets are the images' own pixels, so
+    the second tensor is a placeholder."""
+    def make():
+        return torch.randn(batch, 3, 224, 224, device=device), torch.zeros(batch, device=device)
+    return MAE(), make, _own_loss, "adamw"
+
+
+class ActNorm(nn.Module):
+    """Glow's ActNorm: a per-channel bias and log-scale, y = (x + bias)
+    exp(logs), log-determinant H W sum(logs). Both start at zero (Glow's
+    data-dependent initialisation from the first batch is left out)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.bias, self.logs = nn.Parameter(torch.zeros(1, c, 1, 1)), nn.Parameter(torch.zeros(1, c, 1, 1))
+
+    def forward(self, x, logdet):
+        return (x + self.bias) * torch.exp(self.logs), logdet + x.shape[2] * x.shape[3] * self.logs.sum()
+
+
+class InvConv1x1(nn.Module):
+    """Glow's invertible 1x1 convolution (the unfactorised form): a c x c
+    weight from the QR of a Gaussian matrix, applied by conv2d (the output
+    brought back to fp32); log-determinant H W log|det W| by slogdet of
+    the weight in fp32."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.weight = nn.Parameter(torch.linalg.qr(torch.randn(c, c))[0])
+
+    def forward(self, x, logdet):
+        c = self.weight.shape[0]
+        ld = torch.slogdet(self.weight.float())[1] * (x.shape[2] * x.shape[3])
+        return F.conv2d(x, self.weight.view(c, c, 1, 1)).float(), logdet + ld
+
+
+class AffineCoupling(nn.Module):
+    """Glow's affine coupling: the first half of the channels through a
+    network (3x3 Conv2d to 256, ReLU, 1x1 Conv2d 256, ReLU, a zero-
+    initialised 3x3 Conv2d to c) whose interleaved outputs are a shift and
+    a scale sigmoid(h + 2) for the second half: (x_b + shift) scale;
+    log-determinant the sum of log(scale), in fp32."""
+
+    def __init__(self, c, hidden=256):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(c // 2, hidden, 3, padding=1), nn.ReLU(), nn.Conv2d(hidden, hidden, 1),
+                                 nn.ReLU(), nn.Conv2d(hidden, c, 3, padding=1))
+        nn.init.zeros_(self.net[-1].weight)
+        nn.init.zeros_(self.net[-1].bias)
+
+    def forward(self, x, logdet):
+        xa, xb = x.chunk(2, dim=1)
+        h = self.net(xa).float()
+        shift, scale = h[:, 0::2], torch.sigmoid(h[:, 1::2] + 2.0)
+        return torch.cat([xa, (xb + shift) * scale], dim=1), logdet + torch.log(scale).sum((1, 2, 3))
+
+
+def _squeeze2d(x):
+    """Glow's squeeze: each 2x2 block of pixels to channels, b, 4c, h / 2, w / 2."""
+    b, c, h, w = x.shape
+    return x.view(b, c, h // 2, 2, w // 2, 2).permute(0, 1, 3, 5, 2, 4).reshape(b, 4 * c, h // 2, w // 2)
+
+
+def _std_normal_logp(z):
+    """The log-density of b, ... values under a standard normal, summed per sample."""
+    return -0.5 * (z * z + math.log(2 * math.pi)).flatten(1).sum(1)
+
+
+class Glow(nn.Module):
+    """A Glow-shaped normalizing flow (Kingma and Dhariwal 2018) on 3 x
+    32x32 images, with couplings of 256 (the reference's CIFAR-10 model
+    has 512 and 32 steps per level): 3 levels, each a squeeze then 8 steps
+    of ActNorm, InvConv1x1 and AffineCoupling (12 x 16x16, 24 x 8x8, 48 x
+    4x4); after the first two levels half of the channels split off to a
+    standard-normal prior (Glow's is learned). The flow state is kept in
+    fp32. Returns each sample's negative log-likelihood in bits per
+    dimension of 8-bit data: -(log p(z) + sum of log-determinants - D
+    log 256) / (D log 2), D = 3,072 (b)."""
+
+    def __init__(self, c=3, levels=3, steps=8, hidden=256):
+        super().__init__()
+        self.levels = nn.ModuleList()
+        for i in range(levels):
+            c *= 4
+            self.levels.append(nn.ModuleList(nn.ModuleList([ActNorm(c), InvConv1x1(c), AffineCoupling(c, hidden)])
+                                             for _ in range(steps)))
+            c //= 2
+
+    def forward(self, x):                                   # b, 3, 32, 32 in [-0.5, 0.5]
+        dims = x[0].numel()
+        z = x.float()
+        logdet = z.new_zeros(x.shape[0])
+        logp = z.new_zeros(x.shape[0])
+        for i, level in enumerate(self.levels):
+            z = _squeeze2d(z)                               # b, 12, 16, 16; b, 24, 8, 8; b, 48, 4, 4
+            for step in level:
+                for flow in step:
+                    z, logdet = flow(z, logdet)
+            if i < len(self.levels) - 1:
+                z, zs = z.chunk(2, dim=1)
+                logp = logp + _std_normal_logp(zs)
+        logp = logp + _std_normal_logp(z)
+        return -(logp + logdet - dims * math.log(256)) / (dims * math.log(2))   # b
+
+
+def glow(batch, device):
+    """batch: 8-bit 32x32 RGB images, dequantised by uniform noise and
+    scaled to [-0.5, 0.5); the likelihood needs no target, so the second
+    tensor is a placeholder."""
+    def make():
+        x = (torch.randint(0, 256, (batch, 3, 32, 32), device=device) + torch.rand(batch, 3, 32, 32, device=device))
+        return x / 256 - 0.5, torch.zeros(batch, device=device)
+    return Glow(), make, _nll_loss, "adam"
+
+
+class PerformerBlock(nn.Module):
+    """A pre-LN Performer block (Choromanski et al. 2020) with causal
+    FAVOR+ attention written out: q and k scaled by d_head^-1/4 and
+    mapped to 256 positive random features of the softmax kernel,
+    exp(w x - |x|^2 / 2 - stabiliser) / sqrt(256) + 1e-4, by a Gaussian
+    256 x 64 projection drawn once (a buffer, neither orthogonalised nor
+    redrawn); the stabiliser the feature maximum per query and over the
+    whole sequence for the keys (detached, as performer-pytorch's). The
+    causal prefix sums of the key-feature x value outer products by one
+    cumsum over the sequence of a b, h, L, 256, 64 tensor (einsum, then
+    cumsum), the numerator their contraction with the query features,
+    the denominator the query features against the prefix sums of the key
+    features; the output projection; a GELU MLP of 2,048."""
+
+    def __init__(self, d, heads, features=256, mlp=2048):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, mlp), nn.Linear(mlp, d)
+        self.register_buffer("omega", torch.randn(features, d // heads), persistent=False)   # 256, 64
+        self.heads = heads
+
+    def features(self, x, keys):                            # b, h, L, 64
+        x = x.float() * x.shape[-1] ** -0.25
+        wx = (x @ self.omega.t()).float()                   # b, h, L, 256
+        stab = (wx.amax((-2, -1), keepdim=True) if keys else wx.amax(-1, keepdim=True)).detach()
+        return (torch.exp(wx - 0.5 * (x * x).sum(-1, keepdim=True) - stab) + 1e-4) * self.omega.shape[0] ** -0.5
+
+    def forward(self, x):                                   # b, 2048, 512
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        qf, kf = self.features(q, False), self.features(k, True)   # b, 8, 2048, 256 (fp32)
+        kv = torch.einsum("bhlm,bhld->bhlmd", kf.to(v.dtype), v).cumsum(2)   # b, 8, 2048, 256, 64
+        num = torch.einsum("bhlm,bhlmd->bhld", qf.to(kv.dtype), kv)          # b, 8, 2048, 64
+        den = (qf * kf.cumsum(2)).sum(-1, keepdim=True)    # b, 8, 2048, 1
+        a = (num / den).transpose(1, 2).reshape(b, t, d)
+        x = x + self.proj(a)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class PerformerLM(nn.Module):
+    """A Performer-shaped causal language model: token and learned position
+    embeddings (16,000 x 512, 2,048 x 512), 6 PerformerBlock of 8 heads,
+    a final LayerNorm and the head tied to the token embedding. Returns
+    b, 2048, 16000."""
+
+    def __init__(self, vocab=16000, d=512, layers=6, heads=8, seq=2048, features=256):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        nn.init.normal_(self.tok.weight, std=0.02)
+        nn.init.normal_(self.pos.weight, std=0.02)
+        self.blocks = nn.ModuleList(PerformerBlock(d, heads, features) for _ in range(layers))
+        self.ln = Fp32LayerNorm(d)
+
+    def forward(self, idx):                                 # b, 2048
+        x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
+        for blk in self.blocks:
+            x = blk(x)
+        return F.linear(self.ln(x), self.tok.weight)        # b, 2048, 16000
+
+
+def performer(batch, device):
+    return PerformerLM(), _tokens(batch, 2048, 16000, device), _lm_loss, "adamw"
+
+
+def _knn(query, points, k):
+    """The indices (b, M, k) of the k nearest of b, N points to each of b,
+    M query points, by cdist and topk, without gradient."""
+    with torch.no_grad():
+        return torch.cdist(query.float(), points.float()).topk(k, dim=-1, largest=False).indices
+
+
+def _group(x, idx):
+    """The rows of x (b, N, C) named by idx (b, M, k), by torch.gather of
+    the expanded indices: b, M, k, C."""
+    b, m, k = idx.shape
+    return x.gather(1, idx.reshape(b, m * k, 1).expand(-1, -1, x.shape[2])).view(b, m, k, x.shape[2])
+
+
+class PointTransformerLayer(nn.Module):
+    """Point Transformer's vector self-attention (Zhao et al. 2021) over
+    the k nearest neighbours of each point: q, k and v Linears; the
+    position encoding an MLP (Linear 3 -> d, ReLU, Linear) of the xyz
+    differences p_i - p_j; per-channel weights from an MLP (Linear, ReLU,
+    Linear) of q_i - k_j + pos_ij, a softmax over the neighbours; the
+    output the sum over them of the weights times v_j + pos_ij."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.q, self.k, self.v = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.pos = nn.Sequential(nn.Linear(3, d), nn.ReLU(), nn.Linear(d, d))
+        self.attn = nn.Sequential(nn.Linear(d, d), nn.ReLU(), nn.Linear(d, d))
+
+    def forward(self, x, xyz, idx):                         # b, N, d; b, N, 3; b, N, k
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        pos = self.pos(xyz.unsqueeze(2) - _group(xyz, idx))   # b, N, k, d
+        w = self.attn(q.unsqueeze(2) - _group(k, idx) + pos).softmax(2)   # b, N, k, d
+        return (w * (_group(v, idx) + pos)).sum(2)          # b, N, d
+
+
+class PointTransformerBlock(nn.Module):
+    """Point Transformer's residual block, with pre-LayerNorms in place of
+    its BatchNorms: Linear, ReLU, PointTransformerLayer, LayerNorm, ReLU,
+    Linear, added to the input."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.lin1, self.lin2 = nn.Linear(d, d), nn.Linear(d, d)
+        self.layer = PointTransformerLayer(d)
+
+    def forward(self, x, xyz, idx):
+        y = self.layer(F.relu(self.lin1(self.ln1(x))), xyz, idx)
+        return x + self.lin2(F.relu(self.ln2(y)))
+
+
+class PointTransitionDown(nn.Module):
+    """Between stages: every `stride`-th point kept (strided slicing in
+    place of farthest point sampling), its k nearest of the previous
+    points gathered with their xyz relative to it, Linear (cin + 3 ->
+    cout), LayerNorm, ReLU and the maximum over the neighbours."""
+
+    def __init__(self, cin, cout, k=16, stride=4):
+        super().__init__()
+        self.lin, self.ln = nn.Linear(cin + 3, cout), Fp32LayerNorm(cout)
+        self.k, self.stride = k, stride
+
+    def forward(self, x, xyz):                              # b, N, cin; b, N, 3
+        new = xyz[:, ::self.stride]                         # b, N / 4, 3
+        idx = _knn(new, xyz, self.k)                        # b, N / 4, k
+        g = torch.cat([(_group(xyz, idx) - new.unsqueeze(2)).to(x.dtype), _group(x, idx)], dim=3)
+        return F.relu(self.ln(self.lin(g))).amax(2), new    # b, N / 4, cout
+
+
+class PointTransformer(nn.Module):
+    """A Point Transformer-shaped classifier on 1,024 points: a Linear 3 ->
+    32 with LayerNorm and ReLU per point; 4 stages of widths 32, 64, 128,
+    256 at 1,024, 256, 64 and 16 points with 1, 2, 3 and 5 blocks (the
+    reference's first four stages), PointTransitionDown between them, the
+    16 nearest neighbours found once per stage; the mean over the points
+    and an MLP 256 -> 256 -> 128 -> 40 (ReLU, dropout 0.5)."""
+
+    def __init__(self, classes=40, widths=(32, 64, 128, 256), blocks=(1, 2, 3, 5), k=16, stride=4):
+        super().__init__()
+        self.inp = nn.Sequential(nn.Linear(3, widths[0]), Fp32LayerNorm(widths[0]), nn.ReLU())
+        self.down = nn.ModuleList(PointTransitionDown(a, c, k, stride) for a, c in zip(widths, widths[1:]))
+        self.stages = nn.ModuleList(nn.ModuleList(PointTransformerBlock(w) for _ in range(n))
+                                    for w, n in zip(widths, blocks))
+        self.head = nn.Sequential(nn.Linear(widths[-1], 256), nn.ReLU(), nn.Dropout(0.5), nn.Linear(256, 128),
+                                  nn.ReLU(), nn.Dropout(0.5), nn.Linear(128, classes))
+        self.k = k
+
+    def forward(self, pts):                                 # b, 3, 1024
+        xyz = pts.transpose(1, 2).contiguous()              # b, 1024, 3
+        x = self.inp(xyz)                                   # b, 1024, 32
+        for i, stage in enumerate(self.stages):
+            if i > 0:
+                x, xyz = self.down[i - 1](x, xyz)           # b, 256, 64; b, 64, 128; b, 16, 256
+            idx = _knn(xyz, xyz, self.k)                    # b, N, 16
+            for blk in stage:
+                x = blk(x, xyz, idx)
+        return self.head(x.mean(1))                         # b, 40
+
+
+def pointtransformer(batch, device):
+    return PointTransformer(), _points(batch, device), _cls_loss, "adam"
+
+
+class BiDAF(nn.Module):
+    """BiDAF (Seo et al. 2017) for reading comprehension, 256 context and
+    32 query words: a trainable 50,000 x 300 word embedding beside a
+    character CNN (100 x 16 embedding of 16 characters per word, Conv1d
+    of 100 filters of width 5, ReLU, maximum over the positions), 400 per
+    word; a 2-layer highway network; a shared bidirectional nn.LSTM of
+    100 over context and query (200). The similarity S (b, 256, 32)
+    w . [c; q; c * q] as three terms: a Linear of c, a Linear of q and an
+    einsum of c * w_cq with q. Context-to-query attention, the softmax of
+    S over the query words times q; query-to-context, the softmax over
+    the context of the maximum of S over the query, its weighted sum of c
+    broadcast over the context; G = [c; c2q; c * c2q; c * q2c] (800); the
+    modelling layer a 2-layer bidirectional nn.LSTM of 100 (M); the start
+    logits a Linear of [G; M], the end logits a Linear of [G; M2] with M2
+    another bidirectional nn.LSTM of 100 over M; dropout 0.2. No masks:
+    every passage and question fills its words. Returns b, 2, 256."""
+
+    def __init__(self, vocab=50000, dw=300, chars=100, dc=16, filters=100, width=5, h=100, drop=0.2):
+        super().__init__()
+        self.word, self.char = nn.Embedding(vocab, dw), nn.Embedding(chars, dc)
+        self.char_cnn = nn.Conv1d(dc, filters, width)
+        d = dw + filters                                    # 400
+        self.gate = nn.ModuleList(nn.Linear(d, d) for _ in range(2))
+        self.lin = nn.ModuleList(nn.Linear(d, d) for _ in range(2))
+        self.ctx = nn.LSTM(d, h, batch_first=True, bidirectional=True)
+        self.att_c, self.att_q = nn.Linear(2 * h, 1), nn.Linear(2 * h, 1, bias=False)
+        self.att_cq = nn.Parameter(torch.empty(2 * h).uniform_(-(2 * h) ** -0.5, (2 * h) ** -0.5))
+        self.model = nn.LSTM(8 * h, h, num_layers=2, batch_first=True, bidirectional=True, dropout=drop)
+        self.end = nn.LSTM(2 * h, h, batch_first=True, bidirectional=True)
+        self.p1, self.p2 = nn.Linear(10 * h, 1), nn.Linear(10 * h, 1)
+        self.drop = drop
+
+    def embed(self, words, chars):                          # b, L; b, L, 16
+        b, n, c = chars.shape
+        e = self.char(chars.reshape(b * n, c)).transpose(1, 2)   # b L, 16, 16
+        e = F.relu(self.char_cnn(F.dropout(e, self.drop, self.training))).amax(2).view(b, n, -1)   # b, L, 100
+        x = torch.cat([self.word(words), e.float()], dim=2)  # b, L, 400
+        for gate, lin in zip(self.gate, self.lin):
+            g = torch.sigmoid(gate(x))
+            x = g * F.relu(lin(x)) + (1 - g) * x
+        y, _ = self.ctx(F.dropout(x.float(), self.drop, self.training))
+        return y                                            # b, L, 200
+
+    def forward(self, inp):
+        cw, cc, qw, qc = inp                                # b, 256; b, 256, 16; b, 32; b, 32, 16
+        c, q = self.embed(cw, cc), self.embed(qw, qc)       # b, 256, 200; b, 32, 200
+        s = (self.att_c(c) + self.att_q(q).transpose(1, 2)
+             + torch.einsum("bid,bjd->bij", c * self.att_cq.to(c.dtype), q)).float()   # b, 256, 32
+        c2q = torch.bmm(s.softmax(2).to(q.dtype), q).to(c.dtype)   # b, 256, 200
+        q2c = torch.bmm(s.amax(2).softmax(1).unsqueeze(1).to(c.dtype), c).to(c.dtype)   # b, 1, 200
+        g = torch.cat([c, c2q, c * c2q, c * q2c], dim=2)    # b, 256, 800
+        m, _ = self.model(F.dropout(g, self.drop, self.training))   # b, 256, 200
+        m2, _ = self.end(F.dropout(m, self.drop, self.training))    # b, 256, 200
+        p1 = self.p1(torch.cat([g, m], dim=2)).squeeze(2)   # b, 256
+        p2 = self.p2(torch.cat([g, m2], dim=2)).squeeze(2)
+        return torch.stack([p1, p2.to(p1.dtype)], dim=1)    # b, 2, 256
+
+
+def _span_loss(out, y):
+    """BiDAF's loss: the cross-entropies of the start and of the end
+    logits (b, 2, 256) against their positions (b, 2), summed."""
+    return F.cross_entropy(out[:, 0], y[:, 0]) + F.cross_entropy(out[:, 1], y[:, 1])
+
+
+def bidaf(batch, device):
+    """batch: passages of 256 words and questions of 32, word ids from
+    50,000 and 16 character ids from 100 per word, and answer spans of
+    up to 16 words."""
+    def make():
+        start = torch.randint(0, 240, (batch,), device=device)
+        return ((torch.randint(0, 50000, (batch, 256), device=device),
+                 torch.randint(0, 100, (batch, 256, 16), device=device),
+                 torch.randint(0, 50000, (batch, 32), device=device),
+                 torch.randint(0, 100, (batch, 32, 16), device=device)),
+                torch.stack([start, start + torch.randint(0, 16, (batch,), device=device)], dim=1))
+    return BiDAF(), make, _span_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -8576,4 +9048,9 @@ MODELS = {
     "instantngp": (instantngp, "Instant-NGP-shaped radiance field, batch in samples (32 per ray), 16-level hash encoding (one 16 x 2^19 x 2 table, resolutions 16 x 1.5^l, int64 floors, XOR of coordinates times primes mod 2^19 or direct indices on the coarse levels by where, 8 corners by index_select, trilinear weights), density MLP 32-64-16, degree-4 spherical harmonics, colour MLP 32-64-64-3, volume rendering by cumsum and exp, MSE, Adam; twenty-third round"),
     "raft": (raft, "RAFT-shaped optical flow 256x320, small encoders (bottleneck blocks, InstanceNorm2d for features) to 1/8, all-pairs 1,280 x 1,280 correlation by bmm, 2-level avg_pool2d pyramid, 6 iterations in a Python loop (9x9 lookups by grid_sample, conv motion encoder, separable 1x5/5x1 ConvGRU of 96, flow head, bilinear x8 upsampling), sequence L1 weighted 0.8^(N - i), AdamW; twenty-third round"),
     "simclr": (simclr, "SimCLR, ResNet-18-shaped encoder (BatchNorm2d) on both 96x96 views as one batch of 2b, projection 512-2,048-128 with BatchNorm1d, NT-Xent at temperature 0.5 over the 2b x 2b cosine similarities (normalize, matmul, diagonal masked_fill -inf, cross-entropy), SGD momentum; twenty-third round"),
+    "mae": (mae, "MAE pretraining 224x224, patch 16 by a strided Conv2d, learned positions, 75% of the 196 patches masked per sample (rand, argsort, gather), encoder 8 pre-LN blocks of 512 over 49 + 1 tokens (8 heads, MLP 2,048 GELU, SDPA), decoder 4 blocks of 256 with mask tokens unshuffled by gather with the inverse argsort, Linear to 16 x 16 x 3 pixels, per-patch normalised MSE on the masked patches, AdamW; twenty-fourth round"),
+    "glow": (glow, "Glow-shaped flow on 3 x 32x32, squeeze to 12 x 16x16, 3 levels of 8 steps (ActNorm, invertible 1x1 conv with log|det| by slogdet of the fp32 weight x H W, affine coupling Conv2d 3x3-256, 1x1 256, zero-init 3x3, sigmoid(s + 2)), half the channels split to a standard-normal prior after levels 1 and 2, NLL in bits per dimension, Adam; twenty-fourth round"),
+    "performer": (performer, "Performer-shaped LM d512 x 6, 8 heads, seq 2,048, 16k vocab, causal FAVOR+ written out (256 fixed Gaussian features per head, exp(wx - |x|^2 / 2) with stabilisers, einsum of key-feature x value outer products and cumsum over b x 8 x 2,048 x 256 x 64), pre-LN, MLP 2,048 GELU, tied head, AdamW; twenty-fourth round"),
+    "pointtransformer": (pointtransformer, "Point Transformer-shaped classifier, 1,024 points, 4 stages of 32-64-128-256 (1, 2, 3, 5 blocks) at 1,024-256-64-16 points, k = 16 by cdist and topk, gather, vector attention (pos MLP on xyz differences, attention MLP on q_i - k_j + pos, softmax over neighbours per channel), strided downsampling by 4 with max-pooled neighbour features, mean pool, MLP to 40 classes, Adam; twenty-fourth round"),
+    "bidaf": (bidaf, "BiDAF, 256 context and 32 query words, 50k x 300 word embedding + character CNN (100 x 16, Conv1d 100 x 5, max over 16 chars), 2-layer highway, BiLSTM 100 contextual layer, trilinear 256 x 32 similarity as three terms (Linear, Linear, einsum), context-to-query and query-to-context attention, 2-layer BiLSTM 100 modelling layer, end BiLSTM 100, two CE over 256 positions, Adam; twenty-fourth round"),
 }
