@@ -8817,9 +8817,9 @@ class PointTransitionDown(nn.Module):
 class PointTransformer(nn.Module):
     """A Point Transformer-shaped classifier on 1,024 points: a Linear 3 ->
     32 with LayerNorm and ReLU per point; 4 stages of widths 32, 64, 128,
-    256 at 1,024, 256, 64 and 16 points with 1, 2, 3 and 5 blocks (the
-    reference's first four stages), PointTransitionDown between them, the
-    16 nearest neighbours found once per stage; the mean over the points
+    256 at 1,024, 256, 64 and 16 points with 1, 2, 3 and 5 blocks (no
+    fifth stage of 512), PointTransitionDown between them, the 16
+    nearest neighbours found once per stage; the mean over the points
     and an MLP 256 -> 256 -> 128 -> 40 (ReLU, dropout 0.5)."""
 
     def __init__(self, classes=40, widths=(32, 64, 128, 256), blocks=(1, 2, 3, 5), k=16, stride=4):
