@@ -1,4 +1,5 @@
 #include "model/est_internal.h"
+#include "model/ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -555,13 +556,12 @@ static void count_batch_kept(struct est *c, const struct op *op, const struct sh
  * (estimators/h200/upsample-probe/ORIGIN.md).  Counted for a warning. */
 static void count_resample_by_bytes(struct est *c, const struct op *op, const struct op_estimate *oe)
 {
-    static const char *const names[] = { "upsample_bilinear", "upsample_bicubic", "upsample_trilinear",
-                                         "_upsample_bilinear", "_upsample_bicubic" };
-    if (c->src_gpu || !c->tgt_gpu || !op->name || !(oe->device_s > 0))
+    static const char *const names[] = { "upsample_bilinear", "upsample_bicubic", "upsample_trilinear" };
+    if (c->src_gpu || !c->tgt_gpu || !(oe->device_s > 0))
         return;
-    const char *base = strncmp(op->name, "aten::", 6) == 0 ? op->name + 6 : op->name;
+    const char *base = ops_base_name(op);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(base, names[i], strlen(names[i])) == 0) {
+        if (strstr(base, names[i])) {
             c->n_resample_bytes++;
             c->resample_bytes_dev_s += oe->device_s;
             return;
