@@ -56,6 +56,7 @@ KEYS = {
     "eltwise": ["op", "precision", "elements"],
     "optimizer": ["op", "form", "params", "tensors", "precision", "pass"],
     "comm": ["op", "ranks", "bytes", "precision"],
+    "resample": ["op", "n", "c", "out", "in", "precision", "pass"],
 }
 EXTRA = {
     "gemm": ["time_us_loop_mean", "tflops"],
@@ -67,11 +68,12 @@ EXTRA = {
     "eltwise": ["bytes", "gbps"],
     "optimizer": ["bytes", "gbps"],
     "comm": ["backend", "algbw_gbs", "busbw_gbs"],
+    "resample": [],
 }
 # Measuring order: the kinds of short kernels first, so that the share of
 # --budget they leave unused passes on to the kinds with the most rows.
 KINDS = ["eltwise", "norm", "embedding", "optimizer", "attention", "gemm",
-         "rnn", "conv", "comm"]
+         "rnn", "conv", "resample", "comm"]
 # Share of --budget each kind gets (what a kind leaves unused passes on to
 # the next).  From the seconds per kind of the complete full-grid run on one
 # H100 that estimators/h100 comes from (its measure.log: eltwise 3.8 s,
@@ -81,7 +83,7 @@ KINDS = ["eltwise", "norm", "embedding", "optimizer", "attention", "gemm",
 # group per rank count.
 BUDGET_WEIGHT = {"gemm": 0.23, "conv": 0.17, "rnn": 0.37, "attention": 0.06,
                  "norm": 0.03, "embedding": 0.03, "eltwise": 0.02,
-                 "optimizer": 0.03, "comm": 0.06}
+                 "optimizer": 0.03, "comm": 0.06, "resample": 0.03}
 PRECISIONS = ["fp32", "tf32", "bf16", "fp16"]
 # Measured first, so that a budget that runs short still leaves fp32 and
 # bf16 rows of every kind.
@@ -93,6 +95,7 @@ KIND_PRECISIONS = {
     "attention": PRECISIONS, "norm": ["fp32", "bf16", "fp16"],
     "embedding": ["fp32", "bf16", "fp16"], "eltwise": ["fp32", "bf16", "fp16"],
     "optimizer": ["fp32", "bf16"], "comm": ["fp32", "bf16"],
+    "resample": ["fp32", "bf16", "fp16"],
 }
 ELTWISE_OPS = ["copy", "add", "mul", "relu", "gelu", "sigmoid", "tanh",
                "dropout", "softmax", "sum", "mean", "max"]
@@ -101,7 +104,7 @@ SHAPE_KIND = {"gemm": "gemm", "conv": "conv", "rnn": "rnn",
               "attention": "attention", "norm": "norm",
               "embedding": "embedding", "elementwise": "eltwise",
               "reduction": "eltwise", "eltwise": "eltwise",
-              "optimizer": "optimizer", "comm": "comm"}
+              "optimizer": "optimizer", "comm": "comm", "resample": "resample"}
 
 torch = None  # imported in main() so that --help works without it
 np = None
@@ -868,14 +871,56 @@ def optimizer_cases(grid):
     return rows
 
 
+# The upsampling ops PyTorch records (aten::upsample_*), by the number of
+# spatial dimensions they resize.
+RESAMPLE_OPS = {"upsample_nearest2d": 2, "upsample_bilinear2d": 2, "upsample_bicubic2d": 2,
+                "upsample_nearest3d": 3, "upsample_trilinear3d": 3}
+
+
+def resample_cases(grid):
+    """Upsampling by planes (n x c), output and input points (h x w, or
+    d x h x w).  PyTorch's CUDA kernels of the interpolating modes give
+    each thread one output point and loop over the planes inside it, and
+    their backward adds each output's gradient into its sources with
+    atomics, so the time follows the planes, the output points and the
+    scale (how many outputs share a source), not the bytes
+    (estimators/h200/upsample-probe/ORIGIN.md).  Square (cubic) maps of 1
+    to 256 points a side, scales 2 to 32 a side (32: a pooled 1 x 1 map
+    spread back over its feature map), 16 to 65,536 planes."""
+    rows = []
+
+    def add(op, planes, side_in, scale):
+        dims = RESAMPLE_OPS[op]
+        n = min(planes, 16)
+        rows.append(({"op": op, "n": n, "c": planes // n, "out": (side_in * scale) ** dims,
+                      "in": side_in ** dims}, "grid"))
+    if grid == "tiny":
+        add("upsample_bilinear2d", 16, 4, 2)
+        add("upsample_nearest2d", 16, 4, 2)
+        add("upsample_trilinear3d", 16, 2, 2)
+        return rows
+    cap = 1 << 28 if grid == "full" else 1 << 27
+    for op, dims in RESAMPLE_OPS.items():
+        sides = pow2(0, 8) if dims == 2 else pow2(1, 6)
+        scales = (2, 4, 8, 32) if dims == 2 else (2, 4)
+        for planes in pow2(4, 16, 2) if dims == 2 else pow2(4, 12, 2):
+            for side in sides:
+                for scale in scales:
+                    out = (side * scale) ** dims
+                    if side * scale <= (1024 if dims == 2 else 128) and planes * out <= cap:
+                        add(op, planes, side, scale)
+    return rows
+
+
 CASES = {"gemm": gemm_cases, "conv": conv_cases, "rnn": rnn_cases,
          "attention": attention_cases, "norm": norm_cases,
          "embedding": embedding_cases, "eltwise": eltwise_cases,
-         "optimizer": optimizer_cases}
+         "optimizer": optimizer_cases, "resample": resample_cases}
 PASSES = {"gemm": [None], "conv": ["fwd", "bwd_data", "bwd_weight"],
           "rnn": ["fwd", "bwd"], "attention": ["fwd", "bwd"],
           "norm": ["fwd", "bwd"], "embedding": ["fwd", "bwd"],
-          "eltwise": [None], "optimizer": ["step"], "comm": [None]}
+          "eltwise": [None], "optimizer": ["step"], "comm": [None],
+          "resample": ["fwd", "bwd"]}
 
 
 # --------------------------------------------------------------------------
@@ -1240,10 +1285,47 @@ def build_optimizer(s, prec, _pass, dev):
     return opt.step, None
 
 
+def build_resample(s, prec, pas, dev):
+    """The forward through F.interpolate; the backward as the aten op the
+    autograd node calls (aten::upsample_*_backward: it zeroes the input's
+    gradient, then adds into it), so that no autograd bookkeeping is timed."""
+    op, dims = s["op"], RESAMPLE_OPS.get(s["op"])
+    if dims is None:
+        raise RowError("resample op %r: expected one of %s" % (op, ",".join(RESAMPLE_OPS)))
+    side_out = round(s["out"] ** (1.0 / dims))
+    side_in = round(s["in"] ** (1.0 / dims))
+    if side_out ** dims != s["out"] or side_in ** dims != s["in"]:
+        raise RowError("out %d and in %d are not %d-D squares" % (s["out"], s["in"], dims))
+    dt = dtype_of(prec)
+    size_in = [s["n"], s["c"]] + [side_in] * dims
+    size_out = [side_out] * dims
+    mode = op[len("upsample_"):-2]
+    interp = {"nearest": "nearest", "bilinear": "bilinear", "bicubic": "bicubic",
+              "trilinear": "trilinear"}[mode]
+    F = torch.nn.functional
+    if pas == "fwd":
+        x = rand(size_in, dt, dev)
+        kw = {} if interp == "nearest" else {"align_corners": False}
+
+        def f():
+            return F.interpolate(x, size=size_out, mode=interp, **kw)
+        return f, None
+    gy = rand([s["n"], s["c"]] + size_out, dt, dev)
+    bwd = getattr(torch.ops.aten, op + "_backward")
+    scales = [None] * dims
+    if interp == "nearest":
+        def f():
+            return bwd(gy, size_out, size_in, *scales)
+    else:
+        def f():
+            return bwd(gy, size_out, size_in, False, *scales)
+    return f, None
+
+
 BUILD = {"gemm": build_gemm, "conv": build_conv, "rnn": build_rnn,
          "attention": build_attention, "norm": build_norm,
          "embedding": build_embedding, "eltwise": build_eltwise,
-         "optimizer": build_optimizer}
+         "optimizer": build_optimizer, "resample": build_resample}
 
 
 def first_line(e):
@@ -1353,7 +1435,7 @@ INT_COLS = {"m", "n", "k", "batch", "dims", "c", "d", "h", "w", "f_d", "f_h",
             "stride_w", "dil_d", "dil_h", "dil_w", "groups", "input",
             "hidden", "layers", "seq", "bidirectional", "heads", "q_len",
             "kv_len", "head_dim", "causal", "s", "rows", "dim", "lookups",
-            "elements", "params", "tensors", "ranks", "bytes"}
+            "elements", "params", "tensors", "ranks", "bytes", "out", "in"}
 # Cells a shapes row may leave empty, and what they mean.
 DEFAULTS = {"batch": 1, "d": 1, "h": 1, "f_d": 1, "f_h": 1, "pad_d": 0,
             "pad_h": 0, "pad_w": 0, "stride_d": 1, "stride_h": 1,

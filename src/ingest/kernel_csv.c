@@ -410,6 +410,7 @@ static enum kernel_kind header_kind(const struct field *f, int nf)
         { "m", KERNEL_GEMM }, { "cell", KERNEL_RNN }, { "q_len", KERNEL_ATTENTION },
         { "head_dim", KERNEL_ATTENTION }, { "lookups", KERNEL_EMBEDDING },
         { "ranks", KERNEL_COMM }, { "params", KERNEL_OPTIMIZER }, { "form", KERNEL_OPTIMIZER },
+        { "out", KERNEL_RESAMPLE },
         { "w", KERNEL_CONV }, { "f_w", KERNEL_CONV }, { "s", KERNEL_NORM },
         { "op", KERNEL_ELTWISE }, { "bytes", KERNEL_ELTWISE },
     };
@@ -434,6 +435,7 @@ static const char *need_columns(enum kernel_kind kind, int conv_pass)
         [KERNEL_EMBEDDING] = "op,rows,dim,lookups,batch,mode,precision,pass,time_us",
         [KERNEL_OPTIMIZER] = "op,form,params,tensors,precision,time_us",
         [KERNEL_COMM] = "op,ranks,bytes,precision,time_us",
+        [KERNEL_RESAMPLE] = "op,n,c,out,in,precision,pass,time_us",
     };
     if (kind == KERNEL_CONV && conv_pass)
         return "w,h,c,n,k,f_w,f_h,precision,pass,time_us";
@@ -703,6 +705,7 @@ static int check_words(struct reader *rd, const struct layout *ly, const struct 
         [KERNEL_EMBEDDING] = { "embedding,embedding_bag", "sum,mean,max,none", "fwd,bwd" },
         [KERNEL_OPTIMIZER] = { "sgd,sgd_momentum,adam,adamw", "single,foreach,fused", "step" },
         [KERNEL_COMM] = { "all_reduce,all_gather,reduce_scatter,broadcast", NULL, "fwd" },
+        [KERNEL_RESAMPLE] = { KERNEL_RESAMPLE_OPS, NULL, "fwd,bwd" },
     };
     const struct field *op = ly->has[R_OP] ? &f[ly->has[R_OP] - 1] : NULL;
     const struct field *mode = ly->has[R_MODE] ? &f[ly->has[R_MODE] - 1] : NULL;

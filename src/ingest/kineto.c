@@ -798,7 +798,8 @@ static int cb_end_map(void *ctx)
 
 /* Strides (gemm orientation) and concrete inputs (conv geometry, rnn
  * layers and cell, attention's causal flag, a norm's normalised shape or
- * groups, an embedding's rows and mode, index_select's dimension)
+ * groups, an embedding's rows and mode, index_select's dimension, an
+ * upsampling's output and input sizes)
  * matter for few ops; skipping them
  * elsewhere saves most of the copying and hashing.  Kineto writes "name"
  * before "args"; if not, keep everything. */
@@ -809,7 +810,8 @@ static int needs_detail(const struct kt *k)
         return 1;
     return strstr(n, "mm") || strstr(n, "conv") || strstr(n, "attention") ||
            strstr(n, "flash") || strstr(n, "rnn") || strstr(n, "lstm") || strstr(n, "gru") ||
-           strstr(n, "norm") || strstr(n, "embedding") || strstr(n, "index_select");
+           strstr(n, "norm") || strstr(n, "embedding") || strstr(n, "index_select") ||
+           strstr(n, "upsample");
 }
 
 static int cb_start_array(void *ctx)

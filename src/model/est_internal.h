@@ -115,6 +115,9 @@ struct shape {
     int contiguous;             /* a convolution looked up among rows of contiguous
                                    tensors whatever its layout (est_op.c: scaled_table) */
     int batch_moved;            /* est_retarget found its batch dimension and moved it */
+    int by_bytes;               /* an upsampling op looked up among the elementwise
+                                   rows by its bytes, not among resample rows
+                                   (est_op.c: scaled_table) */
 };
 
 struct lookup {

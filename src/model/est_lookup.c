@@ -226,6 +226,32 @@ static int lk_indexed(const struct kernel_table *t, const struct op *op, const s
     return 0;
 }
 
+/* An upsampling op from the table's resample rows: its planes, output and
+ * input points and pass, which pace PyTorch's kernels where the bytes do
+ * not (estimators/h200/upsample-probe/ORIGIN.md).  -1 when the op is no
+ * upsampling, runs on channels-last tensors (PyTorch's kernel for them
+ * runs a thread per output element and is paced by the bytes: the
+ * SegFormer's decoder, 4,096 planes of 64 x 64 to 128 x 128 in 0.60 ms on
+ * an H200, where the contiguous rows say 1.3 ms and more), or the table
+ * has no rows of its op, precision and pass. */
+static int lk_resample(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                       struct lookup *acc)
+{
+    if (s->by_bytes || !op_is_resample(op) || op_has_flag(op, "channels-last"))
+        return -1;
+    struct kernel_query q = { .kind = KERNEL_RESAMPLE, .prec = s->prec, .op = op_sizes(op)->kop,
+                              .pass = op->phase == PHASE_BACKWARD ? KPASS_BWD : KPASS_FWD };
+    q.dim[RS_N] = s->kdim[OP_RS_N];
+    q.dim[RS_C] = s->kdim[OP_RS_C];
+    q.dim[RS_OUT] = s->kdim[OP_RS_OUT];
+    q.dim[RS_IN] = s->kdim[OP_RS_IN];
+    struct kernel_hit h;
+    if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0))
+        return -1;
+    hit_to_lookup(&h, KERNEL_RESAMPLE, s->calls, acc);
+    return 0;
+}
+
 /* A batched GEMM among the table's batched rows of its transposes, when
  * they surround it: cuBLAS runs a batch of small products with other
  * kernels than one GEMM of the batch's rows (gemv and generic batched
@@ -346,6 +372,9 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
         memset(acc, 0, sizeof *acc);
         return est_lk_stream(t, s->prec, s->bytes, s->kernels, acc);
     default:
+        if (lk_resample(t, op, s, acc) == 0)
+            return 0;
+        memset(acc, 0, sizeof *acc);
         if (lk_indexed(t, op, s, acc) == 0)
             return 0;
         memset(acc, 0, sizeof *acc);

@@ -295,6 +295,17 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
             || est_lookup_op(c->tt, op, &t, machine_mem_bw(c->m), &lt_own) != 0 || !(lt_own.time_s > 0))
             return -1;
         lt = &lt_own;
+    } else if (ls.kind != lp.kind) {
+        /* an upsampling op that one table times by its resample rows and
+         * the other by its bytes: a ratio of the two says nothing of the
+         * machines, so all three lookups take the bytes */
+        struct shape a = *s0, b = sp, t = *s;
+        a.by_bytes = b.by_bytes = t.by_bytes = 1;
+        if (est_lookup_op(c->st, op, &a, src_bw, &ls) != 0 || !(ls.time_s > 0)
+            || est_lookup_op(c->tt, op, &b, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0)
+            || est_lookup_op(c->tt, op, &t, machine_mem_bw(c->m), &lt_own) != 0 || !(lt_own.time_s > 0))
+            return -1;
+        lt = &lt_own;
     }
     *layout_fallback = lp.layout_fallback;
     /* Rows extrapolated past the tables say little of how the two kernels
@@ -548,7 +559,8 @@ static void count_batch_kept(struct est *c, const struct op *op, const struct sh
 }
 
 /* Bilinear, bicubic and trilinear upsampling on a GPU, from a trace that
- * has no device time of its own for them.  PyTorch's CUDA kernels give
+ * has no device time of its own for them, where the target's tables have
+ * no resample rows of the op's precision.  PyTorch's CUDA kernels give
  * each thread one output pixel and loop over the planes (N x C) inside
  * it, and the backward adds into the source pixels with atomics, so the
  * time follows the planes and the scale, not the bytes that the
@@ -558,6 +570,9 @@ static void count_resample_by_bytes(struct est *c, const struct op *op, const st
 {
     static const char *const names[] = { "upsample_bilinear", "upsample_bicubic", "upsample_trilinear" };
     if (c->src_gpu || !c->tgt_gpu || !(oe->device_s > 0))
+        return;
+    if (op_is_resample(op) && (op_has_flag(op, "channels-last") ||
+                               (c->tt && kernel_table_has(c->tt, KERNEL_RESAMPLE, oe->prec))))
         return;
     const char *base = ops_base_name(op);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

@@ -223,7 +223,7 @@ static int kdim_batch(enum op_kind k)
  * profiled batch (or a flattened batch x sequence), moved by f. */
 static void retarget_kdim(const struct est *c, const struct op *op, struct shape *s, double f)
 {
-    int b = kdim_batch(op->kind);
+    int b = op_is_resample(op) ? OP_RS_N : kdim_batch(op->kind);
     if (b < 0 || s->kdim[b] <= 0)
         return;
     if (s->kdim[b] == c->b_old)

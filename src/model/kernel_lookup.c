@@ -52,6 +52,7 @@ static const char *const dims_norm[] = { "n", "c", "s", "groups", NULL };
 static const char *const dims_emb[] = { "rows", "dim", "lookups", "batch", NULL };
 static const char *const dims_opt[] = { "params", "tensors", NULL };
 static const char *const dims_comm[] = { "ranks", "bytes", NULL };
+static const char *const dims_rs[] = { "n", "c", "out", "in", NULL };
 static const char *const axes_gemm[] = { "m", "n", "k", "batch", NULL };
 static const char *const axes_conv[] = { "gemm_m", "gemm_n", "gemm_k", "batch", "groups", NULL };
 static const char *const axes_elt[] = { "bytes", NULL };
@@ -67,6 +68,7 @@ const char *const *kernel_kind_dims(enum kernel_kind kind, int *n_out)
     case KERNEL_EMBEDDING: d = dims_emb; break;
     case KERNEL_OPTIMIZER: d = dims_opt; break;
     case KERNEL_COMM: d = dims_comm; break;
+    case KERNEL_RESAMPLE: d = dims_rs; break;
     default: break;
     }
     int n = 0;
@@ -183,6 +185,7 @@ static double dims_work(enum kernel_kind kind, const int64_t *d)
     case KERNEL_EMBEDDING: return (double)d[EMB_DIM] * d[EMB_LOOKUPS] * d[EMB_BATCH];
     case KERNEL_OPTIMIZER: return (double)d[OPT_PARAMS];
     case KERNEL_COMM: return (double)d[COMM_BYTES];
+    case KERNEL_RESAMPLE: return (double)d[RS_N] * d[RS_C] * d[RS_OUT];
     default: return 0;
     }
 }
@@ -256,6 +259,12 @@ static int query_point(const struct kernel_query *q, struct lpoint *pt)
         && (strcmp(q->op, "layer_norm") == 0 || strcmp(q->op, "rms_norm") == 0)) {
         pt->x[NORM_S] = log((double)q->dim[NORM_N] * (double)q->dim[NORM_S]);
         pt->x[NORM_N] = 0;
+    }
+    /* PyTorch's upsampling kernels loop over the planes (batch x
+     * channels) inside each output point's thread, whichever the split */
+    if (q->kind == KERNEL_RESAMPLE) {
+        pt->x[RS_C] = log((double)q->dim[RS_N] * (double)q->dim[RS_C]);
+        pt->x[RS_N] = 0;
     }
     if (q->kind == KERNEL_COMM || q->kind == KERNEL_OPTIMIZER)
         pt->key.pass = q->kind == KERNEL_OPTIMIZER ? KPASS_STEP : KPASS_FWD;

@@ -143,6 +143,7 @@ struct kindex {
 
 static const char *const kind_names[KERNEL_KIND_COUNT] = {
     "gemm", "conv", "eltwise", "rnn", "attention", "norm", "embedding", "optimizer", "comm",
+    "resample",
 };
 
 const char *kernel_kind_name(enum kernel_kind k)

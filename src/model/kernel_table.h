@@ -11,10 +11,10 @@
 
 /* Kinds of measured kernel rows (the files of estimators/measure/FORMATS.md).
  * Names: "gemm", "conv", "eltwise", "rnn", "attention", "norm", "embedding",
- * "optimizer", "comm". */
+ * "optimizer", "comm", "resample". */
 enum kernel_kind {
     KERNEL_GEMM, KERNEL_CONV, KERNEL_ELTWISE, KERNEL_RNN, KERNEL_ATTENTION, KERNEL_NORM,
-    KERNEL_EMBEDDING, KERNEL_OPTIMIZER, KERNEL_COMM, KERNEL_KIND_COUNT
+    KERNEL_EMBEDDING, KERNEL_OPTIMIZER, KERNEL_COMM, KERNEL_RESAMPLE, KERNEL_KIND_COUNT
 };
 /* Slots of kernel_row.time_s for conv rows (one row may hold all three). */
 enum conv_pass { CONV_FWD, CONV_BWD_DATA, CONV_BWD_FILTER, CONV_PASS_COUNT };
@@ -35,6 +35,15 @@ enum { NORM_N, NORM_C, NORM_S, NORM_GROUPS };
 enum { EMB_ROWS, EMB_DIM, EMB_LOOKUPS, EMB_BATCH };
 enum { OPT_PARAMS, OPT_TENSORS };
 enum { COMM_RANKS, COMM_BYTES };
+/* resample: batch, channels, output and input points (h x w, d x h x w) */
+enum { RS_N, RS_C, RS_OUT, RS_IN };
+/* The ops of resample rows: PyTorch's upsampling ops without "aten::",
+ * a leading '_' and "_backward" (the pass says which). */
+#define KERNEL_RESAMPLE_OPS                                                                  \
+    "upsample_nearest1d,upsample_linear1d,upsample_nearest2d,upsample_bilinear2d,"             \
+    "upsample_bicubic2d,upsample_nearest3d,upsample_trilinear3d,upsample_nearest_exact1d,"     \
+    "upsample_nearest_exact2d,upsample_nearest_exact3d,upsample_bilinear2d_aa,"               \
+    "upsample_bicubic2d_aa"
 
 struct kernel_row {
     enum kernel_kind kind;
@@ -120,7 +129,8 @@ struct kernel_estimate {
  *   optimizer  op ("sgd", "sgd_momentum", "adam", "adamw"), mode = form
  *              ("single", "foreach", "fused"), dim[OPT_*]; pass KPASS_STEP
  *   comm       op ("all_reduce", ...), mode = backend (NULL: any),
- *              dim[COMM_RANKS], dim[COMM_BYTES] */
+ *              dim[COMM_RANKS], dim[COMM_BYTES]
+ *   resample   op ("upsample_bilinear2d", ...), dim[RS_*], pass */
 struct kernel_query {
     enum kernel_kind kind;
     enum precision prec;
@@ -140,6 +150,7 @@ struct kernel_query {
  *   conv       its implicit GEMM per group: log(N*out spatial),
  *              log(K/groups), log(C/groups * filter volume); log N; log groups
  *   eltwise    log bytes
+ *   resample   log planes (n x c), log output points, log input points
  *   the others log dim[0..], as many as the kind has
  * and only among rows of the same categorical parameters: precision,
  * pass, and cell / direction / causal / op / mode / groups class (dense,

@@ -30,6 +30,8 @@
  *              its tensors; elementwise and reductions: elements of the
  *              largest input.
  * Pure: no I/O. */
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +332,86 @@ static void fill_embedding(struct op *o, const struct targ *a, int na, char *con
     emb_counts(o, &a[1], bags);
 }
 
+/* ------------------------------------------------------------- resample */
+
+/* Up to max numbers of a list such as "[2., 2.]" or "[8, 8]"; how many. */
+static int conc_reals(const char *s, double *v, int max)
+{
+    int n = 0;
+    while (*s && n < max) {
+        char *end;
+        if (isdigit((unsigned char)*s)) {
+            v[n++] = strtod(s, &end);
+            s = end;
+        } else {
+            s++;
+        }
+    }
+    return n;
+}
+
+static int64_t points(const int64_t *d, int n)
+{
+    int64_t p = 1;
+    for (int i = 0; i < n; i++)
+        p *= d[i];
+    return p;
+}
+
+/* aten::upsample_<mode><k>d[_backward] (and its _aa and nearest_exact
+ * forms): the resample row it is (kernel_table.h).  The forward's
+ * output is its output_size (concrete input 1), or the input times its
+ * scale factors (a list among the later concrete inputs, the .vec
+ * overload); the backward's input (grad_output) is the output and its
+ * input_size (concrete input 2, batch and channels first) the input. */
+static void fill_resample(struct op *o, const struct targ *a, int na, char *const *conc, int nc)
+{
+    const char *base = base_of(o->name);
+    while (*base == '_')
+        base++;
+    size_t len = strlen(base);
+    int bwd = len > 9 && strcmp(base + len - 9, "_backward") == 0;
+    if (bwd)
+        len -= 9;
+    if (strncmp(base, "upsample_", 9) != 0 || len >= sizeof o->sizes->kop || na < 1 ||
+        !a[0].present || a[0].ndim < 3 || a[0].ndim > 5)
+        return;
+    int sp = a[0].ndim - 2;
+    const int64_t *x = a[0].d;
+    int64_t other[8];
+    int64_t out, in;
+    if (bwd) {
+        if (ops_parse_intlist(conc_at(conc, nc, 2), other, 8) != sp + 2)
+            return;
+        out = points(x + 2, sp);
+        in = points(other + 2, sp);
+    } else {
+        in = points(x + 2, sp);
+        if (ops_parse_intlist(conc_at(conc, nc, 1), other, 8) == sp) {
+            out = points(other, sp);
+        } else {
+            double f[3];
+            int i = 2;
+            while (i < nc && (!strchr(conc_at(conc, nc, i), '[') ||
+                              conc_reals(conc_at(conc, nc, i), f, 3) != sp))
+                i++;
+            if (i == nc)
+                return;
+            out = 1;
+            for (int k = 0; k < sp; k++)
+                out *= (int64_t)floor((double)x[2 + k] * f[k]);
+        }
+    }
+    if (x[0] <= 0 || x[1] <= 0 || out <= 0 || in <= 0)
+        return;
+    struct op_table_sizes *ts = op_sizes_mut(o);
+    snprintf(ts->kop, sizeof ts->kop, "%.*s", (int)len, base);
+    ts->kdim[OP_RS_N] = x[0];
+    ts->kdim[OP_RS_C] = x[1];
+    ts->kdim[OP_RS_OUT] = out;
+    ts->kdim[OP_RS_IN] = in;
+}
+
 /* ------------------------------------------------------------------ all */
 
 void op_params_fill(struct op *o, const struct targ *a, int na, char *const *conc, int nc)
@@ -357,6 +439,8 @@ void op_params_fill(struct op *o, const struct targ *a, int na, char *const *con
         ts->kdim[0] = (int64_t)big->elems;   /* OPT_PARAMS; elementwise: elements */
         ts->kdim[1] = o->kind == OP_OPTIMIZER ? big->ntensors : 0;
         set_str(ts->kop, sizeof ts->kop, base_of(o->name));
+        if (o->kind == OP_ELEMENTWISE)
+            fill_resample(o, a, na, conc, nc);
         break;
     }
     default: break;

@@ -876,6 +876,19 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
     }
     }
     op_params_fill(o, a, na, conc, nc);
+    if (op_is_resample(o)) {
+        /* an upsampling reads its input and writes its output (the
+         * backward the other way round), which the largest tensor's
+         * count above does not see: the output of a x2 upsampling is
+         * four times its input.  PyTorch's CUDA upsampling runs a kernel
+         * of its own (one thread per output element, paced by the bytes)
+         * for channels-last tensors, which its resample rows do not time */
+        const int64_t *kd = op_sizes(o)->kdim;
+        *bytes1 = esz * (double)kd[OP_RS_N] * (double)kd[OP_RS_C] *
+                  ((double)kd[OP_RS_OUT] + (double)kd[OP_RS_IN]);
+        if (channels_last(o, a, na, st, nst))
+            op_add_flag(o, "channels-last");
+    }
     if ((o->kind == OP_RNN || o->kind == OP_CONV || o->kind == OP_GEMM ||
          o->kind == OP_ATTENTION) && *flops1 == 0)
         op_add_flag(o, "flops-unknown");
@@ -972,7 +985,10 @@ enum precision ops_dominant_dtype(const struct profile *p)
 }
 
 /* PyTorch's "CUDA ops that can autocast to float32" (torch.amp
- * documentation), as the profiler names them and their backward ops.
+ * documentation; its source's list, AT_FORALL_FP32 in
+ * aten/src/ATen/autocast_mode.h, adds logsumexp and the upsampling ops,
+ * which the development set's bf16 traces show running on float copies),
+ * as the profiler names them and their backward ops.
  * The profiler records such an op with its bf16/fp16 input, but the op
  * runs on autocast's fp32 copy of it. */
 int ops_autocast_fp32(const struct op *op, int backward_too)
@@ -993,7 +1009,13 @@ int ops_autocast_fp32(const struct op *op, int backward_too)
                                         "cosine_embedding_loss", "hinge_embedding_loss",
                                         "margin_ranking_loss", "multilabel_margin_loss",
                                         "soft_margin_loss", "triplet_margin_loss",
-                                        "multi_margin_loss", NULL };
+                                        "multi_margin_loss", "logsumexp", "upsample_nearest1d",
+                                        "_upsample_nearest_exact1d", "upsample_nearest2d",
+                                        "_upsample_nearest_exact2d", "upsample_nearest3d",
+                                        "_upsample_nearest_exact3d", "upsample_linear1d",
+                                        "upsample_bilinear2d", "_upsample_bilinear2d_aa",
+                                        "upsample_trilinear3d", "upsample_bicubic2d",
+                                        "_upsample_bicubic2d_aa", NULL };
     const char *s = ops_base_name(op);
     size_t n = strlen(s);
     static const char *const bwd[] = { "_backward", "_backward_data", NULL };

@@ -76,6 +76,14 @@ const struct op_table_sizes *op_sizes(const struct op *o)
     return o->sizes ? o->sizes : &none;
 }
 
+int op_is_resample(const struct op *o)
+{
+    const struct op_table_sizes *ts = op_sizes(o);
+    return (o->kind == OP_ELEMENTWISE) && strncmp(ts->kop, "upsample_", 9) == 0 &&
+           ts->kdim[OP_RS_N] > 0 && ts->kdim[OP_RS_C] > 0 && ts->kdim[OP_RS_OUT] > 0 &&
+           ts->kdim[OP_RS_IN] > 0;
+}
+
 struct op_table_sizes *op_sizes_mut(struct op *o)
 {
     if (!o->sizes)

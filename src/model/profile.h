@@ -41,6 +41,10 @@ struct op_table_sizes {
     char kop[32];
     char kmode[8];
 };
+/* An upsampling op (elementwise, aten::upsample_*) keeps after its
+ * elements (kdim[0]) the sizes of a resample row (kernel_table.h RS_*):
+ * batch, channels, output and input points; its kop is the row's op. */
+enum { OP_RS_N = 2, OP_RS_C, OP_RS_OUT, OP_RS_IN };
 
 struct op {
     char *name;             /* framework op name, e.g. "aten::addmm" */
@@ -171,6 +175,9 @@ const struct conv_shape *op_conv(const struct op *o);
 struct conv_shape *op_conv_mut(struct op *o);
 /* o's kernel-table sizes, all zeros when it has none: never NULL. */
 const struct op_table_sizes *op_sizes(const struct op *o);
+/* Whether o is an upsampling op whose resample sizes the trace gave
+ * (OP_RS_N .. OP_RS_IN). */
+int op_is_resample(const struct op *o);
 /* o's kernel-table sizes to be set, allocated (zeroed) on first use and
  * freed with the op. */
 struct op_table_sizes *op_sizes_mut(struct op *o);

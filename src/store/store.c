@@ -14,13 +14,13 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 
-/* The kernel table of schema version 2 (STORE_SCHEMA_VERSION), without
- * its name so that the migration can create it beside the old one. */
+/* The kernel table of schema version 3 (STORE_SCHEMA_VERSION), without
+ * its name so that the migrations can create it beside the old one. */
 #define KERNEL_TABLE_COLUMNS \
     "(id INTEGER PRIMARY KEY," \
     " hw_id INTEGER NOT NULL REFERENCES hardware(id) ON DELETE CASCADE," \
     " kind TEXT NOT NULL CHECK(kind IN ('gemm','conv','eltwise','rnn','attention','norm'," \
-    "  'embedding','optimizer','comm'))," \
+    "  'embedding','optimizer','comm','resample'))," \
     " precision TEXT NOT NULL," \
     " key TEXT NOT NULL," \
     " m INTEGER, n INTEGER, k INTEGER, a_t TEXT, b_t TEXT," \
@@ -41,7 +41,7 @@
 
 static const char schema_sql[] =
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version(version) VALUES(2);"
+    "INSERT INTO schema_version(version) VALUES(3);"
     "CREATE TABLE hardware("
     " id INTEGER PRIMARY KEY,"
     " name TEXT NOT NULL UNIQUE COLLATE NOCASE,"
@@ -72,6 +72,16 @@ static const char migrate_1_2_sql[] =
     "ALTER TABLE kernel_v2 RENAME TO kernel;"
     KERNEL_INDEX_SQL
     "UPDATE schema_version SET version = 2;";
+
+/* Version 2 -> 3: the kind CHECK grows by resample; the columns are
+ * version 2's, in its order. */
+static const char migrate_2_3_sql[] =
+    "CREATE TABLE kernel_v3" KERNEL_TABLE_COLUMNS ";"
+    "INSERT INTO kernel_v3 SELECT * FROM kernel;"
+    "DROP TABLE kernel;"
+    "ALTER TABLE kernel_v3 RENAME TO kernel;"
+    KERNEL_INDEX_SQL
+    "UPDATE schema_version SET version = 3;";
 
 /* Columns of a kernel row as the insert binds them and the load reads
  * them, in one order (KC_*). */
@@ -158,7 +168,8 @@ static int schema_migrate(struct store *s, int from, struct diag *d)
     char *msg = NULL;
     int rc = 0;
     if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(s->db, migrate_1_2_sql, NULL, NULL, &msg) != SQLITE_OK ||
+        (from < 2 && sqlite3_exec(s->db, migrate_1_2_sql, NULL, NULL, &msg) != SQLITE_OK) ||
+        sqlite3_exec(s->db, migrate_2_3_sql, NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(s->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
         rc = diag_syserr(d, "%s: cannot migrate schema version %d to %d: %s", s->path, from,
                          STORE_SCHEMA_VERSION, msg ? msg : sqlite3_errmsg(s->db));
@@ -245,7 +256,7 @@ static int schema_check(struct store *s, int create, struct diag *d)
         goto out;
     }
     int version = sqlite3_column_int(q, 0);
-    if (version == 1) {
+    if (version == 1 || version == 2) {
         sqlite3_finalize(q);
         q = NULL;
         rc = schema_migrate(s, version, d);

@@ -1,7 +1,7 @@
 /* The SQLite store of measured kernel tables (`fom kernels import`).
  * The only module that includes sqlite3.h.
  *
- * Schema (version 2):
+ * Schema (version 3):
  *   schema_version(version)
  *   hardware(id, name UNIQUE NOCASE, origin, software)
  *   kernel(id, hw_id, kind, precision, key, shape and time columns...,
@@ -13,7 +13,8 @@
  * that one UNIQUE constraint dedups every kind: importing a row whose key
  * exists replaces the old row (the newer measurement wins) and is counted
  * as replaced.  A database of version 1 (gemm, conv and eltwise only) is
- * migrated when opened.  Every import runs in one transaction: a failed
+ * migrated when opened, as is one of version 2
+ * (no resample rows).  Every import runs in one transaction: a failed
  * or killed import leaves the database as it was.  The db is in WAL mode:
  * readers see the last committed state while an import writes, imports
  * queue behind each other's write lock, and the schema is created under
@@ -27,7 +28,7 @@
 struct diag;
 struct store;
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 /* Open (create = 1: create if missing) the database at path.  On success
  * *out is the handle, freed with store_close(). */

@@ -52,6 +52,7 @@ cols = {
     "embedding": "op,rows,dim,lookups,batch,mode,precision,pass",
     "eltwise": "op,precision,elements,bytes,gbps",
     "optimizer": "op,form,params,tensors,precision,bytes",
+    "resample": "op,n,c,out,in,precision,pass",
 }
 timing = "time_us,time_us_min,time_us_max,time_us_p05,time_us_p95,reps,source".split(",")
 passes = {"conv": {"fwd", "bwd_data", "bwd_weight"}, "optimizer": {"step"}}
@@ -90,11 +91,11 @@ PY
     then ok "tables of $* in $dir: FORMATS.md columns, 0 < min <= p05 <= median <= p95 <= max, reps >= 1"
     else not_ok "tables in $dir"; sed 's/^/# /' "$T_TMP/check" | tail -5; fi
 }
-check_tables "$D" grid gemm conv rnn attention norm embedding eltwise optimizer
+check_tables "$D" grid gemm conv rnn attention norm embedding eltwise optimizer resample
 
 # Both passes where training has them; the three of a convolution.
 for want in "conv:fwd" "conv:bwd_data" "conv:bwd_weight" "rnn:bwd" "attention:bwd" \
-            "norm:bwd" "embedding:bwd"; do
+            "norm:bwd" "embedding:bwd" "resample:bwd"; do
     kind=${want%%:*}; pass=${want#*:}
     if grep -q ",$pass," "$D/cpu_$kind.csv"; then ok "$kind has $pass rows"
     else not_ok "$kind lacks $pass rows"; fi
@@ -219,7 +220,7 @@ got = {(r["kind"], r["precision"]): int(r["rows"])
        for r in csv.DictReader(open(listing)) if r["hw"] == hw}
 assert got == want, "listed %s, tables hold %s" % (sorted(got.items()), sorted(want.items()))
 assert {k for k, _ in got} == {"gemm", "conv", "rnn", "attention", "norm", "embedding",
-                               "eltwise", "optimizer"}, sorted(got)
+                               "eltwise", "optimizer", "resample"}, sorted(got)
 PY
 then ok "kernels list: every kind and precision, as many rows as the tables"
 else not_ok "kernels list against the tables"; sed 's/^/# /' "$T_TMP/check" | tail -5; fi

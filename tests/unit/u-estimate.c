@@ -543,6 +543,118 @@ static void test_resample_by_bytes(void **state)
     fclose(fp);
 }
 
+static void elt_row(struct kernel_table *t, const char *op, enum precision p, double bytes,
+                    double time_s)
+{
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = KERNEL_ELTWISE;
+    r->prec = p;
+    r->op = xstrdup(op);
+    r->bytes = bytes;
+    r->time_s[0] = time_s;
+    r->reps = 20;
+}
+
+static void rs_row(struct kernel_table *t, enum kernel_pass pass, int64_t planes, double time_s)
+{
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = KERNEL_RESAMPLE;
+    r->prec = PREC_FP32;
+    r->pass = pass;
+    r->op = xstrdup("upsample_bilinear2d");
+    r->dim[RS_N] = 1;
+    r->dim[RS_C] = planes;
+    r->dim[RS_OUT] = 4096;
+    r->dim[RS_IN] = 1024;
+    r->time_s[0] = time_s;
+    r->reps = 20;
+}
+
+/* Upsampling from a CPU trace, where the target's tables have resample
+ * rows: each pass from its own rows at the target's batch (the planes
+ * move with it), not from its bytes, and no warning; a GPU trace moved
+ * to a machine whose tables lack such rows takes the ratio of the bytes'
+ * rows on both, not of resample rows over bytes. */
+static void test_resample_rows(void **state)
+{
+    (void)state;
+    struct machine m;
+    struct kernel_set ks;
+    struct kernel_table *t = gpu_with_table(&m, &ks);
+    for (int i = 0; i < 2; i++) {
+        elt_row(t, "copy", PREC_FP32, 1e6 * (i ? 100 : 1), 1e-6 * (i ? 100 : 1));    /* 1 TB/s */
+        rs_row(t, KPASS_FWD, 1024 << (2 * i), 0.4e-6 * (1024 << (2 * i)));
+        rs_row(t, KPASS_BWD, 1024 << (2 * i), 3e-6 * (1024 << (2 * i)));
+    }
+    struct profile p;
+    profile_init(&p);
+    p.batch = 2;
+    for (int i = 0; i < 2; i++) {
+        struct op *o = add(&p, i ? "aten::upsample_bilinear2d_backward" : "aten::upsample_bilinear2d",
+                           OP_ELEMENTWISE, 3);
+        o->phase = i ? PHASE_BACKWARD : PHASE_FORWARD;
+        o->time_s = 30e-3;
+        o->bytes = 3 * 2 * 512 * 5120.0 * 4;
+        struct op_table_sizes *ts = op_sizes_mut(o);
+        snprintf(ts->kop, sizeof ts->kop, "upsample_bilinear2d");
+        ts->kdim[0] = 2 * 512 * 4096;
+        ts->kdim[OP_RS_N] = 2;
+        ts->kdim[OP_RS_C] = 512;
+        ts->kdim[OP_RS_OUT] = 4096;
+        ts->kdim[OP_RS_IN] = 1024;
+    }
+    struct estimate e;
+    estimate_init(&e);
+    struct estimate_opts eo;
+    estimate_opts_init(&eo);
+    eo.batch = 8;                               /* 4,096 planes: the second rows */
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    for (size_t i = 0; i < e.n_ops; i++) {
+        int bwd = e.ops[i].phase == PHASE_BACKWARD;
+        assert_int_equal(e.ops[i].method, EST_TABLE_EXACT);
+        assert_close(e.ops[i].device_s, 3 * 4096 * (bwd ? 3e-6 : 0.4e-6), 1e-6);
+    }
+    assert_false(warned(&e, "upsampling"));
+    /* on channels-last tensors PyTorch runs a kernel paced by the bytes:
+     * the elementwise rows' 1 TB/s over the bytes at batch 8, said by no
+     * warning about upsampling by bytes */
+    for (size_t i = 0; i < p.n_ops; i++)
+        op_add_flag(&p.ops[i], "channels-last");
+    assert_int_equal(estimate_profile(&p, &m, &ks, &eo, &e, &d), 0);
+    for (size_t i = 0; i < e.n_ops; i++)
+        assert_close(e.ops[i].device_s, 4 * p.ops[i].bytes / 1e12, 1e-3);
+    assert_false(warned(&e, "upsampling"));
+    for (size_t i = 0; i < p.n_ops; i++) {
+        free(p.ops[i].flags);
+        p.ops[i].flags = NULL;
+    }
+    /* the same ops traced on this GPU, moved to another whose tables time
+     * elementwise ops at half the rate and have no resample rows */
+    p.has_device = 1;
+    p.device_name = "Test GPU";
+    for (size_t i = 0; i < p.n_ops; i++)
+        p.ops[i].device_time_s = 1e-3;
+    struct machine m2;
+    gpu(&m2, "Other GPU");
+    m2.name = "Other GPU";
+    struct kernel_table *t2 = kernel_set_get(&ks, "Other GPU");
+    elt_row(t2, "copy", PREC_FP32, 1e6, 2e-6);
+    elt_row(t2, "copy", PREC_FP32, 1e8, 200e-6);
+    estimate_opts_init(&eo);
+    assert_int_equal(estimate_profile(&p, &m2, &ks, &eo, &e, &d), 0);
+    for (size_t i = 0; i < e.n_ops; i++) {
+        assert_int_equal(e.ops[i].method, EST_SCALED_TABLE);
+        assert_close(e.ops[i].device_s, 2e-3, 1e-6);
+    }
+    estimate_release(&e);
+    p.device_name = NULL;
+    profile_release(&p);
+    kernel_set_release(&ks);
+    fclose(fp);
+}
+
 /* A CPU trace's biased convolution on a GPU: the forward gains cuDNN's
  * separate bias add (read and write the output, read the bias: one
  * kernel and one dispatch per call), the backward the reduction of the
@@ -1178,18 +1290,6 @@ static void test_cpu_view_ops(void **state)
     estimate_release(&e);
     profile_release(&p);
     fclose(fp);
-}
-
-static void elt_row(struct kernel_table *t, const char *op, enum precision p, double bytes,
-                    double time_s)
-{
-    struct kernel_row *r = kernel_table_add(t);
-    r->kind = KERNEL_ELTWISE;
-    r->prec = p;
-    r->op = xstrdup(op);
-    r->bytes = bytes;
-    r->time_s[0] = time_s;
-    r->reps = 20;
 }
 
 /* An op that moves rows through an index (a scatter-add of atomic adds)
@@ -2205,6 +2305,7 @@ int main(void)
         cmocka_unit_test(test_complex_ops),
         cmocka_unit_test(test_batch_rescale),
         cmocka_unit_test(test_resample_by_bytes),
+        cmocka_unit_test(test_resample_rows),
         cmocka_unit_test(test_scaled_table),
         cmocka_unit_test(test_gemm_past_rows),
         cmocka_unit_test(test_batched_rows),

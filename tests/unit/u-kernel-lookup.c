@@ -132,6 +132,43 @@ static void test_layer_norm_rows(void **state)
     kernel_table_release(&t);
 }
 
+/* Upsampling rows are placed by their planes (n x c), output and input
+ * points: 2 x 512 planes is the row measured as 16 x 64, and a query
+ * between two plane counts interpolates between them; rows of another
+ * op or pass never answer. */
+static void test_resample_planes(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    for (int64_t planes = 64; planes <= 16384; planes *= 4) {     /* 0.4 us a plane */
+        int64_t dim[4] = { 16, planes / 16, 16384, 4096 };
+        dims_row(&t, KERNEL_RESAMPLE, PREC_FP32, KPASS_FWD, "upsample_bilinear2d", 0, dim, 4,
+                 planes * 0.4e-6);
+        dims_row(&t, KERNEL_RESAMPLE, PREC_FP32, KPASS_FWD, "upsample_nearest2d", 0, dim, 4,
+                 planes * 0.04e-6);
+    }
+    struct kernel_query q = { .kind = KERNEL_RESAMPLE, .prec = PREC_FP32, .pass = KPASS_FWD,
+                              .op = "upsample_bilinear2d" };
+    int64_t split[4] = { 2, 512, 16384, 4096 };
+    memcpy(q.dim, split, sizeof split);
+    struct kernel_hit h;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    assert_close(h.time_s, 1024 * 0.4e-6, 1e-9);
+    q.dim[RS_N] = 4;                            /* 4,096 planes: a measured count */
+    q.dim[RS_C] = 1024;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_close(h.time_s, 4096 * 0.4e-6, 1e-6);
+    q.dim[RS_C] = 2048;                         /* 8,192 planes: between two rows */
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_close(h.time_s, 8192 * 0.4e-6, 1e-2);
+    q.pass = KPASS_BWD;
+    assert_int_not_equal(kernel_table_lookup(&t, &q, &h), 0);
+    kernel_table_release(&t);
+}
+
 static void test_attention(void **state)
 {
     (void)state;
@@ -636,6 +673,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_norm_2d_apart),
         cmocka_unit_test(test_layer_norm_rows),
+        cmocka_unit_test(test_resample_planes),
         cmocka_unit_test(test_attention),
         cmocka_unit_test(test_rnn_cells),
         cmocka_unit_test(test_conv_classes),

@@ -555,6 +555,12 @@ static void test_bad_input(void **state)
           "bad.csv:2:24: error: pass: found 'fwd', expected step" },
         { "op,ranks,bytes,precision,time_us\nall_to_all,2,1024,fp32,10\n",
           "bad.csv:2:1: error: op: found 'all_to_all', expected all_reduce,all_gather" },
+        { "op,n,c,out,in,precision,pass,time_us\nupsample_area2d,2,8,64,16,fp32,fwd,10\n",
+          "bad.csv:2:1: error: op: found 'upsample_area2d', expected upsample_nearest1d," },
+        { "op,n,c,out,in,precision,pass,time_us\nupsample_bilinear2d,2,8,64,0,fp32,fwd,10\n",
+          "bad.csv:2:28: error: in: found '0', expected a positive integer" },
+        { "op,n,c,out,precision,pass,time_us\nupsample_bilinear2d,2,8,64,fp32,fwd,10\n",
+          "bad.csv:1:1: error: header: found 'op', expected a 'in' column (resample table)" },
         { "dims,n,c,d,h,w,k,f_d,f_h,f_w,groups,precision,pass,time_us\n"
           "2,2,8,1,16,16,12,1,3,3,3,fp32,fwd,34.9\n",
           "bad.csv:2:24: error: groups: found '3', expected a divisor of both c and k" },

@@ -399,6 +399,46 @@ static void test_table_params(void **state)
     const int64_t gn[4] = { 2, 64, 1024, 8 };
     assert_memory_equal(op_sizes(&o)->kdim, gn, sizeof gn);
     clear(&o);
+    /* upsample_bilinear2d(input, output_size, align_corners, scales_h, scales_w)
+     * (stylegan2 trace): [2, 512, 4, 4] to 8 x 8 */
+    fill(&o, "aten::upsample_bilinear2d", OP_ELEMENTWISE, "[[2, 512, 4, 4], [], [], [], []]", NULL, NULL,
+         "[\"\", \"[8, 8]\", \"False\", \"2.\", \"2.\"]", &f, &b);
+    assert_true(op_is_resample(&o));
+    assert_string_equal(op_sizes(&o)->kop, "upsample_bilinear2d");
+    const int64_t up[6] = { 2 * 512 * 16, 0, 2, 512, 64, 16 };
+    assert_memory_equal(op_sizes(&o)->kdim, up, sizeof up);
+    /* it reads its input and writes an output four times as large */
+    assert_true(b == 4.0 * 2 * 512 * (64 + 16));
+    assert_false(op_has_flag(&o, "channels-last"));
+    clear(&o);
+    /* channels-last input (segformer trace: a Linear's output permuted and
+     * reshaped into maps): PyTorch's kernel for that layout, said */
+    fill(&o, "aten::upsample_bilinear2d", OP_ELEMENTWISE, "[[16, 256, 64, 64], [], [], [], []]", NULL,
+         "[[1048576, 1, 16384, 256], [], [], [], []]", "[\"\", \"[128, 128]\", \"False\", \"\", \"\"]",
+         &f, &b);
+    assert_true(op_is_resample(&o));
+    assert_true(op_has_flag(&o, "channels-last"));
+    clear(&o);
+    /* the .vec overload: no output size, scale factors last */
+    fill(&o, "aten::upsample_bilinear2d", OP_ELEMENTWISE, "[[2, 3, 4, 4], [], [], []]", NULL, NULL,
+         "[\"\", \"\", \"False\", \"[2.5, 2.]\"]", &f, &b);
+    assert_int_equal(op_sizes(&o)->kdim[OP_RS_OUT], 10 * 8);
+    assert_int_equal(op_sizes(&o)->kdim[OP_RS_IN], 16);
+    clear(&o);
+    /* the backward: grad_output is the output, input_size the input
+     * (deeplab trace: a pooled 1 x 1 map spread over 32 x 32) */
+    fill(&o, "aten::upsample_bilinear2d_backward", OP_ELEMENTWISE, "[[16, 256, 32, 32], [], [], [], [], []]",
+         NULL, NULL, "[\"\", \"[32, 32]\", \"[16, 256, 1, 1]\", \"False\", \"\", \"\"]", &f, &b);
+    assert_string_equal(op_sizes(&o)->kop, "upsample_bilinear2d");
+    const int64_t upb[4] = { 16, 256, 1024, 1 };
+    assert_memory_equal(&op_sizes(&o)->kdim[OP_RS_N], upb, sizeof upb);
+    clear(&o);
+    /* without its sizes (no concrete inputs) it is a plain elementwise op */
+    fill(&o, "aten::upsample_nearest3d", OP_ELEMENTWISE, "[[2, 8, 4, 4, 4], [], []]", NULL, NULL, NULL,
+         &f, &b);
+    assert_false(op_is_resample(&o));
+    assert_string_equal(op_sizes(&o)->kop, "upsample_nearest3d");
+    clear(&o);
     /* embedding_bag: 1-D indices of 4 bags (include_last_offset) in mean mode */
     fill(&o, "aten::_embedding_bag", OP_EMBEDDING, "[[1000, 32], [40], [5], [], [], [], [], [], []]", NULL,
          NULL, "[\"\", \"\", \"\", \"False\", \"1\", \"False\", \"\", \"True\", \"-1\"]", &f, &b);

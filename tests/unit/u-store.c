@@ -224,7 +224,7 @@ static void test_round_trip_every_form(void **state)
         "harness-cpu/cpu_gemm.csv", "harness-cpu/cpu_conv.csv", "harness-cpu/cpu_rnn.csv",
         "harness-cpu/cpu_attention.csv", "harness-cpu/cpu_norm.csv",
         "harness-cpu/cpu_embedding.csv", "harness-cpu/cpu_eltwise.csv",
-        "harness-cpu/cpu_optimizer.csv", "harness-cpu/cpu_comm.csv",
+        "harness-cpu/cpu_optimizer.csv", "harness-cpu/cpu_comm.csv", "harness-cpu/cpu_resample.csv",
         "h200_gemm.csv", "h200_conv.csv", "h100_eltwise.csv", "deepbench_stdout_conv.txt",
     };
     struct diag d;
@@ -316,9 +316,9 @@ static void test_migrate_v1(void **state)
     assert_int_equal(st.inserted, 0);
     assert_int_equal(st.replaced, a->n_rows);
     store_close(s);
-    /* Opened again: version 2, nothing left to migrate. */
+    /* Opened again: version 3, nothing left to migrate. */
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "test \"$(sqlite3 '%s' 'SELECT version FROM schema_version')\" = 2", db);
+    snprintf(cmd, sizeof cmd, "test \"$(sqlite3 '%s' 'SELECT version FROM schema_version')\" = 3", db);
     assert_int_equal(system(cmd), 0);
     assert_int_equal(store_open(db, 0, &s, &d), 0);
     store_close(s);
@@ -347,7 +347,7 @@ static void test_schema_version(void **state)
     assert_int_equal(store_open(db, 0, &s, &d), FOM_EDATA);
     assert_null(s);
     fclose(mf);
-    assert_non_null(strstr(buf, "found schema version 99, expected 2 (made by a newer fom)"));
+    assert_non_null(strstr(buf, "found schema version 99, expected 3 (made by a newer fom)"));
     free(buf);
     /* Opening a missing db without create is a system error. */
     diag_init(&d, NULL);
