@@ -268,6 +268,21 @@ static double off_roof_ratio(struct est *c, const struct op *op, const struct sh
  *    linear bound): a larger problem never lowers the achieved rate, and
  *    an interpolated ratio outside these bounds is interpolation noise.
  * Returns -1 when a table lacks the shape (the caller falls back). */
+/* scaled_table's three lookups (the source's row, the target's at the
+ * profiled batch and at the new one) of shapes a, b, t redone, when the
+ * first ones took rows of two kinds.  0, or -1 when one finds nothing. */
+static int lookup_again(const struct est *c, const struct op *op, const struct shape *a,
+                        const struct shape *b, const struct shape *t, double src_bw,
+                        struct lookup *ls, struct lookup *lp, struct lookup *lt)
+{
+    double bw = machine_mem_bw(c->m);
+    return est_lookup_op(c->st, op, a, src_bw, ls) != 0 || !(ls->time_s > 0)
+                   || est_lookup_op(c->tt, op, b, bw, lp) != 0 || !(lp->time_s > 0)
+                   || est_lookup_op(c->tt, op, t, bw, lt) != 0 || !(lt->time_s > 0)
+               ? -1
+               : 0;
+}
+
 static int scaled_table(struct est *c, const struct op *op, const struct shape *s0,
                         const struct shape *s, const struct lookup *lt_in, double src_dev,
                         struct op_estimate *oe, int *layout_fallback)
@@ -290,9 +305,7 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
          * all three lookups take the contiguous rows both have */
         struct shape a = *s0, b = sp, t = *s;
         a.contiguous = b.contiguous = t.contiguous = 1;
-        if (est_lookup_op(c->st, op, &a, src_bw, &ls) != 0 || !(ls.time_s > 0)
-            || est_lookup_op(c->tt, op, &b, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0)
-            || est_lookup_op(c->tt, op, &t, machine_mem_bw(c->m), &lt_own) != 0 || !(lt_own.time_s > 0))
+        if (lookup_again(c, op, &a, &b, &t, src_bw, &ls, &lp, &lt_own) != 0)
             return -1;
         lt = &lt_own;
     } else if (ls.kind != lp.kind) {
@@ -301,9 +314,7 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
          * machines, so all three lookups take the bytes */
         struct shape a = *s0, b = sp, t = *s;
         a.by_bytes = b.by_bytes = t.by_bytes = 1;
-        if (est_lookup_op(c->st, op, &a, src_bw, &ls) != 0 || !(ls.time_s > 0)
-            || est_lookup_op(c->tt, op, &b, machine_mem_bw(c->m), &lp) != 0 || !(lp.time_s > 0)
-            || est_lookup_op(c->tt, op, &t, machine_mem_bw(c->m), &lt_own) != 0 || !(lt_own.time_s > 0))
+        if (lookup_again(c, op, &a, &b, &t, src_bw, &ls, &lp, &lt_own) != 0)
             return -1;
         lt = &lt_own;
     }
