@@ -108,6 +108,7 @@ static void set_from_lookup(struct op_estimate *oe, const struct lookup *lk, dou
     oe->time_lo_s = lk->lo_s * factor;
     oe->time_hi_s = lk->hi_s * factor;
     oe->lookup = lookup_method_name(lk->method);
+    oe->resample_rows = lk->kind == KERNEL_RESAMPLE;
 }
 
 /* PyTorch ops that only make a new view of a tensor (aliases sharing its
@@ -507,11 +508,13 @@ static double nearest_candidate(struct est *c, const struct op *op, const struct
     if (best > DIST_EFFICIENCY && c->eff && op->kind != OP_COMM
         && est_eff_time(c->eff, c->m, op, &s, &eff_s) == 0) {
         oe->method = EST_EFFICIENCY;
+        oe->resample_rows = 0;
         oe->device_s = oe->time_lo_s = oe->time_hi_s = eff_s;
         best = DIST_EFFICIENCY;
     }
     if (best > DIST_ROOFLINE && (r->compute_s > 0 || r->memory_s > 0) && op->kind != OP_COMM) {
         oe->method = EST_ROOFLINE;
+        oe->resample_rows = 0;
         double cm = r->compute_s > r->memory_s ? r->compute_s : r->memory_s;
         oe->device_s = oe->time_lo_s = oe->time_hi_s = cm + r->latency_s;
         best = DIST_ROOFLINE;
@@ -519,6 +522,7 @@ static double nearest_candidate(struct est *c, const struct op *op, const struct
     if (isinf(best)) {
         /* nothing to go by: the measured time as it is */
         oe->method = EST_SCALED;
+        oe->resample_rows = 0;
         double base = c->src_gpu ? src_dev : op->time_s;
         oe->device_s = oe->time_lo_s = oe->time_hi_s = base;
         if (!c->same_device && base > s.kernels * c->m->launch_latency_s)
@@ -570,8 +574,8 @@ static void count_batch_kept(struct est *c, const struct op *op, const struct sh
 }
 
 /* Bilinear, bicubic and trilinear upsampling on a GPU, from a trace that
- * has no device time of its own for them, where the target's tables have
- * no resample rows of the op's precision.  PyTorch's CUDA kernels give
+ * has no device time of its own for them, timed by something other than
+ * resample rows (the target's or another GPU's).  PyTorch's CUDA kernels give
  * each thread one output pixel and loop over the planes (N x C) inside
  * it, and the backward adds into the source pixels with atomics, so the
  * time follows the planes and the scale, not the bytes that the
@@ -582,8 +586,7 @@ static void count_resample_by_bytes(struct est *c, const struct op *op, const st
     static const char *const names[] = { "upsample_bilinear", "upsample_bicubic", "upsample_trilinear" };
     if (c->src_gpu || !c->tgt_gpu || !(oe->device_s > 0))
         return;
-    if (op_is_resample(op) && (op_has_flag(op, "channels-last") ||
-                               (c->tt && kernel_table_has(c->tt, KERNEL_RESAMPLE, oe->prec))))
+    if (op_is_resample(op) && (op_has_flag(op, "channels-last") || oe->resample_rows))
         return;
     const char *base = ops_base_name(op);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -619,6 +622,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     oe->bytes = s.bytes;
     oe->src_time_s = op->time_s;
     oe->ratio = 1;
+    oe->resample_rows = 0;
     roof_of(c, c->m, op, &s, &r);
 
     if (c->src_gpu && c->same_device && !changed) {

@@ -130,8 +130,8 @@ static void warn_counted(struct est *c, const struct estimate *out)
                  (long long)c->b_old, (long long)c->b_new);
     if (c->n_resample_bytes)
         est_warn(c, "%zu bilinear, bicubic or trilinear upsampling op(s), %.1f%% of the estimated "
-                    "device time, are timed by their bytes (the target's tables have no resample rows "
-                    "of their precision): PyTorch's CUDA kernels loop over the planes (N x C) in "
+                    "device time, are timed by their bytes (no table read has resample rows of their "
+                    "op and precision): PyTorch's CUDA kernels loop over the planes (N x C) in "
                     "each output pixel's thread and add the backward's gradients "
                     "with atomics, 5 to 20 times that time on an H200 "
                     "(estimators/h200/upsample-probe/ORIGIN.md)",

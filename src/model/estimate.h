@@ -155,6 +155,7 @@ struct op_estimate {
     enum est_method method;
     enum est_bound bound;
     const char *lookup;             /* "exact", "interp", "extrap" or NULL */
+    int resample_rows;              /* the time came from resample rows (an upsampling) */
     double ratio;                   /* scaled/scaled-table: factor applied */
     /* Confidence of the method chosen: its distance from measured data
      * (0 the op's own measurement or an exact row; see est_op.c) */
