@@ -79,8 +79,8 @@ TITLES = {
 GUARDS = {
     "development": {"replay": 0.60, "gpu-both": 0.70, "gpu-target": 0.70, "cpu-to-gpu": 1.75,
                     "fp32-to-bf16": 0.85, "machine-file": 1.75},
-    "held-out": {"replay": 0.40, "gpu-both": 0.30, "gpu-target": 0.30, "cpu-to-gpu": 0.45,
-                 "fp32-to-bf16": 0.60, "machine-file": 0.45},
+    "held-out": {"replay": 0.25, "gpu-both": 0.30, "gpu-target": 0.30, "cpu-to-gpu": 0.80,
+                 "fp32-to-bf16": 0.60, "machine-file": 0.80},
 }
 SETS = ["development", "held-out"]
 
