@@ -28,7 +28,8 @@
  *              include_last_offset) and lookups = indices / batch.
  *   optimizer  params = elements of the largest (list) argument, tensors =
  *              its tensors; elementwise and reductions: elements of the
- *              largest input.
+ *              largest input; an upsampling (aten::upsample_*) after them
+ *              its batch, channels, output and input points (OP_RS_*).
  * Pure: no I/O. */
 #include <ctype.h>
 #include <math.h>
@@ -350,12 +351,25 @@ static int conc_reals(const char *s, double *v, int max)
     return n;
 }
 
-static int64_t points(const int64_t *d, int n)
+/* Points of a map of n sizes, or 0 when one is not positive or the count
+ * is beyond any tensor (a hostile trace's sizes never overflow). */
+static int64_t points(const double *d, int n)
 {
-    int64_t p = 1;
-    for (int i = 0; i < n; i++)
-        p *= d[i];
-    return p;
+    double p = 1;
+    for (int i = 0; i < n; i++) {
+        if (!(d[i] >= 1))
+            return 0;
+        p *= floor(d[i]);
+    }
+    return p <= 0x1p53 ? (int64_t)p : 0;
+}
+
+static int64_t points_of(const int64_t *d, int n)
+{
+    double v[3];
+    for (int i = 0; i < n && i < 3; i++)
+        v[i] = (double)d[i];
+    return points(v, n < 3 ? n : 3);
 }
 
 /* aten::upsample_<mode><k>d[_backward] (and its _aa and nearest_exact
@@ -383,23 +397,23 @@ static void fill_resample(struct op *o, const struct targ *a, int na, char *cons
     if (bwd) {
         if (ops_parse_intlist(conc_at(conc, nc, 2), other, 8) != sp + 2)
             return;
-        out = points(x + 2, sp);
-        in = points(other + 2, sp);
+        out = points_of(x + 2, sp);
+        in = points_of(other + 2, sp);
     } else {
-        in = points(x + 2, sp);
+        in = points_of(x + 2, sp);
         if (ops_parse_intlist(conc_at(conc, nc, 1), other, 8) == sp) {
-            out = points(other, sp);
+            out = points_of(other, sp);
         } else {
-            double f[3];
+            double f[3], size[3];
             int i = 2;
             while (i < nc && (!strchr(conc_at(conc, nc, i), '[') ||
                               conc_reals(conc_at(conc, nc, i), f, 3) != sp))
                 i++;
             if (i == nc)
                 return;
-            out = 1;
             for (int k = 0; k < sp; k++)
-                out *= (int64_t)floor((double)x[2 + k] * f[k]);
+                size[k] = (double)x[2 + k] * f[k];
+            out = points(size, sp);
         }
     }
     if (x[0] <= 0 || x[1] <= 0 || out <= 0 || in <= 0)

@@ -433,6 +433,15 @@ static void test_table_params(void **state)
     const int64_t upb[4] = { 16, 256, 1024, 1 };
     assert_memory_equal(&op_sizes(&o)->kdim[OP_RS_N], upb, sizeof upb);
     clear(&o);
+    /* sizes past any tensor (a hostile trace) or a scale of 1e300: no sizes */
+    fill(&o, "aten::upsample_nearest2d", OP_ELEMENTWISE, "[[1, 1, 4294967296, 4294967296], [], []]", NULL,
+         NULL, "[\"\", \"[4294967296, 4294967296]\", \"\"]", &f, &b);
+    assert_false(op_is_resample(&o));
+    clear(&o);
+    fill(&o, "aten::upsample_nearest2d", OP_ELEMENTWISE, "[[1, 1, 4, 4], [], []]", NULL, NULL,
+         "[\"\", \"\", \"[1e300, 2.]\"]", &f, &b);
+    assert_false(op_is_resample(&o));
+    clear(&o);
     /* without its sizes (no concrete inputs) it is a plain elementwise op */
     fill(&o, "aten::upsample_nearest3d", OP_ELEMENTWISE, "[[2, 8, 4, 4, 4], [], []]", NULL, NULL, NULL,
          &f, &b);
