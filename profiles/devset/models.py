@@ -8926,6 +8926,483 @@ def bidaf(batch, device):
     return BiDAF(), make, _span_loss, "adam"
 
 
+# -- twenty-fifth round --------------------------------------------------------
+# Models recorded after the twenty-fourth round: a PSPNet-shaped semantic
+# segmenter at 384x384 (a bottleneck ResNet at half ResNet-50's width,
+# dilated to output stride 8 (48x48), a pyramid pooling module whose
+# adaptive average pools to 1x1, 2x2, 3x3 and 6x6 bins go through 1x1
+# Conv-BN-ReLU and are bilinearly upsampled back, a 3x3 head, the 21-class
+# logits upsampled x8), an EDSR-shaped x4 super-resolution network (16
+# norm-free residual blocks of 64 channels on 48x48 patches, residual
+# scaling, a global skip, two conv + PixelShuffle(2) upsampling stages,
+# L1 against 192x192 targets), a BigGAN-shaped class-conditional GAN at
+# 64x64 (spectral normalisation by a power iteration on every weight at
+# every call, conditional batch norm whose gains and biases come from a
+# class embedding and the latent, self-attention over the 1,024 positions
+# of a 32x32 map in both networks, nearest upsampling in the generator,
+# average pooling and a projection by the class embedding in the
+# discriminator, hinge losses of both networks in one backward), an
+# Informer-shaped long-sequence forecaster (ProbSparse self-attention
+# written out: randint-sampled keys per query, a max - mean sparsity
+# measure, topk queries, full attention for those alone by gather and
+# scatter; self-attention distilling by Conv1d, BatchNorm1d, ELU and
+# MaxPool1d halving the 336 steps) and a GPT-2-small-width decoder whose
+# every block runs under activation checkpointing (non-reentrant), so
+# that the backward recomputes each block's forward before its gradient.
+
+class PyramidPooling(nn.Module):
+    """PSPNet's pyramid pooling module: the feature map average-pooled
+    (adaptively) to 1x1, 2x2, 3x3 and 6x6 bins, each through its own 1x1
+    Conv-BN-ReLU to a quarter of the input's channels and bilinearly
+    upsampled (align_corners=False) back to the map's size; the four
+    concatenated with the map (2 x its channels). The BatchNorm of the
+    1x1 bin sees one value per channel and sample, so the batch must be
+    at least 2."""
+
+    def __init__(self, cin, bins=(1, 2, 3, 6)):
+        super().__init__()
+        self.bins = bins
+        self.stages = nn.ModuleList(_cbr(cin, cin // len(bins), 1) for _ in bins)
+
+    def forward(self, x):                                   # b, 1024, 48, 48
+        outs = [x]
+        for n, stage in zip(self.bins, self.stages):
+            p = stage(F.adaptive_avg_pool2d(x, n)).contiguous()   # b, 256, n, n
+            outs.append(F.interpolate(p, size=x.shape[-2:], mode="bilinear", align_corners=False).to(x.dtype))
+        return torch.cat(outs, dim=1)                       # b, 2048, 48, 48
+
+
+class PSPNet(nn.Module):
+    """A PSPNet-shaped segmenter (Zhao et al. 2017) at 384x384, 21 classes
+    (PASCAL VOC's): a 7x7 stride-2 stem Conv-BN-ReLU to 64 and a max-pool
+    to 1/4 (96x96; PSPNet's ResNet has three 3x3 convolutions there);
+    four stages of 2 Bottleneck2d of inner width 32, 64, 128 and 256 (128
+    .. 1,024 out, half ResNet-50's widths and 2 blocks a stage), the
+    second strided to 48x48, the third and fourth dilated by 2 and 4 in
+    place of their strides (output stride 8); BatchNorm2d and ReLU
+    throughout. PyramidPooling over the 1,024 channels, a 3x3
+    Conv-BN-ReLU to 256, dropout 0.1, a 1x1 Conv2d to the classes, and
+    the logits bilinearly upsampled x8 to 384x384 (no auxiliary head)."""
+
+    def __init__(self, classes=21, depths=(2, 2, 2, 2), widths=(32, 64, 128, 256)):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+                                  nn.MaxPool2d(3, 2, 1))   # b, 64, 96, 96
+        blocks, c = [], 64
+        for i, (n, w) in enumerate(zip(depths, widths)):
+            for j in range(n):
+                blocks.append(Bottleneck2d(c, w, 2 if i == 1 and j == 0 else 1, (1, 1, 2, 4)[i]))
+                c = 4 * w
+        self.backbone = nn.Sequential(*blocks)
+        self.ppm = PyramidPooling(c)
+        self.head = nn.Sequential(_cbr(2 * c, 256, 3), nn.Dropout2d(0.1), nn.Conv2d(256, classes, 1))
+
+    def forward(self, x):                                   # b, 3, 384, 384
+        f = self.backbone(self.stem(x))                     # b, 1024, 48, 48
+        out = self.head(self.ppm(f))                        # b, 21, 48, 48
+        return F.interpolate(out, scale_factor=8, mode="bilinear", align_corners=False)   # b, 21, 384, 384
+
+
+def pspnet(batch, device):
+    """batch: 384x384 images and per-pixel labels of 21 classes; at least
+    2 (the pyramid's 1x1 bin is batch-normed)."""
+    def make():
+        return (torch.randn(batch, 3, 384, 384, device=device),
+                torch.randint(0, 21, (batch, 384, 384), device=device))
+    return PSPNet(), make, _cls_loss, "sgd_momentum"
+
+
+class EDSRBlock(nn.Module):
+    """EDSR's residual block: 3x3 Conv2d, ReLU, 3x3 Conv2d, no batch norm,
+    the branch scaled by 0.1 and added to the input."""
+
+    def __init__(self, c, scale=0.1):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(c, c, 3, padding=1), nn.Conv2d(c, c, 3, padding=1)
+        self.scale = scale
+
+    def forward(self, x):
+        return x + self.scale * self.c2(F.relu(self.c1(x)))
+
+
+class EDSR(nn.Module):
+    """An EDSR-shaped x4 super-resolution network (Lim et al. 2017), the
+    baseline's 16 blocks of 64 channels with the large model's residual
+    scaling 0.1: the DIV2K RGB mean subtracted (a fixed buffer), a 3x3
+    Conv2d to 64, 16 EDSRBlock and a 3x3 Conv2d, the head's output added
+    back (global skip); the upsampler two stages of a 3x3 Conv2d to 256
+    and nn.PixelShuffle(2) (48 -> 96 -> 192), a 3x3 Conv2d to RGB and the
+    mean added back."""
+
+    def __init__(self, c=64, blocks=16, scale=0.1):
+        super().__init__()
+        self.register_buffer("mean", torch.tensor([0.4488, 0.4371, 0.4040]).view(1, 3, 1, 1))
+        self.head = nn.Conv2d(3, c, 3, padding=1)
+        self.body = nn.Sequential(*[EDSRBlock(c, scale) for _ in range(blocks)], nn.Conv2d(c, c, 3, padding=1))
+        self.up = nn.Sequential(nn.Conv2d(c, 4 * c, 3, padding=1), nn.PixelShuffle(2),
+                                nn.Conv2d(c, 4 * c, 3, padding=1), nn.PixelShuffle(2))
+        self.tail = nn.Conv2d(c, 3, 3, padding=1)
+
+    def forward(self, x):                                   # b, 3, 48, 48 in [0, 1]
+        h = self.head(x - self.mean)                        # b, 64, 48, 48
+        h = h + self.body(h)
+        return self.tail(self.up(h)) + self.mean            # b, 3, 192, 192
+
+
+def edsr(batch, device):
+    """batch: 48x48 low-resolution patches and their 192x192 targets."""
+    def make():
+        return torch.rand(batch, 3, 48, 48, device=device), torch.rand(batch, 3, 192, 192, device=device)
+    return EDSR(), make, _l1_loss, "adam"
+
+
+def _sn(m):
+    """m with spectral normalisation of its weight (one power iteration a
+    call in training): torch.nn.utils.parametrizations.spectral_norm
+    where PyTorch has it, else the older hook-based
+    torch.nn.utils.spectral_norm."""
+    try:
+        from torch.nn.utils.parametrizations import spectral_norm
+    except ImportError:
+        from torch.nn.utils import spectral_norm
+    return spectral_norm(m)
+
+
+class CondBN(nn.Module):
+    """BigGAN's conditional batch norm: BatchNorm2d without affine
+    parameters, then a per-channel gain 1 + W_g c and bias W_b c from the
+    conditioning vector c (spectrally normalised Linears without bias)."""
+
+    def __init__(self, ch, cond):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(ch, affine=False)
+        self.gain, self.bias = _sn(nn.Linear(cond, ch, bias=False)), _sn(nn.Linear(cond, ch, bias=False))
+
+    def forward(self, x, c):                                # b, ch, h, w; b, cond
+        return self.bn(x) * (1 + self.gain(c))[:, :, None, None] + self.bias(c)[:, :, None, None]
+
+
+class SNSelfAttention(nn.Module):
+    """SAGAN's self-attention as BigGAN's, over every position of the map
+    (BigGAN max-pools the keys and values by 2): spectrally normalised
+    1x1 Conv2d (no bias) to theta and phi of C / 8 and g of C / 2, the n x
+    n scores theta^T phi by bmm, a softmax over the n keys, the weighted
+    sum of g, a 1x1 Conv2d back to C scaled by gamma (a learned scalar,
+    zero at start) and added. With frozen, on detached weights."""
+
+    def __init__(self, ch):
+        super().__init__()
+        self.theta, self.phi = _sn(nn.Conv2d(ch, ch // 8, 1, bias=False)), _sn(nn.Conv2d(ch, ch // 8, 1, bias=False))
+        self.g, self.o = _sn(nn.Conv2d(ch, ch // 2, 1, bias=False)), _sn(nn.Conv2d(ch // 2, ch, 1, bias=False))
+        self.gamma = nn.Parameter(torch.zeros(()))
+
+    def forward(self, x, frozen=False):                     # b, ch, 32, 32
+        b, ch, h, w = x.shape
+        theta, phi = _fwd(self.theta, x, frozen).flatten(2), _fwd(self.phi, x, frozen).flatten(2)   # b, ch / 8, 1024
+        g = _fwd(self.g, x, frozen).flatten(2)              # b, ch / 2, 1024
+        beta = torch.bmm(theta.transpose(1, 2), phi).softmax(-1)   # b, 1024 queries, 1024 keys
+        o = torch.bmm(g, beta.transpose(1, 2).to(g.dtype)).view(b, ch // 2, h, w)
+        gamma = self.gamma.detach() if frozen else self.gamma
+        return x + gamma * _fwd(self.o, o, frozen)
+
+
+class BigGANGBlock(nn.Module):
+    """BigGAN's generator block: CondBN, ReLU, nearest x2 upsampling, 3x3
+    SN Conv2d, CondBN, ReLU, 3x3 SN Conv2d; the shortcut the upsampled
+    input through a 1x1 SN Conv2d."""
+
+    def __init__(self, cin, cout, cond):
+        super().__init__()
+        self.bn1, self.bn2 = CondBN(cin, cond), CondBN(cout, cond)
+        self.c1, self.c2 = _sn(nn.Conv2d(cin, cout, 3, padding=1)), _sn(nn.Conv2d(cout, cout, 3, padding=1))
+        self.sc = _sn(nn.Conv2d(cin, cout, 1))
+
+    def forward(self, x, c):
+        h = F.interpolate(F.relu(self.bn1(x, c)), scale_factor=2, mode="nearest")
+        h = self.c2(F.relu(self.bn2(self.c1(h), c)))
+        return h + self.sc(F.interpolate(x, scale_factor=2, mode="nearest"))
+
+
+class BigGANGenerator(nn.Module):
+    """A BigGAN-shaped generator at 64x64 (ch 64): a shared 100 x 128
+    class embedding concatenated with the 128-d latent as every CondBN's
+    conditioning vector (256; BigGAN splits the latent per block instead),
+    an SN Linear of the latent to 1,024 x 4x4, 4 BigGANGBlock to 512,
+    256, 128 and 64 channels (8x8 .. 64x64), SNSelfAttention at 32x32
+    (128 channels), BatchNorm2d, ReLU, a 3x3 SN Conv2d to RGB and tanh."""
+
+    def __init__(self, ch=64, zdim=128, classes=100, shared=128):
+        super().__init__()
+        chans = [16 * ch, 8 * ch, 4 * ch, 2 * ch, ch]
+        self.shared = nn.Embedding(classes, shared)
+        self.linear = _sn(nn.Linear(zdim, chans[0] * 16))
+        self.blocks = nn.ModuleList(BigGANGBlock(a, b, zdim + shared) for a, b in zip(chans, chans[1:]))
+        self.attn = SNSelfAttention(2 * ch)
+        self.bn, self.out = nn.BatchNorm2d(ch), _sn(nn.Conv2d(ch, 3, 3, padding=1))
+
+    def forward(self, z, y):                                # b, 128; b
+        c = torch.cat([self.shared(y), z], dim=1)           # b, 256
+        h = self.linear(z).view(z.shape[0], -1, 4, 4)       # b, 1024, 4, 4
+        for i, blk in enumerate(self.blocks):
+            h = blk(h, c)
+            if i == 2:
+                h = self.attn(h)                            # b, 128, 32, 32
+        return torch.tanh(self.out(F.relu(self.bn(h))))     # b, 3, 64, 64
+
+
+class BigGANDBlock(nn.Module):
+    """BigGAN's discriminator block: (ReLU,) 3x3 SN Conv2d, ReLU, 3x3 SN
+    Conv2d, 2x2 average pooling; the shortcut a 1x1 SN Conv2d and the
+    pooling (pooling first in the first block, which has no leading
+    ReLU). With frozen, on detached weights."""
+
+    def __init__(self, cin, cout, preact=True, down=True):
+        super().__init__()
+        self.c1, self.c2 = _sn(nn.Conv2d(cin, cout, 3, padding=1)), _sn(nn.Conv2d(cout, cout, 3, padding=1))
+        self.sc = _sn(nn.Conv2d(cin, cout, 1))
+        self.preact, self.down = preact, down
+
+    def forward(self, x, frozen=False):
+        h = F.relu(x) if self.preact else x
+        h = _fwd(self.c2, F.relu(_fwd(self.c1, h, frozen)), frozen)
+        s = x
+        if self.down:
+            h = F.avg_pool2d(h, 2)
+            if not self.preact:
+                s = F.avg_pool2d(s, 2)
+        s = _fwd(self.sc, s, frozen)
+        if self.down and self.preact:
+            s = F.avg_pool2d(s, 2)
+        return h + s
+
+
+class BigGANDiscriminator(nn.Module):
+    """A BigGAN-shaped discriminator at 64x64 (ch 64): BigGANDBlock 3 ->
+    64 (to 32x32), SNSelfAttention at 32x32, blocks to 128, 256, 512 (to
+    4x4) and 1,024 (no pooling); ReLU, a sum over the positions, an SN
+    Linear to one logit plus the projection term <e_y, h> with an SN 100
+    x 1,024 class embedding. With frozen, on detached weights."""
+
+    def __init__(self, ch=64, classes=100):
+        super().__init__()
+        chans = [3, ch, 2 * ch, 4 * ch, 8 * ch, 16 * ch]
+        self.blocks = nn.ModuleList(BigGANDBlock(a, b, preact=i > 0, down=i < 4)
+                                    for i, (a, b) in enumerate(zip(chans, chans[1:])))
+        self.attn = SNSelfAttention(ch)
+        self.linear, self.embed = _sn(nn.Linear(16 * ch, 1)), _sn(nn.Embedding(classes, 16 * ch))
+
+    def forward(self, x, y, frozen=False):                  # b, 3, 64, 64; b
+        h = x
+        for i, blk in enumerate(self.blocks):
+            h = blk(h, frozen)
+            if i == 0:
+                h = self.attn(h, frozen)                    # b, 64, 32, 32
+        h = F.relu(h).sum((2, 3))                           # b, 1024
+        e = F.embedding(y, self.embed.weight.detach()) if frozen else self.embed(y)
+        return _fwd(self.linear, h, frozen).float() + (e * h.float()).sum(1, keepdim=True)   # b, 1
+
+
+class BigGAN(nn.Module):
+    """A BigGAN training step (Brock et al. 2019) with hinge losses: the
+    discriminator on the real images and the detached fakes as one batch
+    of 2b, relu(1 - D(real)) + relu(1 + D(fake)); the generator's -D(G(z))
+    through the frozen discriminator (detached weights), after the
+    discriminator's pass so that hook-based spectral norm reuses that
+    pass's weights; both in one backward (disjoint parameters). Returns
+    the two terms per sample (b, 2)."""
+
+    def __init__(self):
+        super().__init__()
+        self.g, self.d = BigGANGenerator(), BigGANDiscriminator()
+
+    def forward(self, inp):
+        z, y, real, y_real = inp                            # b, 128; b; b, 3, 64, 64; b
+        fake = self.g(z, y)
+        logits = self.d(torch.cat([real, fake.detach().to(real.dtype)]), torch.cat([y_real, y])).float()
+        d_real, d_fake = logits.chunk(2)                    # b, 1 each
+        g = -self.d(fake, y, frozen=True).float()
+        return torch.cat([g, F.relu(1 - d_real) + F.relu(1 + d_fake)], dim=1)   # b, 2
+
+
+def biggan(batch, device):
+    """batch: latents and class labels of the fakes, real images in [-1,
+    1] and their labels, 100 classes."""
+    def make():
+        return ((torch.randn(batch, 128, device=device), torch.randint(0, 100, (batch,), device=device),
+                 torch.rand(batch, 3, 64, 64, device=device) * 2 - 1,
+                 torch.randint(0, 100, (batch,), device=device)), None)
+    return BigGAN(), make, _gan_sum_loss, "adam"
+
+
+class ProbAttention(nn.Module):
+    """Informer's ProbSparse self-attention (Zhou et al. 2021), written
+    out: q, k, v and output Linears, heads of d / heads; per query, u = c
+    ceil(ln L) keys (c = 5) drawn by torch.randint and gathered (b, h, L,
+    u, dh), the sampled scores by a batched matmul and the sparsity
+    measure their max - mean; the top u queries by topk gathered and
+    attended over all L keys (matmul, softmax; causal-masked where
+    causal); every other query gets the mean of V (the cumulative mean
+    where causal), the attended rows scattered into it."""
+
+    def __init__(self, d, heads, factor=5, causal=False):
+        super().__init__()
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.heads, self.factor, self.causal = heads, factor, causal
+
+    def forward(self, x):                                   # b, L, d
+        b, n, d = x.shape
+        h, dh = self.heads, d // self.heads
+        q, k, v = (lin(x).view(b, n, h, dh).transpose(1, 2) for lin in (self.q, self.k, self.v))   # b, h, L, dh
+        u = min(n, self.factor * math.ceil(math.log(n)))    # 30 of 336, 25 of 144
+        idx = torch.randint(0, n, (n, u), device=x.device)
+        qk = (q.unsqueeze(3) @ k[:, :, idx].transpose(3, 4)).squeeze(3)   # b, h, L, u sampled scores
+        top = (qk.amax(-1) - qk.mean(-1)).topk(u, dim=-1, sorted=False).indices   # b, h, u
+        top4 = top.unsqueeze(-1).expand(-1, -1, -1, dh)
+        s = q.gather(2, top4) @ k.transpose(2, 3) / math.sqrt(dh)   # b, h, u, L
+        if self.causal:
+            s = s.masked_fill(torch.arange(n, device=x.device) > top.unsqueeze(-1), float("-inf"))
+        a = s.softmax(-1).to(v.dtype) @ v                   # b, h, u, dh
+        if self.causal:
+            ctx = v.cumsum(2) / torch.arange(1, n + 1, device=x.device).view(1, 1, n, 1)
+        else:
+            ctx = v.mean(2, keepdim=True).expand(-1, -1, n, -1)
+        ctx = ctx.to(a.dtype).scatter(2, top4, a)           # b, h, L, dh
+        return self.o(ctx.transpose(1, 2).reshape(b, n, d))
+
+
+class InformerEmbedding(nn.Module):
+    """Informer's DataEmbedding: the values through a Conv1d of kernel 3
+    with circular padding (no bias), plus fixed sinusoidal positions,
+    plus a Linear (no bias) of 4 time features; dropout."""
+
+    def __init__(self, c, d, drop, marks=4, maxlen=512):
+        super().__init__()
+        self.value = nn.Conv1d(c, d, 3, padding=1, padding_mode="circular", bias=False)
+        self.time = nn.Linear(marks, d, bias=False)
+        pos = torch.arange(maxlen).unsqueeze(1) * torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))
+        self.register_buffer("pe", torch.stack([pos.sin(), pos.cos()], dim=2).flatten(1))   # maxlen, d
+        self.drop = nn.Dropout(drop)
+
+    def forward(self, x, mark):                             # b, L, c; b, L, 4
+        v = self.value(x.transpose(1, 2)).transpose(1, 2)
+        return self.drop(v + self.time(mark) + self.pe[:x.shape[1]])
+
+
+class InformerLayer(nn.Module):
+    """Informer's post-LN encoder or decoder layer: ProbAttention (causal
+    in the decoder) and its residual, LayerNorm; in the decoder, full
+    attention over the encoder's output (q, k, v, output Linears and
+    _attention) and its residual, LayerNorm; a feed-forward of two 1x1
+    Conv1d (d -> 4 d, GELU, -> d) and its residual, LayerNorm; dropout."""
+
+    def __init__(self, d, heads, drop, cross=False):
+        super().__init__()
+        self.self_attn = ProbAttention(d, heads, causal=cross)
+        self.cross = nn.ModuleList(nn.Linear(d, d) for _ in range(4)) if cross else None
+        self.conv1, self.conv2 = nn.Conv1d(d, 4 * d, 1), nn.Conv1d(4 * d, d, 1)
+        self.norms = nn.ModuleList(Fp32LayerNorm(d) for _ in range(3 if cross else 2))
+        self.drop, self.heads = nn.Dropout(drop), heads
+
+    def forward(self, x, mem=None):                         # b, L, d; b, S, d
+        x = self.norms[0](x + self.drop(self.self_attn(x)))
+        if self.cross is not None:
+            b, n, d = x.shape
+            wq, wk, wv, wo = self.cross
+            q = wq(x).view(b, n, self.heads, -1).transpose(1, 2)
+            k, v = (w(mem).view(b, mem.shape[1], self.heads, -1).transpose(1, 2) for w in (wk, wv))
+            x = self.norms[1](x + self.drop(wo(_attention(q, k, v).transpose(1, 2).reshape(b, n, d))))
+        y = self.drop(F.gelu(self.conv1(x.transpose(1, 2))))
+        y = self.drop(self.conv2(y)).transpose(1, 2)
+        return self.norms[-1](x + y)
+
+
+class DistilLayer(nn.Module):
+    """Informer's self-attention distilling between encoder layers: a
+    Conv1d of kernel 3 (circular padding), BatchNorm1d, ELU and a
+    MaxPool1d of 3, stride 2: the sequence halved (336 -> 168)."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.conv = nn.Conv1d(d, d, 3, padding=1, padding_mode="circular")
+        self.bn = nn.BatchNorm1d(d)
+
+    def forward(self, x):                                   # b, L, d
+        y = F.elu(self.bn(self.conv(x.transpose(1, 2))))
+        return F.max_pool1d(y, 3, 2, 1).transpose(1, 2)     # b, L / 2, d
+
+
+class Informer(nn.Module):
+    """An Informer-shaped forecaster of 7 variables (ETT's): the encoder
+    over 336 steps, 2 InformerLayer of d 256 and 4 heads with a
+    DistilLayer between them (336 -> 168) and a final LayerNorm; the
+    decoder over 48 known steps followed by 96 zero placeholders, 1
+    InformerLayer with causal ProbAttention and full cross-attention, a
+    LayerNorm and a Linear to the 7 variables; the last 96 steps are the
+    forecast. Dropout 0.05."""
+
+    def __init__(self, c=7, d=256, heads=4, enc_layers=2, dec_layers=1, pred=96, drop=0.05):
+        super().__init__()
+        self.enc_emb, self.dec_emb = InformerEmbedding(c, d, drop), InformerEmbedding(c, d, drop)
+        self.enc = nn.ModuleList(InformerLayer(d, heads, drop) for _ in range(enc_layers))
+        self.distil = nn.ModuleList(DistilLayer(d) for _ in range(enc_layers - 1))
+        self.dec = nn.ModuleList(InformerLayer(d, heads, drop, cross=True) for _ in range(dec_layers))
+        self.enc_norm, self.dec_norm = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.proj = nn.Linear(d, c)
+        self.pred = pred
+
+    def forward(self, inp):
+        x_enc, mark_enc, x_dec, mark_dec = inp              # b, 336, 7; b, 336, 4; b, 144, 7; b, 144, 4
+        e = self.enc_emb(x_enc, mark_enc)                   # b, 336, 256
+        for i, layer in enumerate(self.enc):
+            e = layer(e)
+            if i < len(self.distil):
+                e = self.distil[i](e)                       # b, 168, 256
+        e = self.enc_norm(e)
+        h = self.dec_emb(x_dec, mark_dec)                   # b, 144, 256
+        for layer in self.dec:
+            h = layer(h, e)
+        return self.proj(self.dec_norm(h))[:, -self.pred:]  # b, 96, 7
+
+
+def informer(batch, device):
+    """batch: windows of 336 + 96 steps of 7 variables with 4 time
+    features per step; the decoder's input is the encoder's last 48
+    steps and 96 zeros."""
+    def make():
+        x = torch.randn(batch, 336, 7, device=device)
+        return ((x, torch.rand(batch, 336, 4, device=device) - 0.5,
+                 torch.cat([x[:, -48:], torch.zeros(batch, 96, 7, device=device)], dim=1),
+                 torch.rand(batch, 144, 4, device=device) - 0.5),
+                torch.randn(batch, 96, 7, device=device))
+    return Informer(), make, _mse_loss, "adam"
+
+
+class GPTCkpt(GPT2Medium):
+    """A GPT-2-small-width decoder (d 768, 12 heads of 64, MLP 3,072 GELU,
+    pre-LN) of 6 layers over 512 tokens, 32,000-token vocabulary, tied
+    head (GPT2Medium's layout and GPT2MediumBlock's, dropout 0.1), whose
+    every block runs in training under
+    torch.utils.checkpoint.checkpoint(use_reentrant=False): the forward
+    keeps only each block's input, and the backward reruns the block's
+    forward (its dropout masks from the stashed RNG state) before taking
+    its gradient."""
+
+    def __init__(self):
+        super().__init__(vocab=32000, d=768, layers=6, heads=12, seq=512)
+
+    def forward(self, idx):                                 # b, 512
+        from torch.utils.checkpoint import checkpoint
+        t = idx.shape[1]
+        x = self.drop(self.tok(idx) + self.pos(torch.arange(t, device=idx.device)))   # b, 512, 768
+        for blk in self.blocks:
+            x = checkpoint(blk, x, use_reentrant=False) if self.training else blk(x)
+        return F.linear(self.ln(x), self.tok.weight)        # b, 512, 32000
+
+
+def gptckpt(batch, device):
+    return GPTCkpt(), _tokens(batch, 512, 32000, device), _lm_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -9053,4 +9530,9 @@ MODELS = {
     "performer": (performer, "Performer-shaped LM d512 x 6, 8 heads, seq 2,048, 16k vocab, causal FAVOR+ written out (256 fixed Gaussian features per head, exp(wx - |x|^2 / 2) with stabilisers, einsum of key-feature x value outer products and cumsum over b x 8 x 2,048 x 256 x 64), pre-LN, MLP 2,048 GELU, tied head, AdamW; twenty-fourth round"),
     "pointtransformer": (pointtransformer, "Point Transformer-shaped classifier, 1,024 points, 4 stages of 32-64-128-256 (1, 2, 3, 5 blocks) at 1,024-256-64-16 points, k = 16 by cdist and topk, gather, vector attention (pos MLP on xyz differences, attention MLP on q_i - k_j + pos, softmax over neighbours per channel), strided downsampling by 4 with max-pooled neighbour features, mean pool, MLP to 40 classes, Adam; twenty-fourth round"),
     "bidaf": (bidaf, "BiDAF, 256 context and 32 query words, 50k x 300 word embedding + character CNN (100 x 16, Conv1d 100 x 5, max over 16 chars), 2-layer highway, BiLSTM 100 contextual layer, trilinear 256 x 32 similarity as three terms (Linear, Linear, einsum), context-to-query and query-to-context attention, 2-layer BiLSTM 100 modelling layer, end BiLSTM 100, two CE over 256 positions, Adam; twenty-fourth round"),
+    "pspnet": (pspnet, "PSPNet-shaped segmenter 384x384, bottleneck ResNet of 2 blocks per stage at inner widths 32-64-128-256 (half ResNet-50's) with BatchNorm, dilated 2 and 4 to output stride 8 (48x48), pyramid pooling (adaptive avg pool to 1, 2, 3, 6 bins, 1x1 Conv-BN-ReLU 256, bilinear up, concat 2,048), 3x3 Conv-BN-ReLU 256, 21 classes, logits bilinear x8, CE, SGD momentum; twenty-fifth round"),
+    "edsr": (edsr, "EDSR-shaped x4 super-resolution, 48x48 patches, 16 residual blocks of 64 without BatchNorm (3x3 conv, ReLU, 3x3 conv, scaled 0.1), global skip, two 3x3 conv 256 + PixelShuffle(2) stages, L1 against 192x192, Adam; twenty-fifth round"),
+    "biggan": (biggan, "BigGAN-shaped 64x64 conditional GAN, ch 64, 100 classes, latent 128, spectral norm (power iteration per call) on every conv, linear and embedding, conditional BatchNorm from class embedding + latent, nearest up, self-attention over 1,024 positions (bmm, softmax) in G and D, avg-pool D with projection, hinge losses of G (frozen D) and D in one backward, Adam; twenty-fifth round"),
+    "informer": (informer, "Informer-shaped forecaster, 7 variables, encoder 336 steps and decoder 48 + 96, d256, 4 heads, ProbSparse attention written out (30 randint-sampled keys per query, max - mean measure, topk 30 queries, gather, full attention, scatter into mean or cumulative mean of V), distilling Conv1d + BatchNorm1d + ELU + MaxPool1d to 168, 2 encoder + 1 decoder layers, MSE on 96 steps, Adam; twenty-fifth round"),
+    "gptckpt": (gptckpt, "GPT-2-small-width decoder d768 x 6, 12 heads, MLP 3,072 GELU, pre-LN, seq 512, 32k vocab, tied head, causal SDPA, every block under non-reentrant activation checkpointing (the backward recomputes each block's forward), AdamW; twenty-fifth round"),
 }

@@ -60,6 +60,7 @@ BATCH = {
     "hrnet": (32, 4), "gnmt": (64, 8), "pna": (512, 64), "gpt2medium": (8, 1), "wide_deep": (8192, 1024),
     "quartznet": (64, 16), "graphormer": (512, 128), "instantngp": (262144, 32768), "raft": (16, 4), "simclr": (256, 32),
     "mae": (128, 16), "glow": (64, 8), "performer": (8, 1), "pointtransformer": (32, 4), "bidaf": (64, 16),
+    "pspnet": (16, 2), "edsr": (64, 8), "biggan": (64, 8), "informer": (256, 32), "gptckpt": (16, 2),
 }
 
 
