@@ -1,8 +1,8 @@
 # Helpers for the hostile-input tests (t6*-hostile-*.sh), sourced after
 # lib.sh.  Every run is bounded by a wall-clock timeout: a hang fails the
 # test instead of blocking the suite.  Under valgrind (make valgrind-test)
-# HOSTILE_TIMEOUT and HOSTILE_FAST_S (the bound on refusing a gzip bomb)
-# are raised and FOM_SKIP_BIG=1 skips the benchmark-sized
+# and the sanitizers (make check) HOSTILE_TIMEOUT and HOSTILE_FAST_S (the
+# bound on refusing a gzip bomb) are raised and FOM_SKIP_BIG=1 skips the benchmark-sized
 # inputs.
 HOSTILE_TIMEOUT=${HOSTILE_TIMEOUT:-20}
 
