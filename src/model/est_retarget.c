@@ -207,10 +207,12 @@ void est_shape_of(const struct est *c, const struct op *op, struct shape *s)
     memcpy(s->kdim, op_sizes(op)->kdim, sizeof s->kdim);
 }
 
-/* The batch size among a kind's table sizes (struct op kdim), or -1. */
-static int kdim_batch(enum op_kind k)
+/* The batch size among an op's table sizes (struct op kdim; an upsampling's OP_RS_N), or -1. */
+static int kdim_batch(const struct op *op)
 {
-    switch (k) {
+    if (op_is_resample(op))
+        return OP_RS_N;
+    switch (op->kind) {
     case OP_RNN: return RNN_BATCH;
     case OP_ATTENTION: return ATT_BATCH;
     case OP_NORM: return NORM_N;
@@ -223,7 +225,7 @@ static int kdim_batch(enum op_kind k)
  * profiled batch (or a flattened batch x sequence), moved by f. */
 static void retarget_kdim(const struct est *c, const struct op *op, struct shape *s, double f)
 {
-    int b = op_is_resample(op) ? OP_RS_N : kdim_batch(op->kind);
+    int b = kdim_batch(op);
     if (b < 0 || s->kdim[b] <= 0)
         return;
     if (s->kdim[b] == c->b_old)
