@@ -6,8 +6,11 @@ an op of one kernel, for ops that launch more than one.
 A CPU trace says nothing of either: on a GPU, a dense embedding's backward
 sorts its indices and reduces segments (some thirty kernels and memsets a
 call), a top-k selects in passes, a loss with logits fuses nothing.  The
-estimate of a CPU trace on a GPU (src/model/est_host.c) takes these
-figures for the ops named here.
+estimate of a CPU trace on a GPU (src/model/est_host.c) takes the kernels
+per call of the ops named here; what a call costs the host it takes from
+host_weights.py, whose figures are means per call over the mean op of one
+kernel (this script's host column is over the median op record's, kept
+to compare).
 
 For each trace (read by `fom ingest`), per op name and pass: kernels per
 call (the op's kernel launches over its calls) and host time per call over
@@ -22,7 +25,8 @@ optimizer ops (foreach launches), copies and collectives.
 
 With --conv it prints instead the same host figure for cuDNN's
 convolutions by pass and spatial dimensions (1-D and 2-D together, 3-D):
-the medians over op records, which est_host.c's conv_host_ratio takes.
+the medians over op records (est_host.c's conv_host_ratio is
+host_weights.py's, per trace and per call).
 
   kernels_per_call.py --fom ./fom [--conv] TRACE.json.gz... > table.csv
 """

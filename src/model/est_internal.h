@@ -267,6 +267,10 @@ double est_conv_bias_calls(const struct est *c, const struct op *op, double *ker
 double est_conv_bias_s(const struct est *c, const struct op *op, const struct shape *s);
 void est_autocast_casts(struct est *c);
 
+/* est_host_ops.c: an op's host cost per call over an op of one kernel's
+ * on a GPU, by name and pass (0 when the traces did not measure it) */
+double est_op_host_ratio(const char *name, enum op_phase phase);
+
 /* est_replay.c */
 void est_replay_index_build(const struct profile *p, struct replay_index *ri);
 void est_replay_index_release(struct replay_index *ri);

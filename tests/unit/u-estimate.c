@@ -136,9 +136,11 @@ static void test_exact_hit(void **state)
     assert_close(e.ops[0].device_s, 200e-6, 1e-12);
     assert_close(e.ops[0].time_lo_s, 180e-6, 1e-12);
     assert_close(e.ops[0].time_hi_s, 240e-6, 1e-12);
-    /* host: 2 calls x 2.2 x 20 us dispatch (a kernel op in a training
-     * step, est_host.c: HOST_KERNEL) = 88 us < 200 us device */
-    assert_close(e.host_time_s, 88e-6, 1e-12);
+    /* host: 2 calls x (0.49 + 2.00 x 2.06) x 20 us dispatch (a matrix
+     * product's forward, 2.00 times the mean op of one kernel, 2.06 bare
+     * adds, and the host's 0.49 between calls; est_host.c, est_host_ops.c)
+     * = 184.4 us < 200 us device */
+    assert_close(e.host_time_s, 2 * (0.49 + 2.00 * 2.06) * 20e-6, 1e-12);
     /* no call order in the profile: max(200, 40) us + 5 us sync */
     assert_close(e.pass_time_s, 205e-6, 1e-9);
     assert_int_equal(e.bound, BOUND_COMPUTE);
@@ -228,9 +230,11 @@ static void test_roofline_bounds(void **state)
     assert_int_equal(e.ops[1].bound, BOUND_MEMORY);
     assert_close(e.ops[2].device_s, 4e-9 + 20e-6, 1e-12);
     assert_int_equal(e.ops[2].bound, BOUND_LATENCY);
-    /* device 3.03 ms > host (1+1+4 calls) x 2.2 x 1 us = 13.2 us */
+    /* device 3.03 ms > host: each call 0.49 + its op's ratio x 2.06 bare
+     * adds of 1 us (est_host_ops.c: mm 2.00, add 0.87, relu 0.91) */
     assert_close(e.device_time_s, 3.030004e-3, 1e-9);
-    assert_close(e.host_time_s, 13.2e-6, 1e-12);
+    assert_close(e.host_time_s, ((0.49 + 2.00 * 2.06) + (0.49 + 0.87 * 2.06) + 4 * (0.49 + 0.91 * 2.06)) * 1e-6,
+                 1e-12);
     /* max(3.030004 ms, 6 us) + 5 us sync */
     assert_close(e.pass_time_s, 3.035004e-3, 1e-9);
     assert_int_equal(e.bound, BOUND_MEMORY);
@@ -695,12 +699,12 @@ static void test_conv_bias(void **state)
     double add_s = calls * ((2 * out + 16) * 4 / bw + m.launch_latency_s);
     double red_s = calls * ((out * 4 + 16 * 4) / bw + m.launch_latency_s);
     assert_close(e.ops[0].device_s - e.ops[1].device_s, add_s, 1e-9);
-    /* a 2-D convolution's dispatch in a training step is 2.33 times an op
-     * of one kernel forward, 4.41 backward, in the op's own part (1.49 of
-     * that op's 2.2 bare adds; est_host.c: conv_host_ratio), its bias
-     * add's 2.2 (HOST_CLASS_KERNEL) */
-    double fwd = 2.2 * (0.49 + 2.33 * 1.49) / 1.98, bwd = 2.2 * (0.49 + 4.41 * 1.49) / 1.98;
-    assert_close(e.ops[0].host_s, (fwd + 2.2) * calls * m.dispatch_s, 1e-12);
+    /* a 2-D convolution's dispatch in a training step is 3.57 times the
+     * mean op of one kernel (2.06 bare adds) forward, 6.73 backward, and
+     * the host's 0.49 between calls (est_host.c: conv_host_ratio), its
+     * bias add's 2.55 (HOST_CLASS_KERNEL) */
+    double fwd = 0.49 + 3.57 * 2.06, bwd = 0.49 + 6.73 * 2.06;
+    assert_close(e.ops[0].host_s, (fwd + 2.55) * calls * m.dispatch_s, 1e-12);
     assert_close(e.ops[1].host_s, fwd * calls * m.dispatch_s, 1e-12);
     assert_close(e.ops[2].device_s - e.ops[3].device_s, red_s, 1e-9);
     assert_close(e.ops[2].host_s, bwd * calls * m.dispatch_s, 1e-12);
@@ -720,17 +724,17 @@ static void test_conv_bias(void **state)
     estimate_init(&e);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_true(e.ops[4].device_s > e.ops[5].device_s);
-    assert_close(e.ops[4].host_s, (fwd + 2.2) * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[4].host_s, (fwd + 2.55) * calls * m.dispatch_s, 1e-12);
     estimate_release(&e);
 
-    /* a 3-D convolution's backward costs the host more: 2.23 and 6.27
-     * times an op of one kernel */
+    /* a 3-D convolution's backward costs the host more: 3.52 and 7.50
+     * times the mean op of one kernel */
     for (int i = 0; i < 4; i++)
         op_conv_mut(&p.ops[i])->dims = 3;
     estimate_init(&e);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
-    assert_close(e.ops[1].host_s, 2.2 * (0.49 + 2.23 * 1.49) / 1.98 * calls * m.dispatch_s, 1e-12);
-    assert_close(e.ops[3].host_s, 2.2 * (0.49 + 6.27 * 1.49) / 1.98 * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[1].host_s, (0.49 + 3.52 * 2.06) * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[3].host_s, (0.49 + 7.50 * 2.06) * calls * m.dispatch_s, 1e-12);
     estimate_release(&e);
     for (int i = 0; i < 4; i++)
         op_conv_mut(&p.ops[i])->dims = 2;
@@ -1281,12 +1285,14 @@ static void test_cpu_view_ops(void **state)
     struct diag d = quiet(&fp);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_close(e.ops[0].device_s, 0, 0);
-    /* a view's dispatch is half a bare add's (est_host.c: HOST_VIEW) */
-    assert_close(e.ops[0].host_s, 3 * 0.5 * 20e-6, 1e-15);
+    /* a view's dispatch: 0.12 bare adds and the host's 0.49 between calls
+     * (est_host.c: the view class) */
+    assert_close(e.ops[0].host_s, 3 * 0.61 * 20e-6, 1e-15);
     assert_close(e.ops[1].device_s, 40e-6, 1e-15);
-    assert_close(e.ops[1].host_s, 2.2 * 20e-6, 1e-15);
-    /* no call order: max(device 40, host 30 + 44 = 74 us) + 5 us sync */
-    assert_close(e.pass_time_s, 79e-6, 1e-12);
+    /* an op the traces did not measure: the mean op of one kernel */
+    assert_close(e.ops[1].host_s, 2.55 * 20e-6, 1e-15);
+    /* no call order: max(device 40, host 36.6 + 51 us) + 5 us sync */
+    assert_close(e.pass_time_s, (3 * 0.61 + 2.55) * 20e-6 + 5e-6, 1e-12);
     estimate_release(&e);
     profile_release(&p);
     fclose(fp);
@@ -1557,7 +1563,7 @@ static void test_instance_norm_batch(void **state)
 }
 
 /* A CPU trace's op on a GPU costs the host by what it is: a norm as
- * cuDNN's ops (4.0 bare adds), an optimizer's op once, an optimizer's
+ * cuDNN's ops (4.04 bare adds and 0.49 between calls), an optimizer's op once, an optimizer's
  * item() (its step count, a CPU tensor) as a view, a CPU target a bare
  * dispatch whatever the op. */
 static void test_cpu_host_weights(void **state)
@@ -1582,9 +1588,9 @@ static void test_cpu_host_weights(void **state)
     FILE *fp;
     struct diag d = quiet(&fp);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
-    assert_close(e.ops[0].host_s, 2 * 4.0 * 20e-6, 1e-12);
+    assert_close(e.ops[0].host_s, 2 * 4.53 * 20e-6, 1e-12);
     assert_close(e.ops[1].host_s, 20e-6, 1e-12);
-    assert_close(e.ops[2].host_s, 4 * 0.5 * 20e-6, 1e-12);
+    assert_close(e.ops[2].host_s, 4 * 0.61 * 20e-6, 1e-12);
     /* what the host time rests on, by class, adds up to it */
     assert_close(e.host_dispatch_s, 20e-6, 1e-15);
     assert_close(e.host_calls[HOST_CLASS_LIBRARY], 2, 1e-15);
@@ -1595,8 +1601,8 @@ static void test_cpu_host_weights(void **state)
     for (int k = 0; k < HOST_CLASS_COUNT; k++)
         sum += e.host_class_s[k];
     assert_close(sum, e.host_time_s, 1e-12);
-    assert_close(est_host_class_weight(HOST_CLASS_LIBRARY), 4.0, 0);
-    assert_close(est_host_class_weight(HOST_CLASS_CONV), 7.1, 0);
+    assert_close(est_host_class_weight(HOST_CLASS_LIBRARY), 4.53, 1e-12);
+    assert_close(est_host_class_weight(HOST_CLASS_CONV), 0.49 + 2.06 * (3.57 + 6.73) / 2, 1e-12);
     assert_string_equal(est_host_class_name(HOST_CLASS_CONV), "cudnn-conv");
     assert_string_equal(est_host_class_name(HOST_CLASS_LIBRARY), "norm");
     estimate_release(&e);
@@ -1610,11 +1616,57 @@ static void test_cpu_host_weights(void **state)
     fclose(fp);
 }
 
+/* A CPU trace's op of the kernel class costs a GPU's host its name's
+ * figure from the GPU traces (est_host_ops.c, a table searched by name
+ * and pass: its first row, its last and one between are found), the mean
+ * op of one kernel where the traces did not measure it (a name, or a
+ * name in another pass). */
+static void test_cpu_op_host_rows(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    static const struct { const char *name; enum op_phase phase; double w; } cases[] = {
+        { "aten::_conj", PHASE_BACKWARD, 0.49 + 0.19 * 2.06 },
+        { "aten::zeros_like", PHASE_BACKWARD, 0.49 + 0.69 * 2.06 },
+        { "aten::mm", PHASE_BACKWARD, 0.49 + 1.61 * 2.06 },
+        { "aten::mm", PHASE_FORWARD, 0.49 + 2.00 * 2.06 },
+        { "aten::_conj", PHASE_FORWARD, 2.55 },
+        { "aten::not_an_op", PHASE_FORWARD, 2.55 },
+    };
+    size_t n = sizeof cases / sizeof cases[0];
+    for (size_t i = 0; i < n; i++) {
+        struct op *o = add(&p, cases[i].name, OP_ELEMENTWISE, 3);
+        o->phase = cases[i].phase;
+        o->time_s = 10e-6;
+        o->bytes = 4096;
+    }
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_int_equal(e.n_ops, n);
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < e.n_ops; j++)
+            if (strcmp(e.ops[j].name, cases[i].name) == 0 && e.ops[j].phase == cases[i].phase) {
+                assert_close(e.ops[j].host_s, 3 * cases[i].w * 20e-6, 1e-12);
+                found++;
+            }
+    assert_int_equal(found, n);
+    estimate_release(&e);
+    profile_release(&p);
+    fclose(fp);
+}
+
 /* A CPU trace's op that PyTorch runs as several kernels on a GPU (a dense
- * embedding's backward: 31 launches, 9.29 times an op of one kernel on
- * the host, est_host.c) costs the GPU's host and device that many: the
- * host 2 calls x (0.49 + 9.29 x 1.49) / 1.98 x 2.2 bare adds (the op's
- * own part of a kernel op's 2.2 grows, not the time between calls), the
+ * embedding's backward: 31 launches, 9.10 times the mean op of one
+ * kernel on the host, est_host.c and est_host_ops.c) costs the GPU's host
+ * and device that many: the host 2 calls x (0.49 + 9.10 x 2.06) bare adds
+ * (the op's own time grows, not the host's time between calls), the
  * device no less than 2 x 31 launches.  The same name in another pass, or an op the trace saw run
  * its kernels (a GPU trace), is not moved. */
 static void test_cpu_multi_kernel(void **state)
@@ -1641,9 +1693,9 @@ static void test_cpu_multi_kernel(void **state)
         ob = &e.ops[1];
         of = &e.ops[0];
     }
-    assert_close(ob->host_s, 2 * (0.49 + 9.29 * 1.49) / 1.98 * 2.2 * 20e-6, 1e-12);
+    assert_close(ob->host_s, 2 * (0.49 + 9.10 * 2.06) * 20e-6, 1e-12);
     assert_true(ob->device_s >= 2 * 31 * 5e-6 * (1 - 1e-9));
-    assert_close(of->host_s, 2 * 2.2 * 20e-6, 1e-12);
+    assert_close(of->host_s, 2 * 2.55 * 20e-6, 1e-12);
     assert_true(of->device_s < 2 * 31 * 5e-6);
     assert_close(e.host_multi_calls, 2, 0);
     assert_close(e.host_multi_s, ob->host_s, 1e-12);
@@ -1923,12 +1975,15 @@ static void test_replay_sync(void **state)
     struct diag d = quiet(&fp);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     double with_sync = e.pass_time_s;
-    /* the GEMM launched after its 44 us dispatch (2.2 x 20 us) runs to
-     * 44 us + its time; nonzero's dispatch starts then, relu's after it:
-     * the device ends at the GEMM's end + 2 x 44 us + relu's time */
-    double dispatch = 2.2 * m.dispatch_s;
+    /* the GEMM launched after its dispatch (0.49 + 2.00 x 2.06 bare adds of
+     * 20 us, est_host.c) runs to then + its time; nonzero's dispatch (an
+     * op the traces did not measure: 2.55) starts then, relu's (0.49 +
+     * 0.91 x 2.06) after it: the device ends at the GEMM's end + both
+     * dispatches + relu's time */
+    double dispatch = (0.49 + 2.00 * 2.06) * m.dispatch_s;
     double gemm_end = dispatch + e.ops[0].device_s;
-    assert_close(with_sync, gemm_end + 2 * dispatch + e.ops[2].device_s + e.sync_s, 1e-9);
+    double rest = (2.55 + 0.49 + 0.91 * 2.06) * m.dispatch_s;
+    assert_close(with_sync, gemm_end + rest + e.ops[2].device_s + e.sync_s, 1e-9);
     free(p.ops[1].name);
     p.ops[1].name = xstrdup("aten::abs");
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
@@ -2315,6 +2370,7 @@ int main(void)
         cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_cpu_view_ops),
         cmocka_unit_test(test_cpu_host_weights),
+        cmocka_unit_test(test_cpu_op_host_rows),
         cmocka_unit_test(test_cpu_multi_kernel),
         cmocka_unit_test(test_indexed_rows),
         cmocka_unit_test(test_instance_norm_batch),
