@@ -46,7 +46,8 @@ static void text_host_basis(FILE *fp, const struct estimate *e)
     if (!(e->host_dispatch_s > 0))
         return;
     fprintf(fp, "  host per op kind: the machine's dispatch %.2f us x each call's weight "
-                "(estimators/measure/op_host.py)\n", e->host_dispatch_s * 1e6);
+                "(the development set's GPU traces: estimators/measure/host_weights.py)\n",
+            e->host_dispatch_s * 1e6);
     for (int k = 0; k < HOST_CLASS_COUNT; k++)
         if (e->host_calls[k] > 0)
             fprintf(fp, "  %-16s %10.0f calls x %.1f %12.4f\n", est_host_class_name((enum est_host_class)k),
@@ -54,8 +55,8 @@ static void text_host_basis(FILE *fp, const struct estimate *e)
     if (e->host_rnn_loop_s > 0)
         fprintf(fp, "  %-16s %35.4f\n", "recurrent loops", ms(e->host_rnn_loop_s));
     if (e->host_multi_calls > 0)
-        fprintf(fp, "  of which %.0f calls of ops of several kernels on the GPU, at their measured cost over "
-                    "one kernel's (estimators/measure/kernels_per_call.py): %.4f ms\n",
+        fprintf(fp, "  of which %.0f calls of ops of several kernels on the GPU (estimators/measure/"
+                    "kernels_per_call.py), at their measured cost: %.4f ms\n",
                 e->host_multi_calls, ms(e->host_multi_s));
 }
 
@@ -265,12 +266,13 @@ static void json_host_basis(struct json *j, const struct estimate *e)
     json_obj_begin(j);
     json_knum(j, "calls", e->host_multi_calls);
     json_knum(j, "time_s", e->host_multi_s);
-    json_kstr(j, "from", "kernels and host cost per call of ops PyTorch runs as several kernels on a GPU, "
-                         "from the development set's GPU traces (estimators/measure/kernels_per_call.py)");
+    json_kstr(j, "from", "ops PyTorch runs as several kernels on a GPU, from the development set's GPU "
+                         "traces (estimators/measure/kernels_per_call.py), at their names' host cost "
+                         "(estimators/measure/host_weights.py)");
     json_obj_end(j);
-    json_kstr(j, "weights_from", "estimators/measure/op_host.py on lent H200 hosts (estimators/h200/op-host); "
-                                 "cudnn-conv: the development set's GPU traces, by pass and dimensions "
-                                 "(estimators/measure/kernels_per_call.py --conv, src/model/est_host.c)");
+    json_kstr(j, "weights_from", "the development set's GPU traces: the mean call per class, and per op name "
+                                 "where they measured it, in the machine's dispatches "
+                                 "(estimators/measure/host_weights.py, src/model/est_host.c, est_host_ops.c)");
     json_obj_end(j);
 }
 
