@@ -109,7 +109,8 @@ def trace_figures(est, prof, disp):
         return None
     one = sums["one-kernel"][1] / sums["one-kernel"][0] / disp
     f = {"one-kernel": one,
-         "gap": (est["host_time_s"] - own_all) / calls_all / disp}
+         "gap": (est["host_time_s"] - own_all) / calls_all / disp,
+         "repeat": repetition(prof)}
     for k in ("norm", "view"):
         if sums[k][0]:
             f[k] = sums[k][1] / sums[k][0] / disp
@@ -119,6 +120,38 @@ def trace_figures(est, prof, disp):
         elif k.startswith("op "):
             f[k] = h / n / disp / one
     return f
+
+
+def repetition(prof):
+    """The pass's calls per op record (forward and backward): how often
+    the same op with the same shapes runs again in it."""
+    calls = [o["count"] for o in prof["ops"] if o["phase"] in PHASES and o["count"] > 0]
+    return sum(calls) / len(calls) if calls else 1.0
+
+
+def slope(xs, ys):
+    """Least-squares slope of ys on xs."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def repeat_figures(traces):
+    """[(log repetition, log one-kernel figure, model)] -> the slope of
+    the one-kernel figure on the pass's repetition (log-log), its 95%
+    interval from 1000 resamples of the models (a model's traces go
+    together), and the median repetition."""
+    import math
+    import random
+    rnd = random.Random(1)
+    models = sorted({m for _, _, m in traces})
+    by = {m: [(x, y) for x, y, mm in traces if mm == m] for m in models}
+    b = slope([x for x, _, _ in traces], [y for _, y, _ in traces])
+    boot = []
+    for _ in range(1000):
+        pts = [p for _ in models for p in by[rnd.choice(models)]]
+        boot.append(slope([x for x, _ in pts], [y for _, y in pts]))
+    boot.sort()
+    return b, boot[24], boot[974], math.exp(statistics.median(x for x, _, _ in traces))
 
 
 def quartiles(xs):
@@ -154,18 +187,25 @@ def main():
             model = os.path.basename(t).split("_")[0]
             for k, v in (f or {}).items():
                 per[k].append((v, model))
+    import math
+    rep = [(math.log(r), math.log(o), m) for (r, m), (o, _) in zip(per["repeat"], per["one-kernel"])]
     if a.c_table:
         print("/* estimators/measure/host_weights.py --c-table: %d traces */" % len(a.traces))
         print("/* one-kernel %.2f, gap %.2f, norm %.2f, view %.2f (dispatch units) */"
               % tuple(quartiles([v for v, _ in per[k]])[0] for k in ("one-kernel", "gap", "norm", "view")))
         for k in sorted(k for k in per if k.startswith("conv ")):
             print("/* %s %.2f */" % (k, quartiles([v for v, _ in per[k]])[0]))
+        b, lo, hi, med = repeat_figures(rep)
+        print("/* repetition: slope %.3f (%.3f to %.3f), median calls per record %.2f */" % (b, lo, hi, med))
         for k in sorted(k for k in per if k.startswith("op ")):
             if len({x for _, x in per[k]}) >= 2:
                 name, phase = k[3:].rsplit(" ", 1)
                 print('    { "%s", PHASE_%s, %.2f },' % (name, phase.upper(),
                                                        quartiles([v for v, _ in per[k]])[0]))
         return
+    b, lo, hi, med = repeat_figures(rep)
+    print("one-kernel over the pass's calls per op record (log-log): slope %.3f (95%% %.3f to %.3f), "
+          "median calls per record %.2f" % (b, lo, hi, med))
     print("figure                                          median  quartiles      traces models")
     for k in ["one-kernel", "gap", "norm", "view"] + sorted(k for k in per if k.startswith("conv ")):
         if per[k]:

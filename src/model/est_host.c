@@ -1,6 +1,7 @@
 #include "model/est_internal.h"
 #include "model/ops.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -270,7 +271,7 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
 /* What a GPU's host spends issuing one op of a training step, in units
  * of the machine's `dispatch` (a bare add in a loop, host_calib.py), by
  * what the op is.  From the development set's GPU traces (profiles/devset,
- * H100 and H200, fp32 and bf16: 528 traces of 115 models), each replayed
+ * H100 and H200, fp32 and bf16: 540 traces of 120 models), each replayed
  * on its own machine with its run's measured step (est_calibrate_host),
  * so that its host times are the timed run's: per trace, a class's host
  * time over its calls, over the machine file's dispatch; the median over
@@ -281,11 +282,11 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
  * the mean in a class whose few long calls hold much of its time, and
  * made the host of CPU traces on a GPU 19% short in the median of the
  * development set's cases.  A call costs its own time and the host's time
- * between top-level calls, HOST_GAP a call (quartiles 0.37 to 0.61):
+ * between top-level calls, HOST_GAP a call (quartiles 0.38 to 0.63):
  *  - an op of one kernel per call (elementwise, activations, GEMMs, ...):
- *    HOST_ONE (1.59 to 2.62), its name's ratio to that where the traces
+ *    HOST_ONE (1.60 to 2.62), its name's ratio to that where the traces
  *    measured it (est_host_ops.c);
- *  - the norms (batch, layer, group): 4.04 (3.19 to 5.09), cuDNN's or
+ *  - the norms (batch, layer, group): 4.04 (3.19 to 5.11), cuDNN's or
  *    PyTorch's descriptors and heuristics besides the dispatch;
  *  - views and reads of a host scalar (view, reshape, t, narrow, slice,
  *    expand, item; no kernel): 0.12 (0.08 to 0.16);
@@ -297,10 +298,10 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
  * (estimators/measure/op_host.py, estimators/h200/op-host/ORIGIN.md) gave
  * 2.2 for the ops of one kernel, 4.0 for the norms and 0.5 for the views,
  * their toy sizes with the device idle: the same order. */
-#define HOST_ONE 2.06
+#define HOST_ONE 2.08
 #define HOST_GAP 0.49
 static const double host_weights[HOST_CLASS_COUNT] = {
-    HOST_GAP + 2.06 * (3.57 + 6.73) / 2, HOST_GAP + 4.04, HOST_GAP + HOST_ONE, HOST_GAP + 0.12, 1.0,
+    HOST_GAP + HOST_ONE * (3.56 + 6.72) / 2, HOST_GAP + 4.04, HOST_GAP + HOST_ONE, HOST_GAP + 0.12, 1.0,
 };
 
 /* cuDNN's convolutions by pass and spatial dimensions, [3-D][backward]:
@@ -308,19 +309,55 @@ static const double host_weights[HOST_CLASS_COUNT] = {
  * in the median of 2-D ones, 10 of 3-D ones), a forward one (1 and 4).
  * The same traces and rule, each trace's host time of its convolutions
  * per call over its figure for the ops of one kernel: 2-D (and 1-D)
- * forward 3.57 (quartiles 2.61 to 4.77), backward 6.73 (5.19 to 8.88), of
- * 264 traces of 56 models; 3-D 3.52 and 7.50 (30 traces of 7 models).
+ * forward 3.56 (quartiles 2.59 to 4.73), backward 6.72 (5.18 to 8.68), of
+ * 273 traces of 59 models; 3-D 3.52 and 7.50 (30 traces of 7 models).
  * Models differ by up to twice that from one another (a ShuffleNet's
  * backward call 1.9, a VQ-VAE's 5.1): the algorithm cuDNN's heuristics
  * pick for a shape decides how many launches and workspaces a call
  * takes, which a CPU trace does not say. */
-static const double conv_host_ratio[2][2] = { { 3.57, 6.73 }, { 3.52, 7.50 } };
+static const double conv_host_ratio[2][2] = { { 3.56, 6.72 }, { 3.52, 7.50 } };
 
 /* The weight of an op whose own host time per call is r times the mean
  * op of one kernel: its own time and the host's time between calls. */
 static double weight_of_ratio(double r)
 {
     return HOST_GAP + r * HOST_ONE;
+}
+
+/* The host of a pass that runs the same ops with the same shapes again
+ * and again (a loop over time steps, iterations or layers of one shape)
+ * issues each call faster: over the same traces, each trace's figure for
+ * the ops of one kernel falls with its pass's calls per op record as
+ * that ratio to the power -0.129 (least squares in logs; 95% interval
+ * -0.173 to -0.077 from resampling the models), whose median trace runs
+ * 3.87 calls a record, where the figures above hold.  The calls of a
+ * recurrent language model's Python loop (thousands of calls of a few
+ * records) take about 0.6 of them; a model whose every op has its own
+ * shape 1.2.  Within a trace an op record's calls cost the same whether
+ * it has one call or hundreds (its ratio to the trace's op of one kernel
+ * does not move with its count): it is the pass, the host's caches and
+ * allocator kept warm by the repeats, not the op.  An optimizer's ops and
+ * a collective (once), outside the passes, and a recurrent layer's loop
+ * (its own measured figures) take no factor. */
+#define REPEAT_MEDIAN 3.87
+#define REPEAT_SLOPE (-0.129)
+
+void est_host_repeat(struct est *c)
+{
+    struct estimate *out = c->out;
+    const struct profile *p = c->p;
+    c->host_repeat = 1;
+    if (c->src_gpu || !c->tgt_gpu)
+        return;
+    double calls = 0, records = 0;
+    for (size_t i = 0; i < p->n_ops; i++)
+        if ((p->ops[i].phase == PHASE_FORWARD || p->ops[i].phase == PHASE_BACKWARD) && p->ops[i].count > 0) {
+            calls += p->ops[i].count;
+            records++;
+        }
+    double rep = records > 0 ? calls / records : REPEAT_MEDIAN;
+    out->host_calls_per_record = rep;
+    c->host_repeat = out->host_repeat_scale = pow(rep / REPEAT_MEDIAN, REPEAT_SLOPE);
 }
 
 static const char *const host_class_names[HOST_CLASS_COUNT] = {
@@ -391,16 +428,23 @@ static struct call_host call_host(const struct est *c, const struct op *op)
     return h;
 }
 
-static double call_host_s(const struct call_host *h, double dispatch_s)
+/* The call's dispatches at the pass's repetition (est_host_repeat),
+ * but for an optimizer's or collective's: their own. */
+static double call_own(const struct call_host *h, double repeat)
 {
-    return (h->n * h->w + h->bias * host_weights[HOST_CLASS_KERNEL]) * dispatch_s
+    return h->n * h->w * (h->cls == HOST_CLASS_ONCE ? 1 : repeat);
+}
+
+static double call_host_s(const struct call_host *h, double dispatch_s, double repeat)
+{
+    return (call_own(h, repeat) + h->bias * host_weights[HOST_CLASS_KERNEL] * repeat) * dispatch_s
            + h->rnn_s;
 }
 
 double est_call_host_s(const struct est *c, const struct op *op)
 {
     struct call_host h = call_host(c, op);
-    return call_host_s(&h, c->m->dispatch_s);
+    return call_host_s(&h, c->m->dispatch_s, c->host_repeat);
 }
 
 /* The host time of op on the target: measured when the profile ran on a
@@ -424,7 +468,7 @@ double est_host_of(struct est *c, const struct op *op)
     if (c->tgt_gpu) {
         struct estimate *out = c->out;
         out->host_dispatch_s = d;
-        double own_s = calls * h.n * h.w * d;
+        double own_s = calls * call_own(&h, c->host_repeat) * d;
         out->host_calls[h.cls] += calls * h.n;
         out->host_class_s[h.cls] += own_s;
         if (h.multi) {
@@ -432,10 +476,10 @@ double est_host_of(struct est *c, const struct op *op)
             out->host_multi_s += own_s;
         }
         out->host_calls[HOST_CLASS_KERNEL] += calls * h.bias;
-        out->host_class_s[HOST_CLASS_KERNEL] += calls * h.bias * host_weights[HOST_CLASS_KERNEL] * d;
+        out->host_class_s[HOST_CLASS_KERNEL] += calls * h.bias * host_weights[HOST_CLASS_KERNEL] * c->host_repeat * d;
         out->host_rnn_loop_s += calls * h.rnn_s;
     }
-    return calls * call_host_s(&h, d);
+    return calls * call_host_s(&h, d, c->host_repeat);
 }
 
 
@@ -679,7 +723,7 @@ void est_autocast_casts(struct est *c)
     int eb = precision_bytes(c->want);
     /* the host's adds in the target's units; a CPU target runs no
      * autocast dispatch of a GPU's */
-    double d = c->tgt_gpu ? c->m->dispatch_s : 0;
+    double d = c->tgt_gpu ? c->m->dispatch_s * c->host_repeat : 0;
     struct ac_casts ac;
     est_autocast_flow(c, &ac);
     for (size_t i = 0; i < p->n_ops; i++) {

@@ -101,6 +101,9 @@ struct est {
     /* factor on a GPU trace's host times, set by est_calibrate_host before
      * any op is estimated (1: none) */
     double host_scale;
+    /* the factor on a CPU trace's dispatches on a GPU for its pass's
+     * repetition (est_host_repeat, before any op is estimated; 1: none) */
+    double host_repeat;
 };
 
 /* The shape an op is estimated at: the profiled one, retargeted. */
@@ -258,6 +261,7 @@ int est_eff_time(const struct est_eff *e, const struct machine *target, const st
 size_t est_eff_machines(const struct est_eff *e);
 
 /* est_host.c */
+void est_host_repeat(struct est *c);
 double est_host_of(struct est *c, const struct op *op);
 double est_call_host_s(const struct est *c, const struct op *op);
 double est_rnn_launches(const struct est *c, const struct op *op);

@@ -386,6 +386,7 @@ int estimate_profile(const struct profile *p, const struct machine *target,
         est_warn(&c, "no table for '%s': ops without a measurement to scale run at the fraction of "
                  "its peaks that %zu other machine(s) achieve in their tables (efficiency model)",
                  out->machine ? out->machine : "?", est_eff_machines(c.eff));
+    est_host_repeat(&c);
     est_calibrate_host(&c, o);
     out->ops = xcalloc(p->n_ops + 2, sizeof *out->ops);
     double host = 0, dev = 0, lo = 0, hi = 0, src_dev = 0;

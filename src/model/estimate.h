@@ -190,6 +190,10 @@ struct estimate {
      * kernel ops) and their time, and the recurrent layers' host loops;
      * all 0 for a GPU trace or a CPU target. */
     double host_dispatch_s;
+    /* the pass's calls per op record and the factor they put on its
+     * calls' dispatches (est_host.c: est_host_repeat; not on an
+     * optimizer's, a collective's or a recurrent loop's) */
+    double host_calls_per_record, host_repeat_scale;
     double host_calls[HOST_CLASS_COUNT], host_class_s[HOST_CLASS_COUNT];
     double host_rnn_loop_s;
     /* the calls of ops that launch several kernels a call on the GPU

@@ -45,9 +45,10 @@ static void text_host_basis(FILE *fp, const struct estimate *e)
 {
     if (!(e->host_dispatch_s > 0))
         return;
-    fprintf(fp, "  host per op kind: the machine's dispatch %.2f us x each call's weight "
-                "(the development set's GPU traces: estimators/measure/host_weights.py)\n",
-            e->host_dispatch_s * 1e6);
+    fprintf(fp, "  host per op kind: the machine's dispatch %.2f us x each call's weight (the development "
+                "set's GPU traces: estimators/measure/host_weights.py), x %.3f for the pass's %.1f calls per "
+                "op record but the optimizer's (a pass that repeats its ops issues them faster)\n",
+            e->host_dispatch_s * 1e6, e->host_repeat_scale, e->host_calls_per_record);
     for (int k = 0; k < HOST_CLASS_COUNT; k++)
         if (e->host_calls[k] > 0)
             fprintf(fp, "  %-16s %10.0f calls x %.1f %12.4f\n", est_host_class_name((enum est_host_class)k),
@@ -250,6 +251,8 @@ static void json_host_basis(struct json *j, const struct estimate *e)
     }
     json_obj_begin(j);
     json_knum(j, "dispatch_s", e->host_dispatch_s);
+    json_knum(j, "calls_per_op_record", e->host_calls_per_record);
+    json_knum(j, "repeat_scale", e->host_repeat_scale);
     json_key(j, "classes");
     json_obj_begin(j);
     for (int k = 0; k < HOST_CLASS_COUNT; k++) {

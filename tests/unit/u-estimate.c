@@ -112,6 +112,7 @@ static void test_exact_hit(void **state)
     (void)state;
     struct machine m;
     gpu(&m, "Test GPU");
+    m.dispatch_s = 10e-6;       /* the host well under the device (below) */
     struct kernel_set ks;
     kernel_set_init(&ks);
     kernel_set_get(&ks, "Test GPU");
@@ -136,12 +137,14 @@ static void test_exact_hit(void **state)
     assert_close(e.ops[0].device_s, 200e-6, 1e-12);
     assert_close(e.ops[0].time_lo_s, 180e-6, 1e-12);
     assert_close(e.ops[0].time_hi_s, 240e-6, 1e-12);
-    /* host: 2 calls x (0.49 + 2.00 x 2.06) x 20 us dispatch (a matrix
-     * product's forward, 2.00 times the mean op of one kernel, 2.06 bare
+    /* host: 2 calls x (0.49 + 2.02 x 2.08) x 10 us dispatch (a matrix
+     * product's forward, 2.02 times the mean op of one kernel, 2.08 bare
      * adds, and the host's 0.49 between calls; est_host.c, est_host_ops.c)
-     * = 184.4 us < 200 us device */
-    assert_close(e.host_time_s, 2 * (0.49 + 2.00 * 2.06) * 20e-6, 1e-12);
-    /* no call order in the profile: max(200, 40) us + 5 us sync */
+     * x the pass's repetition (2 calls a record: (2 / 3.87)^-0.129) =
+     * 102 us < 200 us device */
+    assert_close(e.host_repeat_scale, pow(2 / 3.87, -0.129), 1e-12);
+    assert_close(e.host_time_s, 2 * (0.49 + 2.02 * 2.08) * 10e-6 * pow(2 / 3.87, -0.129), 1e-12);
+    /* no call order in the profile: max(200, 102) us + 5 us sync */
     assert_close(e.pass_time_s, 205e-6, 1e-9);
     assert_int_equal(e.bound, BOUND_COMPUTE);
     assert_close(e.method_time_s[EST_TABLE_EXACT], 200e-6, 1e-12);
@@ -230,11 +233,12 @@ static void test_roofline_bounds(void **state)
     assert_int_equal(e.ops[1].bound, BOUND_MEMORY);
     assert_close(e.ops[2].device_s, 4e-9 + 20e-6, 1e-12);
     assert_int_equal(e.ops[2].bound, BOUND_LATENCY);
-    /* device 3.03 ms > host: each call 0.49 + its op's ratio x 2.06 bare
-     * adds of 1 us (est_host_ops.c: mm 2.00, add 0.87, relu 0.91) */
+    /* device 3.03 ms > host: each call 0.49 + its op's ratio x 2.08 bare
+     * adds of 1 us (est_host_ops.c: mm 2.02, add 0.87, relu 0.93), at the
+     * pass's 2 calls a record */
     assert_close(e.device_time_s, 3.030004e-3, 1e-9);
-    assert_close(e.host_time_s, ((0.49 + 2.00 * 2.06) + (0.49 + 0.87 * 2.06) + 4 * (0.49 + 0.91 * 2.06)) * 1e-6,
-                 1e-12);
+    assert_close(e.host_time_s, ((0.49 + 2.02 * 2.08) + (0.49 + 0.87 * 2.08) + 4 * (0.49 + 0.93 * 2.08)) * 1e-6
+                                    * pow(2 / 3.87, -0.129), 1e-12);
     /* max(3.030004 ms, 6 us) + 5 us sync */
     assert_close(e.pass_time_s, 3.035004e-3, 1e-9);
     assert_int_equal(e.bound, BOUND_MEMORY);
@@ -699,12 +703,13 @@ static void test_conv_bias(void **state)
     double add_s = calls * ((2 * out + 16) * 4 / bw + m.launch_latency_s);
     double red_s = calls * ((out * 4 + 16 * 4) / bw + m.launch_latency_s);
     assert_close(e.ops[0].device_s - e.ops[1].device_s, add_s, 1e-9);
-    /* a 2-D convolution's dispatch in a training step is 3.57 times the
-     * mean op of one kernel (2.06 bare adds) forward, 6.73 backward, and
+    /* a 2-D convolution's dispatch in a training step is 3.56 times the
+     * mean op of one kernel (2.08 bare adds) forward, 6.72 backward, and
      * the host's 0.49 between calls (est_host.c: conv_host_ratio), its
-     * bias add's 2.55 (HOST_CLASS_KERNEL) */
-    double fwd = 0.49 + 3.57 * 2.06, bwd = 0.49 + 6.73 * 2.06;
-    assert_close(e.ops[0].host_s, (fwd + 2.55) * calls * m.dispatch_s, 1e-12);
+     * bias add's 2.57 (HOST_CLASS_KERNEL), at the pass's repetition */
+    double fwd = (0.49 + 3.56 * 2.08) * e.host_repeat_scale, bwd = (0.49 + 6.72 * 2.08) * e.host_repeat_scale;
+    assert_close(e.host_repeat_scale, pow(3 / 3.87, -0.129), 1e-12);
+    assert_close(e.ops[0].host_s, (fwd + 2.57 * e.host_repeat_scale) * calls * m.dispatch_s, 1e-12);
     assert_close(e.ops[1].host_s, fwd * calls * m.dispatch_s, 1e-12);
     assert_close(e.ops[2].device_s - e.ops[3].device_s, red_s, 1e-9);
     assert_close(e.ops[2].host_s, bwd * calls * m.dispatch_s, 1e-12);
@@ -724,7 +729,7 @@ static void test_conv_bias(void **state)
     estimate_init(&e);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     assert_true(e.ops[4].device_s > e.ops[5].device_s);
-    assert_close(e.ops[4].host_s, (fwd + 2.55) * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[4].host_s, (fwd + 2.57 * e.host_repeat_scale) * calls * m.dispatch_s, 1e-12);
     estimate_release(&e);
 
     /* a 3-D convolution's backward costs the host more: 3.52 and 7.50
@@ -733,8 +738,8 @@ static void test_conv_bias(void **state)
         op_conv_mut(&p.ops[i])->dims = 3;
     estimate_init(&e);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
-    assert_close(e.ops[1].host_s, (0.49 + 3.52 * 2.06) * calls * m.dispatch_s, 1e-12);
-    assert_close(e.ops[3].host_s, (0.49 + 7.50 * 2.06) * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[1].host_s, (0.49 + 3.52 * 2.08) * e.host_repeat_scale * calls * m.dispatch_s, 1e-12);
+    assert_close(e.ops[3].host_s, (0.49 + 7.50 * 2.08) * e.host_repeat_scale * calls * m.dispatch_s, 1e-12);
     estimate_release(&e);
     for (int i = 0; i < 4; i++)
         op_conv_mut(&p.ops[i])->dims = 2;
@@ -1287,12 +1292,14 @@ static void test_cpu_view_ops(void **state)
     assert_close(e.ops[0].device_s, 0, 0);
     /* a view's dispatch: 0.12 bare adds and the host's 0.49 between calls
      * (est_host.c: the view class) */
-    assert_close(e.ops[0].host_s, 3 * 0.61 * 20e-6, 1e-15);
+    double rs = e.host_repeat_scale;
+    assert_close(rs, pow(2 / 3.87, -0.129), 1e-12);     /* 4 calls of 2 records */
+    assert_close(e.ops[0].host_s, 3 * 0.61 * 20e-6 * rs, 1e-15);
     assert_close(e.ops[1].device_s, 40e-6, 1e-15);
     /* an op the traces did not measure: the mean op of one kernel */
-    assert_close(e.ops[1].host_s, 2.55 * 20e-6, 1e-15);
-    /* no call order: max(device 40, host 36.6 + 51 us) + 5 us sync */
-    assert_close(e.pass_time_s, (3 * 0.61 + 2.55) * 20e-6 + 5e-6, 1e-12);
+    assert_close(e.ops[1].host_s, 2.57 * 20e-6 * rs, 1e-15);
+    /* no call order: max(device 40, host) + 5 us sync */
+    assert_close(e.pass_time_s, (3 * 0.61 + 2.57) * 20e-6 * rs + 5e-6, 1e-12);
     estimate_release(&e);
     profile_release(&p);
     fclose(fp);
@@ -1588,9 +1595,13 @@ static void test_cpu_host_weights(void **state)
     FILE *fp;
     struct diag d = quiet(&fp);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
-    assert_close(e.ops[0].host_s, 2 * 4.53 * 20e-6, 1e-12);
+    /* the forward and backward passes' 2 calls of one record (not the
+     * optimizer's, whose ops keep their own dispatch) */
+    double rs = pow(2 / 3.87, -0.129);
+    assert_close(e.host_repeat_scale, rs, 1e-12);
+    assert_close(e.ops[0].host_s, 2 * 4.53 * 20e-6 * rs, 1e-12);
     assert_close(e.ops[1].host_s, 20e-6, 1e-12);
-    assert_close(e.ops[2].host_s, 4 * 0.61 * 20e-6, 1e-12);
+    assert_close(e.ops[2].host_s, 4 * 0.61 * 20e-6 * rs, 1e-12);
     /* what the host time rests on, by class, adds up to it */
     assert_close(e.host_dispatch_s, 20e-6, 1e-15);
     assert_close(e.host_calls[HOST_CLASS_LIBRARY], 2, 1e-15);
@@ -1602,7 +1613,7 @@ static void test_cpu_host_weights(void **state)
         sum += e.host_class_s[k];
     assert_close(sum, e.host_time_s, 1e-12);
     assert_close(est_host_class_weight(HOST_CLASS_LIBRARY), 4.53, 1e-12);
-    assert_close(est_host_class_weight(HOST_CLASS_CONV), 0.49 + 2.06 * (3.57 + 6.73) / 2, 1e-12);
+    assert_close(est_host_class_weight(HOST_CLASS_CONV), 0.49 + 2.08 * (3.56 + 6.72) / 2, 1e-12);
     assert_string_equal(est_host_class_name(HOST_CLASS_CONV), "cudnn-conv");
     assert_string_equal(est_host_class_name(HOST_CLASS_LIBRARY), "norm");
     estimate_release(&e);
@@ -1629,12 +1640,12 @@ static void test_cpu_op_host_rows(void **state)
     struct profile p;
     profile_init(&p);
     static const struct { const char *name; enum op_phase phase; double w; } cases[] = {
-        { "aten::_conj", PHASE_BACKWARD, 0.49 + 0.19 * 2.06 },
-        { "aten::zeros_like", PHASE_BACKWARD, 0.49 + 0.69 * 2.06 },
-        { "aten::mm", PHASE_BACKWARD, 0.49 + 1.61 * 2.06 },
-        { "aten::mm", PHASE_FORWARD, 0.49 + 2.00 * 2.06 },
-        { "aten::_conj", PHASE_FORWARD, 2.55 },
-        { "aten::not_an_op", PHASE_FORWARD, 2.55 },
+        { "aten::_conj", PHASE_BACKWARD, 0.49 + 0.19 * 2.08 },
+        { "aten::zeros_like", PHASE_BACKWARD, 0.49 + 0.69 * 2.08 },
+        { "aten::mm", PHASE_BACKWARD, 0.49 + 1.61 * 2.08 },
+        { "aten::mm", PHASE_FORWARD, 0.49 + 2.02 * 2.08 },
+        { "aten::_conj", PHASE_FORWARD, 2.57 },
+        { "aten::not_an_op", PHASE_FORWARD, 2.57 },
     };
     size_t n = sizeof cases / sizeof cases[0];
     for (size_t i = 0; i < n; i++) {
@@ -1653,7 +1664,7 @@ static void test_cpu_op_host_rows(void **state)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < e.n_ops; j++)
             if (strcmp(e.ops[j].name, cases[i].name) == 0 && e.ops[j].phase == cases[i].phase) {
-                assert_close(e.ops[j].host_s, 3 * cases[i].w * 20e-6, 1e-12);
+                assert_close(e.ops[j].host_s, 3 * cases[i].w * 20e-6 * pow(3 / 3.87, -0.129), 1e-12);
                 found++;
             }
     assert_int_equal(found, n);
@@ -1662,10 +1673,63 @@ static void test_cpu_op_host_rows(void **state)
     fclose(fp);
 }
 
+/* A pass that repeats its ops issues them faster (est_host.c:
+ * est_host_dispatch): the dispatch is the machine's times (calls per op
+ * record / 3.87)^-0.129, for every call of the pass, whatever its own
+ * count; the optimizer's ops do not count as records.  A CPU target takes
+ * no such factor (its host is the trace's). */
+static void test_cpu_host_repeat(void **state)
+{
+    (void)state;
+    struct machine m;
+    gpu(&m, "Test GPU");
+    struct profile p;
+    profile_init(&p);
+    struct op *a = add(&p, "aten::add", OP_ELEMENTWISE, 223);
+    a->time_s = 10e-6;
+    a->bytes = 4096;
+    struct op *b = add(&p, "aten::mul", OP_ELEMENTWISE, 1);
+    b->phase = PHASE_BACKWARD;
+    b->time_s = 10e-6;
+    b->bytes = 4096;
+    struct op *o = add(&p, "aten::add_", OP_ELEMENTWISE, 50);
+    o->phase = PHASE_OPTIMIZER;
+    o->time_s = 10e-6;
+    o->bytes = 4096;
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    double rs = pow(112.0 / 3.87, -0.129);    /* 224 calls of 2 records: 0.648 */
+    assert_close(e.host_calls_per_record, 112, 1e-12);
+    assert_close(e.host_repeat_scale, rs, 1e-12);
+    assert_true(rs > 0.64 && rs < 0.66);
+    assert_close(e.host_dispatch_s, 20e-6, 0);
+    assert_close(e.ops[0].host_s, 223 * (0.49 + 0.87 * 2.08) * 20e-6 * rs, 1e-12);
+    assert_close(e.ops[1].host_s, (0.49 + 0.77 * 2.08) * 20e-6 * rs, 1e-12);
+    estimate_release(&e);
+    /* one call of each: 1 a record */
+    a->count = 1;
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.host_repeat_scale, pow(1 / 3.87, -0.129), 1e-12);
+    assert_close(e.ops[0].host_s, (0.49 + 0.87 * 2.08) * 20e-6 * pow(1 / 3.87, -0.129), 1e-12);
+    estimate_release(&e);
+    m.kind = MACHINE_CPU;
+    estimate_init(&e);
+    assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
+    assert_close(e.host_repeat_scale, 0, 0);
+    assert_close(e.ops[0].host_s, 20e-6, 1e-12);
+    estimate_release(&e);
+    profile_release(&p);
+    fclose(fp);
+}
+
 /* A CPU trace's op that PyTorch runs as several kernels on a GPU (a dense
  * embedding's backward: 31 launches, 9.10 times the mean op of one
  * kernel on the host, est_host.c and est_host_ops.c) costs the GPU's host
- * and device that many: the host 2 calls x (0.49 + 9.10 x 2.06) bare adds
+ * and device that many: the host 2 calls x (0.49 + 9.10 x 2.08) bare adds
  * (the op's own time grows, not the host's time between calls), the
  * device no less than 2 x 31 launches.  The same name in another pass, or an op the trace saw run
  * its kernels (a GPU trace), is not moved. */
@@ -1693,9 +1757,10 @@ static void test_cpu_multi_kernel(void **state)
         ob = &e.ops[1];
         of = &e.ops[0];
     }
-    assert_close(ob->host_s, 2 * (0.49 + 9.10 * 2.06) * 20e-6, 1e-12);
+    double rs = pow(2 / 3.87, -0.129);       /* 2 calls a record */
+    assert_close(ob->host_s, 2 * (0.49 + 9.10 * 2.08) * 20e-6 * rs, 1e-12);
     assert_true(ob->device_s >= 2 * 31 * 5e-6 * (1 - 1e-9));
-    assert_close(of->host_s, 2 * 2.55 * 20e-6, 1e-12);
+    assert_close(of->host_s, 2 * 2.57 * 20e-6 * rs, 1e-12);
     assert_true(of->device_s < 2 * 31 * 5e-6);
     assert_close(e.host_multi_calls, 2, 0);
     assert_close(e.host_multi_s, ob->host_s, 1e-12);
@@ -1975,14 +2040,16 @@ static void test_replay_sync(void **state)
     struct diag d = quiet(&fp);
     assert_int_equal(estimate_profile(&p, &m, NULL, NULL, &e, &d), 0);
     double with_sync = e.pass_time_s;
-    /* the GEMM launched after its dispatch (0.49 + 2.00 x 2.06 bare adds of
+    /* the GEMM launched after its dispatch (0.49 + 2.02 x 2.08 bare adds of
      * 20 us, est_host.c) runs to then + its time; nonzero's dispatch (an
-     * op the traces did not measure: 2.55) starts then, relu's (0.49 +
-     * 0.91 x 2.06) after it: the device ends at the GEMM's end + both
+     * op the traces did not measure: 2.57) starts then, relu's (0.49 +
+     * 0.93 x 2.08) after it: the device ends at the GEMM's end + both
      * dispatches + relu's time */
-    double dispatch = (0.49 + 2.00 * 2.06) * m.dispatch_s;
+    double rs = e.host_repeat_scale;          /* 3 calls of 3 records: 1.191 */
+    assert_close(rs, pow(1 / 3.87, -0.129), 1e-12);
+    double dispatch = (0.49 + 2.02 * 2.08) * m.dispatch_s * rs;
     double gemm_end = dispatch + e.ops[0].device_s;
-    double rest = (2.55 + 0.49 + 0.91 * 2.06) * m.dispatch_s;
+    double rest = (2.57 + 0.49 + 0.93 * 2.08) * m.dispatch_s * rs;
     assert_close(with_sync, gemm_end + rest + e.ops[2].device_s + e.sync_s, 1e-9);
     free(p.ops[1].name);
     p.ops[1].name = xstrdup("aten::abs");
@@ -2371,6 +2438,7 @@ int main(void)
         cmocka_unit_test(test_cpu_view_ops),
         cmocka_unit_test(test_cpu_host_weights),
         cmocka_unit_test(test_cpu_op_host_rows),
+        cmocka_unit_test(test_cpu_host_repeat),
         cmocka_unit_test(test_cpu_multi_kernel),
         cmocka_unit_test(test_indexed_rows),
         cmocka_unit_test(test_instance_norm_batch),
