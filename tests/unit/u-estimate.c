@@ -53,6 +53,17 @@ static struct op *add(struct profile *p, const char *name, enum op_kind k, doubl
     return o;
 }
 
+/* A CPU trace's op of a pass: 10 us of CPU time over its 4 KiB */
+static struct op *add_cpu(struct profile *p, const char *name, enum op_kind k, double count,
+                          enum op_phase phase)
+{
+    struct op *o = add(p, name, k, count);
+    o->phase = phase;
+    o->time_s = 10e-6;
+    o->bytes = 4096;
+    return o;
+}
+
 static void gemm_row(struct kernel_table *t, enum precision p, int64_t m, int64_t n, int64_t k,
                      double time_s)
 {
@@ -1580,16 +1591,9 @@ static void test_cpu_host_weights(void **state)
     gpu(&m, "Test GPU");
     struct profile p;
     profile_init(&p);
-    struct op *n = add(&p, "aten::native_layer_norm", OP_NORM, 2);
-    n->time_s = 10e-6;
-    n->bytes = 4096;
-    struct op *o = add(&p, "aten::foo_", OP_ELEMENTWISE, 1);
-    o->phase = PHASE_OPTIMIZER;
-    o->time_s = 10e-6;
-    o->bytes = 4096;
-    struct op *it = add(&p, "aten::item", OP_OTHER, 4);
-    it->phase = PHASE_OPTIMIZER;
-    it->time_s = 10e-6;
+    add_cpu(&p, "aten::native_layer_norm", OP_NORM, 2, PHASE_FORWARD);
+    add_cpu(&p, "aten::foo_", OP_ELEMENTWISE, 1, PHASE_OPTIMIZER);
+    add_cpu(&p, "aten::item", OP_OTHER, 4, PHASE_OPTIMIZER)->bytes = 0;
     struct estimate e;
     estimate_init(&e);
     FILE *fp;
@@ -1648,12 +1652,8 @@ static void test_cpu_op_host_rows(void **state)
         { "aten::not_an_op", PHASE_FORWARD, 2.57 },
     };
     size_t n = sizeof cases / sizeof cases[0];
-    for (size_t i = 0; i < n; i++) {
-        struct op *o = add(&p, cases[i].name, OP_ELEMENTWISE, 3);
-        o->phase = cases[i].phase;
-        o->time_s = 10e-6;
-        o->bytes = 4096;
-    }
+    for (size_t i = 0; i < n; i++)
+        add_cpu(&p, cases[i].name, OP_ELEMENTWISE, 3, cases[i].phase);
     struct estimate e;
     estimate_init(&e);
     FILE *fp;
@@ -1685,17 +1685,9 @@ static void test_cpu_host_repeat(void **state)
     gpu(&m, "Test GPU");
     struct profile p;
     profile_init(&p);
-    struct op *a = add(&p, "aten::add", OP_ELEMENTWISE, 223);
-    a->time_s = 10e-6;
-    a->bytes = 4096;
-    struct op *b = add(&p, "aten::mul", OP_ELEMENTWISE, 1);
-    b->phase = PHASE_BACKWARD;
-    b->time_s = 10e-6;
-    b->bytes = 4096;
-    struct op *o = add(&p, "aten::add_", OP_ELEMENTWISE, 50);
-    o->phase = PHASE_OPTIMIZER;
-    o->time_s = 10e-6;
-    o->bytes = 4096;
+    struct op *a = add_cpu(&p, "aten::add", OP_ELEMENTWISE, 223, PHASE_FORWARD);
+    add_cpu(&p, "aten::mul", OP_ELEMENTWISE, 1, PHASE_BACKWARD);
+    add_cpu(&p, "aten::add_", OP_ELEMENTWISE, 50, PHASE_OPTIMIZER);
     struct estimate e;
     estimate_init(&e);
     FILE *fp;
