@@ -9403,6 +9403,418 @@ def gptckpt(batch, device):
     return GPTCkpt(), _tokens(batch, 512, 32000, device), _lm_loss, "adamw"
 
 
+# -- twenty-sixth round --------------------------------------------------------
+# Models recorded after the twenty-fifth round: a ConvNeXt-T and a Swin-T
+# written out from torch.nn (the second and fifth rounds' convnext and
+# swin are torchvision's; these keep those names free and show the same
+# shapes as a hand-written model issues them: the channel LayerNorm by
+# permute and nn.LayerNorm, windows by view and permute, the cyclic shift
+# by torch.roll with its -100 mask, the relative position bias gathered
+# from its table by a fixed index, attention by matmul and softmax, patch
+# merging by strided slices and a concatenation), a GRU4Rec-shaped
+# session recommender (nn.GRU over 20 clicks of a 100,000-item table, the
+# outputs scored by one GEMM against the rows of the batch's own targets
+# and of 2,048 negatives drawn by torch.randint each step, a
+# cross-entropy over those 12,288 columns), a MedicalNet-style 3-D
+# ResNet-18 over single-channel 64^3 volumes (a 7x7x7 Conv3d stem,
+# BatchNorm3d, basic blocks with 1x1x1 projection shortcuts, two
+# classes) and a RetNet-shaped language model whose multi-scale retention
+# runs in its parallel form written out (q and k rotated by fixed sin and
+# cos tables, QK^T times a fixed 8 x 1,024 x 1,024 decay mask, a row
+# normalisation, V, GroupNorm over the heads and a swish gate).
+
+class ChannelsLastLN(nn.Module):
+    """LayerNorm over the channels of a b, c, h, w map as ConvNeXt's stem
+    and downsampling layers apply it: permuted to channels-last,
+    nn.LayerNorm (eps 1e-6), permuted back."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.ln = nn.LayerNorm(c, eps=1e-6)
+
+    def forward(self, x):                                   # b, c, h, w
+        return self.ln(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+
+
+class ConvNeXtBlock(nn.Module):
+    """ConvNeXt's block as the reference code writes it: a depthwise 7x7
+    Conv2d, the map permuted to channels-last, nn.LayerNorm (eps 1e-6),
+    Linear to 4 x the channels, GELU, Linear back, the layer scale (a
+    learned per-channel gain initialised to 1e-6), permuted back and added
+    to the input. Stochastic depth is left out."""
+
+    def __init__(self, c, scale=1e-6):
+        super().__init__()
+        self.dw = nn.Conv2d(c, c, 7, padding=3, groups=c)
+        self.ln = nn.LayerNorm(c, eps=1e-6)
+        self.fc1, self.fc2 = nn.Linear(c, 4 * c), nn.Linear(4 * c, c)
+        self.gamma = nn.Parameter(scale * torch.ones(c))
+
+    def forward(self, x):                                   # b, c, h, w
+        y = self.dw(x).permute(0, 2, 3, 1)                  # b, h, w, c
+        y = self.gamma * self.fc2(F.gelu(self.fc1(self.ln(y))))
+        return x + y.permute(0, 3, 1, 2)
+
+
+class ConvNeXtNN(nn.Module):
+    """ConvNeXt-T (Liu et al. 2022) at 224x224, 1,000 classes: a 4x4
+    stride-4 Conv2d stem to 96 and ChannelsLastLN (56x56); stages of 3,
+    3, 9 and 3 ConvNeXtBlock at 96, 192, 384 and 768 channels, each after
+    the first entered by ChannelsLastLN and a 2x2 stride-2 Conv2d (28, 14,
+    7); the mean over positions, LayerNorm and a Linear head. Conv2d and
+    Linear weights truncated-normal of std 0.02, biases zero."""
+
+    def __init__(self, depths=(3, 3, 9, 3), dims=(96, 192, 384, 768), classes=1000):
+        super().__init__()
+        layers = [nn.Conv2d(3, dims[0], 4, stride=4), ChannelsLastLN(dims[0])]
+        for i, (n, w) in enumerate(zip(depths, dims)):
+            if i:
+                layers += [ChannelsLastLN(dims[i - 1]), nn.Conv2d(dims[i - 1], w, 2, stride=2)]
+            layers += [ConvNeXtBlock(w) for _ in range(n)]
+        self.body = nn.Sequential(*layers)
+        self.norm = nn.LayerNorm(dims[-1], eps=1e-6)
+        self.head = nn.Linear(dims[-1], classes)
+        for m in self.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                nn.init.trunc_normal_(m.weight, std=0.02)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = self.body(x)                                    # b, 768, 7, 7
+        return self.head(self.norm(x.mean((2, 3))))         # b, 1000
+
+
+def convnext_nn(batch, device):
+    return ConvNeXtNN(), _images(batch, device), _cls_loss, "adamw"
+
+
+def _window_partition(x, w):
+    """A b, H, W, C map cut into w x w windows by view and permute:
+    b * (H / w) * (W / w), w * w, C (windows of one image adjacent)."""
+    b, h, wd, c = x.shape
+    return x.view(b, h // w, w, wd // w, w, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, w * w, c)
+
+
+def _window_merge(x, w, h, wd):
+    """_window_partition undone: b * nW, w * w, C back to b, H, W, C."""
+    c = x.shape[-1]
+    return x.view(-1, h // w, wd // w, w, w, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, h, wd, c)
+
+
+class SwinWindowAttention(nn.Module):
+    """Swin's window attention written out: one qkv Linear, heads of C /
+    heads, q scaled by dh^-1/2, the scores q k^T by matmul plus the
+    relative position bias (a (2w - 1)^2 x heads table, truncated-normal
+    std 0.02, gathered by a fixed w^2 x w^2 index buffer), plus the
+    shifted windows' mask (nW, w^2, w^2, 0 or -100) broadcast over the
+    images and heads, a softmax, the weighted sum of v by matmul and the
+    output Linear."""
+
+    def __init__(self, c, heads, window):
+        super().__init__()
+        self.qkv, self.proj = nn.Linear(c, 3 * c), nn.Linear(c, c)
+        self.table = nn.Parameter(torch.zeros((2 * window - 1) ** 2, heads))   # 169, heads
+        nn.init.trunc_normal_(self.table, std=0.02)
+        yy, xx = torch.meshgrid(torch.arange(window), torch.arange(window), indexing="ij")
+        coords = torch.stack([yy.flatten(), xx.flatten()])  # 2, 49
+        rel = coords[:, :, None] - coords[:, None, :] + (window - 1)   # 2, 49, 49 in [0, 12]
+        self.register_buffer("index", rel[0] * (2 * window - 1) + rel[1], persistent=False)   # 49, 49
+        self.heads, self.scale = heads, (c // heads) ** -0.5
+
+    def forward(self, x, mask=None):                        # b * nW, 49, C; nW, 49, 49
+        bw, n, c = x.shape
+        h = self.heads
+        q, k, v = self.qkv(x).view(bw, n, 3, h, c // h).permute(2, 0, 3, 1, 4)   # b * nW, h, 49, dh each
+        s = (q * self.scale) @ k.transpose(-2, -1)          # b * nW, h, 49, 49
+        s = s + self.table[self.index].permute(2, 0, 1)     # h, 49, 49
+        if mask is not None:
+            nw = mask.shape[0]
+            s = (s.view(bw // nw, nw, h, n, n) + mask.unsqueeze(1)).view(bw, h, n, n)
+        a = s.softmax(-1).to(v.dtype) @ v                   # b * nW, h, 49, dh
+        return self.proj(a.transpose(1, 2).reshape(bw, n, c))
+
+
+class SwinBlock(nn.Module):
+    """Swin's block on a b, H, W, C map: LayerNorm, the map rolled by
+    -shift on both axes (torch.roll) when the block is shifted, window
+    attention over 7x7 windows, the windows merged and rolled back, the
+    residual; LayerNorm, a GELU MLP of 4 x C, the residual. Where the
+    map is no larger than a window (7x7 in the last stage) the window is
+    the map and nothing is shifted, as in Swin. The shifted block's mask
+    (a buffer) keeps each position of a window to the positions of its own
+    region of the unrolled map: the cyclic shift brings up to four
+    regions into one window."""
+
+    def __init__(self, c, heads, res, window=7, shift=0, mlp=4):
+        super().__init__()
+        if res <= window:
+            window, shift = res, 0
+        self.n1, self.n2 = nn.LayerNorm(c), nn.LayerNorm(c)
+        self.attn = SwinWindowAttention(c, heads, window)
+        self.fc1, self.fc2 = nn.Linear(c, mlp * c), nn.Linear(mlp * c, c)
+        self.window, self.shift = window, shift
+        mask = None
+        if shift:
+            img = torch.zeros(1, res, res, 1)
+            cuts = (slice(0, -window), slice(-window, -shift), slice(-shift, None))
+            for i, (hs, ws) in enumerate((a, b) for a in cuts for b in cuts):
+                img[:, hs, ws] = i
+            mw = _window_partition(img, window).squeeze(-1)  # nW, 49 region labels
+            mask = (mw.unsqueeze(1) != mw.unsqueeze(2)).float() * -100.0   # nW, 49, 49
+        self.register_buffer("mask", mask, persistent=False)
+
+    def forward(self, x):                                   # b, H, W, C
+        hh, ww = x.shape[1:3]
+        y = self.n1(x)
+        if self.shift:
+            y = torch.roll(y, (-self.shift, -self.shift), dims=(1, 2))
+        y = _window_merge(self.attn(_window_partition(y, self.window), self.mask), self.window, hh, ww)
+        if self.shift:
+            y = torch.roll(y, (self.shift, self.shift), dims=(1, 2))
+        x = x + y
+        return x + self.fc2(F.gelu(self.fc1(self.n2(x))))
+
+
+class SwinPatchMerging(nn.Module):
+    """Swin's patch merging: the four positions of every 2x2 neighbourhood
+    (strided slices) concatenated to 4 C, LayerNorm, a Linear to 2 C
+    without bias; the map halved on both axes."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.norm = nn.LayerNorm(4 * c)
+        self.red = nn.Linear(4 * c, 2 * c, bias=False)
+
+    def forward(self, x):                                   # b, H, W, C
+        x = torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]], dim=-1)
+        return self.red(self.norm(x))                       # b, H / 2, W / 2, 2 C
+
+
+class SwinNN(nn.Module):
+    """Swin-T (Liu et al. 2021) at 224x224, 1,000 classes: 4x4 patches by
+    a stride-4 Conv2d to 96 and LayerNorm (56x56, channels-last from here
+    on); stages of 2, 2, 6 and 2 SwinBlock (every second one shifted by 3)
+    of 3, 6, 12 and 24 heads at 96, 192, 384 and 768 channels, each after
+    the first entered by SwinPatchMerging (28, 14, 7); LayerNorm, the mean
+    over positions and a Linear head. Linear weights truncated-normal of
+    std 0.02, biases zero; dropout and stochastic depth are left out."""
+
+    def __init__(self, depths=(2, 2, 6, 2), heads=(3, 6, 12, 24), c=96, window=7, classes=1000, size=224):
+        super().__init__()
+        self.embed, self.embed_norm = nn.Conv2d(3, c, 4, stride=4), nn.LayerNorm(c)
+        layers, res = [], size // 4
+        for i, (n, h) in enumerate(zip(depths, heads)):
+            if i:
+                layers.append(SwinPatchMerging(c))
+                c, res = 2 * c, res // 2
+            layers += [SwinBlock(c, h, res, window, window // 2 if j % 2 else 0) for j in range(n)]
+        self.layers = nn.Sequential(*layers)
+        self.norm, self.head = nn.LayerNorm(c), nn.Linear(c, classes)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.trunc_normal_(m.weight, std=0.02)
+                if m.bias is not None:
+                    nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = self.embed_norm(self.embed(x).permute(0, 2, 3, 1))   # b, 56, 56, 96
+        x = self.norm(self.layers(x))                       # b, 7, 7, 768
+        return self.head(x.mean((1, 2)))                    # b, 1000
+
+
+def swin_nn(batch, device):
+    return SwinNN(), _images(batch, device), _cls_loss, "adamw"
+
+
+class GRU4Rec(nn.Module):
+    """A GRU4Rec-shaped session recommender (Hidasi et al. 2016; the
+    cross-entropy over in-batch and sampled negatives of Hidasi and
+    Karatzoglou 2018): a 100,000 x 128 item table (uniform in +-sqrt(6 /
+    (rows + cols)), as GRU4Rec initialises), embedding dropout 0.2, a
+    2-layer nn.GRU of 256 (dropout 0.2 between the layers) over the
+    session's clicks, a Linear to 128; each of the b x 20 outputs is
+    scored by one GEMM (F.linear) against the table's rows of all b x 20
+    targets of the batch and of 2,048 items drawn per step by torch.randint
+    and shared by the whole batch. Returns the b * 20, b * 20 + 2,048
+    scores; the target of row i is column i (other rows' targets and the
+    samples are its negatives, duplicates left in, as GRU4Rec)."""
+
+    def __init__(self, items=100000, d=128, hidden=256, layers=2, negatives=2048, drop=0.2):
+        super().__init__()
+        self.item = nn.Embedding(items, d)
+        nn.init.uniform_(self.item.weight, -math.sqrt(6 / (items + d)), math.sqrt(6 / (items + d)))
+        self.gru = nn.GRU(d, hidden, layers, batch_first=True, dropout=drop)
+        self.out = nn.Linear(hidden, d)
+        self.items, self.negatives, self.drop = items, negatives, drop
+
+    def forward(self, inp):
+        seq, nxt = inp                                      # b, 20 clicks; b, 20 next items
+        h, _ = self.gru(F.dropout(self.item(seq), self.drop, self.training))   # b, 20, 256
+        h = self.out(h).flatten(0, 1)                       # b * 20, 128
+        neg = torch.randint(0, self.items, (self.negatives,), device=seq.device)
+        cand = self.item(torch.cat([nxt.flatten(), neg]))   # b * 20 + 2048, 128
+        return F.linear(h, cand)                            # b * 20, b * 20 + 2048
+
+
+def gru4rec(batch, device):
+    """batch: sessions of 21 clicks, each of the first 20 followed by its
+    target; the labels are the diagonal of the scores."""
+    def make():
+        s = torch.randint(0, 100000, (batch, 21), device=device)
+        return ((s[:, :-1].contiguous(), s[:, 1:].contiguous()),
+                torch.arange(batch * 20, device=device))
+    return GRU4Rec(), make, _cls_loss, "adam"
+
+
+class BasicBlock3d(nn.Module):
+    """ResNet's basic block in 3-D: two 3x3x3 Conv3d (no bias) with
+    BatchNorm3d, ReLU between and after the sum; where the block strides
+    or widens, the shortcut a strided 1x1x1 Conv3d and BatchNorm3d
+    (MedicalNet's shortcut type B)."""
+
+    def __init__(self, cin, cout, stride=1):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv3d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm3d(cout)
+        self.c2, self.b2 = nn.Conv3d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm3d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv3d(cin, cout, 1, stride, bias=False), nn.BatchNorm3d(cout))
+
+    def forward(self, x):
+        y = self.b2(self.c2(F.relu(self.b1(self.c1(x)))))
+        return F.relu(y + (x if self.down is None else self.down(x)))
+
+
+class ResNet3D(nn.Module):
+    """A MedicalNet-style 3-D ResNet-18 (Chen et al. 2019) classifying
+    single-channel 64^3 volumes into 2 classes: a 7x7x7 stride-2 Conv3d
+    stem to 64 (no bias), BatchNorm3d, ReLU and a 3x3x3 stride-2
+    MaxPool3d (16^3); 4 stages of 2 BasicBlock3d at 64, 128, 256 and 512
+    channels, the first block of stages 2-4 strided (8^3, 4^3, 2^3;
+    MedicalNet's segmentation nets dilate those instead); the mean over
+    the volume and a Linear to the classes. Conv3d weights Kaiming-normal
+    (fan out), as MedicalNet's."""
+
+    def __init__(self, classes=2, widths=(64, 128, 256, 512), blocks=2):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv3d(1, 64, 7, 2, 3, bias=False), nn.BatchNorm3d(64), nn.ReLU(inplace=True),
+                                  nn.MaxPool3d(3, 2, 1))
+        layers, c = [], 64
+        for i, w in enumerate(widths):
+            for j in range(blocks):
+                layers.append(BasicBlock3d(c, w, 2 if i and j == 0 else 1))
+                c = w
+        self.layers = nn.Sequential(*layers)
+        self.fc = nn.Linear(c, classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv3d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+
+    def forward(self, x):                                   # b, 1, 64, 64, 64
+        x = self.layers(self.stem(x))                       # b, 512, 2, 2, 2
+        return self.fc(x.mean((2, 3, 4)))                   # b, 2
+
+
+def resnet3d(batch, device):
+    """batch: single-channel 64^3 volumes and a binary label each."""
+    def make():
+        return (torch.randn(batch, 1, 64, 64, 64, device=device),
+                torch.randint(0, 2, (batch,), device=device))
+    return ResNet3D(), make, _cls_loss, "sgd_momentum"
+
+
+def _theta_shift(x, sin, cos):
+    """RetNet's xPos-like rotation: every pair of channels (2i, 2i + 1) of
+    b, h, t, dh rotated by the position's angle (t, dh tables, each angle
+    repeated for its pair)."""
+    rot = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
+    return x * cos + rot * sin
+
+
+class MultiScaleRetention(nn.Module):
+    """RetNet's multi-scale retention in its parallel form, written out as
+    torchscale's: q, k, v, gate and output Linears without bias (v of d,
+    not RetNet's 2 d), heads of d / heads; k scaled by dh^-1/2, q and k
+    rotated by _theta_shift; R = (Q K^T) * D with D the model's fixed
+    decay mask of this head, each row divided by its absolute sum
+    (detached, at least 1); R V; GroupNorm of one group per head (in
+    fp32) over each position's d channels; multiplied by swish of the
+    gate and projected out."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.q, self.k, self.v, self.g, self.o = (nn.Linear(d, d, bias=False) for _ in range(5))
+        self.norm = Fp32GroupNorm(heads, d)
+        self.heads, self.scale = heads, (d // heads) ** -0.5
+
+    def forward(self, x, sin, cos, mask):                   # b, t, d; t, dh; t, dh; h, t, t
+        b, t, d = x.shape
+        h = self.heads
+        q = _theta_shift(self.q(x).view(b, t, h, -1).transpose(1, 2), sin, cos)                # b, 8, t, 64
+        k = _theta_shift((self.k(x) * self.scale).view(b, t, h, -1).transpose(1, 2), sin, cos)
+        v = self.v(x).view(b, t, h, -1).transpose(1, 2)
+        r = (q @ k.transpose(-2, -1)) * mask               # b, 8, t, t
+        r = r / r.abs().sum(-1, keepdim=True).detach().clamp(min=1)
+        o = (r.to(v.dtype) @ v).transpose(1, 2).reshape(b * t, d)   # b * t, d
+        o = self.norm(o).view(b, t, d)
+        return self.o(F.silu(self.g(x)) * o)
+
+
+class RetNetLayer(nn.Module):
+    """RetNet's pre-LN layer: LayerNorm, MultiScaleRetention, residual;
+    LayerNorm, a GELU feed-forward, residual."""
+
+    def __init__(self, d, heads, ffn):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.msr = MultiScaleRetention(d, heads)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+
+    def forward(self, x, sin, cos, mask):
+        x = x + self.msr(self.ln1(x), sin, cos, mask)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class RetNetLM(nn.Module):
+    """A RetNet-shaped language model (Sun et al. 2023): a 16,000 x 512
+    token table (no position embedding), 6 RetNetLayer of 8 heads and FFN
+    2,048, a final LayerNorm and the head tied to the table. Built once
+    as buffers: the rotation's sin and cos (1,024 x 64, angles 10000^-i
+    over i in [0, 1] per channel pair) and the decay mask D[h, n, m] =
+    gamma_h^(n - m) for n >= m, else 0, gamma_h = 1 - 2^(-5 - h), each row
+    divided by the square root of its sum (8 x 1,024 x 1,024 fp32, shared
+    by the layers). Returns b, 1024, 16000."""
+
+    def __init__(self, vocab=16000, d=512, layers=6, heads=8, ffn=2048, seq=1024):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        nn.init.normal_(self.tok.weight, std=0.02)
+        self.blocks = nn.ModuleList(RetNetLayer(d, heads, ffn) for _ in range(layers))
+        self.ln = Fp32LayerNorm(d)
+        dh = d // heads
+        angle = (1.0 / 10000 ** torch.linspace(0, 1, dh // 2)).repeat_interleave(2)   # 64
+        ang = torch.arange(seq).float().unsqueeze(1) * angle   # 1024, 64
+        self.register_buffer("sin", ang.sin(), persistent=False)
+        self.register_buffer("cos", ang.cos(), persistent=False)
+        decay = torch.log(1 - 2.0 ** (-5 - torch.arange(heads).float()))   # 8, log gamma
+        n = torch.arange(seq).float()
+        dist = n.unsqueeze(1) - n.unsqueeze(0)              # 1024, 1024: n - m
+        mask = torch.where(dist >= 0, decay.view(-1, 1, 1) * dist, torch.tensor(float("-inf"))).exp()
+        self.register_buffer("decay", mask / mask.sum(-1, keepdim=True).sqrt(), persistent=False)   # 8, 1024, 1024
+
+    def forward(self, idx):                                 # b, 1024
+        t = idx.shape[1]
+        x = self.tok(idx)
+        sin, cos, mask = self.sin[:t], self.cos[:t], self.decay[:, :t, :t]
+        for blk in self.blocks:
+            x = blk(x, sin, cos, mask)
+        return F.linear(self.ln(x), self.tok.weight)        # b, 1024, 16000
+
+
+def retnet(batch, device):
+    return RetNetLM(), _tokens(batch, 1024, 16000, device), _lm_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -9535,4 +9947,9 @@ MODELS = {
     "biggan": (biggan, "BigGAN-shaped 64x64 conditional GAN, ch 64, 100 classes, latent 128, spectral norm (power iteration per call) on every conv, linear and embedding, conditional BatchNorm from class embedding + latent, nearest up, self-attention over 1,024 positions (bmm, softmax) in G and D, avg-pool D with projection, hinge losses of G (frozen D) and D in one backward, Adam; twenty-fifth round"),
     "informer": (informer, "Informer-shaped forecaster, 7 variables, encoder 336 steps and decoder 48 + 96, d256, 4 heads, ProbSparse attention written out (30 randint-sampled keys per query, max - mean measure, topk 30 queries, gather, full attention, scatter into mean or cumulative mean of V), distilling Conv1d + BatchNorm1d + ELU + MaxPool1d to 168, 2 encoder + 1 decoder layers, MSE on 96 steps, Adam; twenty-fifth round"),
     "gptckpt": (gptckpt, "GPT-2-small-width decoder d768 x 6, 12 heads, MLP 3,072 GELU, pre-LN, seq 512, 32k vocab, tied head, causal SDPA, every block under non-reentrant activation checkpointing (the backward recomputes each block's forward), AdamW; twenty-fifth round"),
+    "convnext_nn": (convnext_nn, "ConvNeXt-T written out in torch.nn 224x224 (torchvision's is convnext), 4x4 stride-4 stem + LayerNorm, depths 3-3-9-3 of 96-192-384-768, blocks of depthwise 7x7 Conv2d, permute to channels-last, nn.LayerNorm, Linear 4x, GELU, Linear, layer scale, permute back, residual, LayerNorm + 2x2 stride-2 Conv2d downsampling, 1,000 classes, AdamW; twenty-sixth round"),
+    "swin_nn": (swin_nn, "Swin-T written out in torch.nn 224x224 (torchvision's is swin), patch 4 by a strided Conv2d to 96, depths 2-2-6-2 of 96-192-384-768 with 3-6-12-24 heads, 7x7 windows by view and permute, shifted windows by torch.roll with a -100 mask, relative position bias gathered from a 169 x heads table by a fixed index, matmul-softmax attention, patch merging (2x2 slices concatenated, LayerNorm, Linear 4C to 2C), MLP 4x GELU, 1,000 classes, AdamW; twenty-sixth round"),
+    "gru4rec": (gru4rec, "GRU4Rec-shaped session recommender, 100k x 128 item table, 2-layer nn.GRU 256 over 20 clicks, Linear to 128, scores by one GEMM against the table rows of the batch's own b x 20 targets + 2,048 negatives drawn by torch.randint per step, CE over b x 20 + 2,048 columns, Adam; twenty-sixth round"),
+    "resnet3d": (resnet3d, "MedicalNet-style 3-D ResNet-18 on 1 x 64^3 volumes, 7x7x7 stride-2 Conv3d stem, BatchNorm3d, MaxPool3d, 4 stages of 2 basic blocks 64-128-256-512 (3x3x3 Conv3d, stride 2 from stage 2, 1x1x1 Conv3d-BN shortcuts), global average pool, 2 classes, SGD momentum; twenty-sixth round"),
+    "retnet": (retnet, "RetNet-shaped LM d512 x 6, 8 heads, seq 1,024, 16k vocab, tied head, parallel multi-scale retention written out (xPos-like rotation of q and k by sin/cos buffers, (QK^T * D) with a fixed 8 x 1,024 x 1,024 decay-mask buffer gamma^(n-m), row normalisation, V, fp32 GroupNorm over heads, swish gate), pre-LN, FFN 2,048 GELU, AdamW; twenty-sixth round"),
 }
