@@ -6426,6 +6426,17 @@ class AFNOBlock(nn.Module):
         return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
 
 
+def trunc_normal_linears(module, std=0.02):
+    """The Linear layers' weights from a truncated normal, their biases
+    zero: the initialisation of the ViT family (FourCastNet, Swin,
+    ConvNeXt), whose losses start from it rather than PyTorch's default."""
+    for m in module.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=std)
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+
+
 class AFNO(nn.Module):
     """An AFNO/FourCastNet-shaped weather model (Pathak et al. 2022) on a
     20-variable 128x256 grid: a patch embedding of 8x8 patches by a
@@ -6443,11 +6454,7 @@ class AFNO(nn.Module):
         # FourCastNet's _init_weights for the Linear layers (truncated
         # normal, std 0.02, zero bias): PyTorch's default makes the head's
         # output twice as large and the first loss about 25 rather than 12
-        for m in self.modules():
-            if isinstance(m, nn.Linear):
-                nn.init.trunc_normal_(m.weight, std=0.02)
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
+        trunc_normal_linears(self)
 
     def forward(self, x):                                   # b, 20, 128, 256
         b, c, hh, ww = x.shape
@@ -9610,11 +9617,7 @@ class SwinNN(nn.Module):
             layers += [SwinBlock(c, h, res, window, window // 2 if j % 2 else 0) for j in range(n)]
         self.layers = nn.Sequential(*layers)
         self.norm, self.head = nn.LayerNorm(c), nn.Linear(c, classes)
-        for m in self.modules():
-            if isinstance(m, nn.Linear):
-                nn.init.trunc_normal_(m.weight, std=0.02)
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
+        trunc_normal_linears(self)
 
     def forward(self, x):                                   # b, 3, 224, 224
         x = self.embed_norm(self.embed(x).permute(0, 2, 3, 1))   # b, 56, 56, 96
