@@ -300,8 +300,10 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
  * their toy sizes with the device idle: the same order. */
 #define HOST_ONE 2.08
 #define HOST_GAP 0.49
+#define CONV_FWD_2D 3.56    /* conv_host_ratio, below */
+#define CONV_BWD_2D 6.72
 static const double host_weights[HOST_CLASS_COUNT] = {
-    HOST_GAP + HOST_ONE * (3.56 + 6.72) / 2, HOST_GAP + 4.04, HOST_GAP + HOST_ONE, HOST_GAP + 0.12, 1.0,
+    HOST_GAP + HOST_ONE * (CONV_FWD_2D + CONV_BWD_2D) / 2, HOST_GAP + 4.04, HOST_GAP + HOST_ONE, HOST_GAP + 0.12, 1.0,
 };
 
 /* cuDNN's convolutions by pass and spatial dimensions, [3-D][backward]:
@@ -315,7 +317,7 @@ static const double host_weights[HOST_CLASS_COUNT] = {
  * backward call 1.9, a VQ-VAE's 5.1): the algorithm cuDNN's heuristics
  * pick for a shape decides how many launches and workspaces a call
  * takes, which a CPU trace does not say. */
-static const double conv_host_ratio[2][2] = { { 3.56, 6.72 }, { 3.52, 7.50 } };
+static const double conv_host_ratio[2][2] = { { CONV_FWD_2D, CONV_BWD_2D }, { 3.52, 7.50 } };
 
 /* The weight of an op whose own host time per call is r times the mean
  * op of one kernel: its own time and the host's time between calls. */
@@ -435,10 +437,15 @@ static double call_own(const struct call_host *h, double repeat)
     return h->n * h->w * (h->cls == HOST_CLASS_ONCE ? 1 : repeat);
 }
 
+/* The call's convolution bias add, a kernel op, at the pass's repetition */
+static double call_bias(const struct call_host *h, double repeat)
+{
+    return h->bias * host_weights[HOST_CLASS_KERNEL] * repeat;
+}
+
 static double call_host_s(const struct call_host *h, double dispatch_s, double repeat)
 {
-    return (call_own(h, repeat) + h->bias * host_weights[HOST_CLASS_KERNEL] * repeat) * dispatch_s
-           + h->rnn_s;
+    return (call_own(h, repeat) + call_bias(h, repeat)) * dispatch_s + h->rnn_s;
 }
 
 double est_call_host_s(const struct est *c, const struct op *op)
@@ -476,7 +483,7 @@ double est_host_of(struct est *c, const struct op *op)
             out->host_multi_s += own_s;
         }
         out->host_calls[HOST_CLASS_KERNEL] += calls * h.bias;
-        out->host_class_s[HOST_CLASS_KERNEL] += calls * h.bias * host_weights[HOST_CLASS_KERNEL] * c->host_repeat * d;
+        out->host_class_s[HOST_CLASS_KERNEL] += calls * call_bias(&h, c->host_repeat) * d;
         out->host_rnn_loop_s += calls * h.rnn_s;
     }
     return calls * call_host_s(&h, d, c->host_repeat);
