@@ -64,6 +64,7 @@ static uint64_t dims_key(const int64_t *d, int n)
 /* A map from a shape's hash to what is known of tensors of that shape. */
 struct kval {
     uint32_t n;             /* how many (parameters, their casts) */
+    uint32_t n_fp32, n_low; /* results of the step so far of each type */
     unsigned char prec;     /* the latest tensor's type (F_LOW, F_FP32) */
     unsigned char prev;     /* the type of the one before it */
     size_t when;            /* the call that made the latest */
@@ -127,6 +128,10 @@ static void kmap_release(struct kmap *m)
 static void kmap_put(struct kmap *m, uint64_t k, int prec, size_t when)
 {
     struct kval *v = kmap_at(m, k);
+    if (prec == F_FP32)
+        v->n_fp32++;
+    else
+        v->n_low++;
     v->prev = v->prec;
     v->prec = (unsigned char)prec;
     v->when = when;
@@ -487,6 +492,67 @@ static void flow_view(struct flow *f, const struct op *op, const struct flow_gro
     }
 }
 
+/* A forward call of an op autocast leaves alone (it runs in its inputs'
+ * types): the share of its tensors' elements, inputs and result, that
+ * are fp32, added to ac's tally.  A reduction's result is small beside
+ * its input and left out. */
+static void typed_call(const struct flow *f, const struct op *op, const struct flow_groups *g,
+                       enum flow_policy pol, int out, const struct flow_out *o,
+                       struct ac_call *ac)
+{
+    static const char *const reduces[] = { "sum", "prod", "norm", "linalg_vector_norm", "mean",
+                                           "amax", "amin", "max", "min", NULL };
+    if (est_is_view_op(op->name))
+        return;
+    int ng = g->n < FLOW_GROUPS ? g->n : FLOW_GROUPS;
+    double all = 0, fp32 = 0;
+    for (int q = 0; q < ng; q++) {
+        double e = numel(g->dims[q], g->rank[q]);
+        all += e;
+        if (flow_type(f, g->dims[q], g->rank[q], q > 0) == F_FP32)
+            fp32 += e;
+    }
+    if (o->rank > 0 && !(pol == POL_FP32_OUT && name_in(ops_base_name(op), reduces))) {
+        double e = numel(o->dims, o->rank);
+        all += e;
+        if (out == F_FP32)
+            fp32 += e;
+    }
+    if (all > 0) {
+        ac->fp32_calls += fp32 / all;
+        ac->fp32_n += 1;
+    }
+}
+
+/* A backward call of an op autocast leaves alone: a gradient has the type
+ * of the tensor it is the gradient of, found among the forward's results
+ * by the shape of the call's largest input (the share of that shape's
+ * results that were fp32). */
+static void typed_backward(const struct flow *f, const struct op *op, struct ac_call *ac)
+{
+    if (ops_autocast_fp32(op, 1) || ops_keeps_precision(op) || est_is_view_op(op->name))
+        return;
+    enum flow_policy pol = policy(op);
+    if (pol != POL_PROMOTE && pol != POL_KEEP && pol != POL_FP32_OUT)
+        return;
+    struct flow_groups g;
+    memset(&g, 0, sizeof g);
+    est_shape_groups(op->shapes, take_group, &g);
+    int ng = g.n < FLOW_GROUPS ? g.n : FLOW_GROUPS, best = -1;
+    for (int q = 0; q < ng; q++)
+        if (best < 0 || numel(g.dims[q], g.rank[q]) > numel(g.dims[best], g.rank[best]))
+            best = q;
+    if (best < 0)
+        return;
+    const struct kval *v = kmap_find(&f->shape, dims_key(g.dims[best], g.rank[best]));
+    if (!v || !(v->n_fp32 + v->n_low))
+        v = kmap_find(&f->count, count_key(numel(g.dims[best], g.rank[best])));
+    if (!v || !(v->n_fp32 + v->n_low))
+        return;
+    ac->fp32_calls += (double)v->n_fp32 / ((double)v->n_fp32 + v->n_low);
+    ac->fp32_n += 1;
+}
+
 /* One forward call of op: the activations it casts (*t tensors of *e
  * elements added) and the type of its result, recorded in f. */
 static void flow_call(struct flow *f, const struct op *op, size_t when, int *low_cast,
@@ -559,6 +625,8 @@ static void flow_call(struct flow *f, const struct op *op, size_t when, int *low
     }
     struct flow_out o;
     out_shape(op, &g, pol, &o);
+    if (pol == POL_PROMOTE || pol == POL_KEEP || pol == POL_FP32_OUT)
+        typed_call(f, op, &g, pol, out, &o, ac);
     flow_put(f, &o, out, when);
     if (pol == POL_KEEP && ng > 0 && est_is_view_op(op->name))
         flow_view(f, op, &g, out, when);
@@ -591,6 +659,8 @@ int est_autocast_flow(const struct est *c, struct ac_casts *out)
             low_key = 0;
         }
         size_t i = k->op_id <= ri.max_id ? ri.idx[k->op_id] : SIZE_MAX;
+        if (i != SIZE_MAX && p->ops[i].phase == PHASE_BACKWARD)
+            typed_backward(&f, &p->ops[i], &ac[i]);
         if (i == SIZE_MAX || p->ops[i].phase != PHASE_FORWARD)
             continue;
         n[i] += 1;
@@ -612,4 +682,40 @@ int est_autocast_flow(const struct est *c, struct ac_casts *out)
     est_replay_index_release(&ri);
     out->op = ac;
     return 0;
+}
+
+/* The share of op's tensor elements that would be fp32 under autocast, by
+ * the walk through the profile's calls (struct ac_call); -1 where the
+ * walk did not type the op (no calls, or an op autocast casts). */
+double est_autocast_fp32_share(const struct est *c, const struct op *op)
+{
+    if (!c->flow.op || op < c->p->ops || op >= c->p->ops + c->p->n_ops)
+        return -1;
+    const struct ac_call *k = &c->flow.op[op - c->p->ops];
+    return k->fp32_n > 0 ? k->fp32_calls / k->fp32_n : -1;
+}
+
+/* Before any op is estimated at a low precision: the walk that says
+ * which tensors autocast would leave in fp32, for the casts it adds
+ * (est_autocast_casts) and the ops that run in their inputs' fp32
+ * (est_retarget). */
+void est_autocast_begin(struct est *c)
+{
+    if (c->want == PREC_BF16 || c->want == PREC_FP16)
+        est_autocast_flow(c, &c->flow);
+}
+
+/* Frees what the estimate's context holds: the walk, the casts' per-op
+ * figures and the efficiency model. */
+void est_autocast_end(struct est *c)
+{
+    est_eff_release(c->eff);
+    free(c->flow.op);
+    free(c->cast_n);
+    free(c->cast_dev_s);
+    free(c->cast_host_s);
+    free(c->cast_back_s);
+    c->flow.op = NULL;
+    c->eff = NULL;
+    c->cast_n = c->cast_dev_s = c->cast_host_s = c->cast_back_s = NULL;
 }

@@ -731,15 +731,14 @@ void est_autocast_casts(struct est *c)
     /* the host's adds in the target's units; a CPU target runs no
      * autocast dispatch of a GPU's */
     double d = c->tgt_gpu ? c->m->dispatch_s * c->host_repeat : 0;
-    struct ac_casts ac;
-    est_autocast_flow(c, &ac);
+    const struct ac_casts *ac = &c->flow;
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *op = &p->ops[i];
         double tensors;
         if (est_op_prec(p, op) != PREC_FP32 && est_op_prec(p, op) != PREC_TF32)
             continue;
         double e, fwd, bwd;
-        op_autocast(c, op, &ac, i, &e, &tensors, &fwd, &bwd);
+        op_autocast(c, op, ac, i, &e, &tensors, &fwd, &bwd);
         if (!(e > 0) && !(fwd + bwd > 0))
             continue;
         if (!c->cast_n) {
@@ -770,7 +769,6 @@ void est_autocast_casts(struct est *c)
         bytes_all += bytes * calls;
         host_all += (fwd + bwd) * d * calls;
     }
-    free(ac.op);
     if (!(n_all > 0))
         return;
     struct op_estimate *oe = &out->ops[out->n_ops];

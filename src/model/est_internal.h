@@ -40,6 +40,15 @@
 #define DIST_EXTRAP 3.5
 #define DIST_ROOFLINE 4.0
 
+/* Per forward call of an op: the activations (act_t tensors of act_e
+ * elements) and parameters (w_t weights, b_t biases, w_e elements; w_cached
+ * casts autocast's cache saved) autocast casts before it; and over the
+ * calls the walk typed (fp32_n of them), how many of the op's tensors
+ * would be fp32 (fp32_calls: 1 a call, fractions for a call of mixed
+ * types), for the ops autocast leaves alone (est_autocast_fp32_share). */
+struct ac_call { double act_t, act_e, w_t, b_t, w_e, w_cached, fp32_calls, fp32_n; };
+struct ac_casts { struct ac_call *op; int params; };
+
 struct est {
     const struct profile *p;
     const struct machine *m;
@@ -89,6 +98,12 @@ struct est {
      * the call, and in the backward pass (issued once it is over) */
     double *cast_host_s, *cast_back_s;
     size_t cast_op;                 /* out->ops entry of the casts, or SIZE_MAX */
+    /* the walk through the profile's calls under autocast
+     * (est_autocast_flow), when retargeting to a low precision; op NULL
+     * otherwise */
+    struct ac_casts flow;
+    size_t n_promoted;              /* ops kept mostly in fp32 by the walk's types */
+    double promoted_dev_s;          /* and their device time */
     struct est_eff *eff;            /* efficiency model, or NULL */
     /* other machines' tables and files (est_limit_peers), or NULL */
     const struct kernel_set *ref;
@@ -118,6 +133,8 @@ struct shape {
     int contiguous;             /* a convolution looked up among rows of contiguous
                                    tensors whatever its layout (est_op.c: scaled_table) */
     int batch_moved;            /* est_retarget found its batch dimension and moved it */
+    double fp32_share;          /* share of its elements autocast leaves in fp32
+                                   (est_retarget; 0 when none or not known) */
     int by_bytes;               /* an upsampling op looked up among the elementwise
                                    rows by its bytes, not among resample rows
                                    (est_op.c: scaled_table) */
@@ -216,9 +233,10 @@ int est_is_view_op(const char *name);
  * and parameters (w_t weights and b_t biases, w_e elements; w_cached
  * calls whose weight's cast autocast had cached), the latter only where
  * the profile's optimizer lists the parameters (params) */
-struct ac_call { double act_t, act_e, w_t, b_t, w_e, w_cached; };
-struct ac_casts { struct ac_call *op; int params; };
 int est_autocast_flow(const struct est *c, struct ac_casts *out);
+double est_autocast_fp32_share(const struct est *c, const struct op *op);
+void est_autocast_begin(struct est *c);
+void est_autocast_end(struct est *c);
 void est_op(struct est *c, const struct op *op, struct op_estimate *oe);
 
 /* est_limits.c */

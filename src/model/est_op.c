@@ -597,6 +597,18 @@ static void count_resample_by_bytes(struct est *c, const struct op *op, const st
         }
 }
 
+/* What the estimate's warnings count of the op. */
+static void count_notes(struct est *c, const struct op *op, const struct shape *s,
+                        const struct op_estimate *oe)
+{
+    count_batch_kept(c, op, s, oe);
+    count_resample_by_bytes(c, op, oe);
+    if (s->fp32_share >= 0.5) {
+        c->n_promoted++;
+        c->promoted_dev_s += oe->device_s;
+    }
+}
+
 void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
 {
     struct shape s0, s;
@@ -693,6 +705,5 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
                  c->tt->hw ? c->tt->hw : "?");
 out:
     finish(c, op, &s0, &s, changed, src_dev, &r, layout_fallback, dilation_unmeasured, oe);
-    count_batch_kept(c, op, &s, oe);
-    count_resample_by_bytes(c, op, oe);
+    count_notes(c, op, &s, oe);
 }

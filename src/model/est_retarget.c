@@ -245,8 +245,8 @@ static int batch_moved(struct shape *s)
     return 1;
 }
 
-/* Apply --precision and --batch.  Returns 1 when the op changed. */
-int est_retarget(const struct est *c, const struct op *op, struct shape *s)
+/* Apply --precision.  Returns 1 when the op changed. */
+static int retarget_precision(const struct est *c, const struct op *op, struct shape *s)
 {
     int changed = 0;
     enum precision from = s->prec;
@@ -267,16 +267,41 @@ int est_retarget(const struct est *c, const struct op *op, struct shape *s)
     if ((want == PREC_BF16 || want == PREC_FP16) && (from == PREC_FP32 || from == PREC_TF32) &&
         (ops_autocast_fp32(op, 1) || ops_keeps_precision(op)))
         want = from;
+    /* Any other op runs in its inputs' types, which follow from the ops
+     * before it: an activation that a norm or an op of the fp32 list
+     * returned stays fp32 through the elementwise ops after it (and mixed
+     * inputs promote to fp32) until a GEMM or convolution casts it down.
+     * The walk through the profile's calls says what share of the op's
+     * elements would be fp32 (est_autocast_fp32_share; -1: not known, all
+     * taken as low precision). */
+    double fp32_share = -1;
+    if ((want == PREC_BF16 || want == PREC_FP16) && (from == PREC_FP32 || from == PREC_TF32)
+        && !is_matrix_kind(op->kind))
+        fp32_share = est_autocast_fp32_share(c, op);
     if (want != PREC_UNKNOWN && is_float(from) && want != from && op->kind != OP_OPTIMIZER) {
         s->prec = want;
         changed = 1;
-        if (!is_matrix_kind(op->kind) || op->kind == OP_ATTENTION) {
+        if (fp32_share > 0) {
+            double low = (double)precision_bytes(want) / precision_bytes(from);
+            s->bytes *= fp32_share + (1 - fp32_share) * low;
+            /* looked up among the rows of the type most of it has */
+            if (fp32_share >= 0.5)
+                s->prec = from;
+            s->fp32_share = fp32_share;
+        } else if (!is_matrix_kind(op->kind) || op->kind == OP_ATTENTION) {
             /* tf32 is stored as fp32: only the storage size moves bytes. */
             s->bytes *= (double)precision_bytes(s->prec) / precision_bytes(from);
         } else if (op->kind == OP_GEMM || op->kind == OP_CONV) {
             s->bytes *= (double)precision_bytes(s->prec) / precision_bytes(from);
         }
     }
+    return changed;
+}
+
+/* Apply --precision and --batch.  Returns 1 when the op changed. */
+int est_retarget(const struct est *c, const struct op *op, struct shape *s)
+{
+    int changed = retarget_precision(c, op, s);
     if (c->b_new <= 0 || c->b_old <= 0 || c->b_new == c->b_old || op->kind == OP_OPTIMIZER)
         return changed;
     double f = (double)c->b_new / (double)c->b_old;

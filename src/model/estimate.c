@@ -128,6 +128,14 @@ static void warn_counted(struct est *c, const struct estimate *out)
                     "dimension (heads, chunks) is not",
                  c->n_batch_kept, device_share_pct(out, c->batch_kept_dev_s),
                  (long long)c->b_old, (long long)c->b_new);
+    if (c->n_promoted)
+        est_warn(c, "%zu op(s) that autocast does not cast, %.1f%% of the estimated device time, run "
+                    "mostly in fp32 at %s: their inputs follow an op that returns fp32 (a norm, "
+                    "softmax, an op of its fp32 list) or mix fp32 with %s, and stay fp32 until a "
+                    "GEMM or convolution casts them down (the types followed through the profile's "
+                    "calls)",
+                 c->n_promoted, device_share_pct(out, c->promoted_dev_s), precision_name(c->want),
+                 precision_name(c->want));
     if (c->n_resample_bytes)
         est_warn(c, "%zu bilinear, bicubic or trilinear upsampling op(s), %.1f%% of the estimated "
                     "device time, are timed by their bytes (no table read has resample rows of their "
@@ -388,6 +396,7 @@ int estimate_profile(const struct profile *p, const struct machine *target,
                  out->machine ? out->machine : "?", est_eff_machines(c.eff));
     est_host_repeat(&c);
     est_calibrate_host(&c, o);
+    est_autocast_begin(&c);
     out->ops = xcalloc(p->n_ops + 2, sizeof *out->ops);
     double host = 0, dev = 0, lo = 0, hi = 0, src_dev = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
@@ -446,10 +455,6 @@ int estimate_profile(const struct profile *p, const struct machine *target,
                  out->machine ? out->machine : "?");
     compose(&c, o, host, dev);
 out:
-    est_eff_release(c.eff);
-    free(c.cast_n);
-    free(c.cast_dev_s);
-    free(c.cast_host_s);
-    free(c.cast_back_s);
+    est_autocast_end(&c);
     return rc;
 }
