@@ -9818,6 +9818,400 @@ def retnet(batch, device):
     return RetNetLM(), _tokens(batch, 1024, 16000, device), _lm_loss, "adamw"
 
 
+# -- twenty-seventh round ------------------------------------------------------
+# Models added after the twenty-sixth round: a Demucs-shaped waveform
+# source separator (strided Conv1d, ReLU, 1x1 Conv1d and GLU down to a
+# 41-step bottleneck, a bidirectional nn.LSTM over it, mirrored 1x1
+# Conv1d, GLU and ConvTranspose1d back up with the encoder's outputs
+# centre-cropped and added as skips), a Longformer-shaped masked LM over
+# 4,096 tokens whose sliding-window attention is written out (keys and
+# values padded and cut into overlapping windows by unfold, the banded
+# scores of each block of queries by einsum, a fixed band mask, softmax,
+# the weighted values by einsum), an X3D-S-shaped video classifier
+# (13 frames at 160x160: a 1x3x3 and a depthwise 5x1x1 stem, inverted
+# bottlenecks of 1x1x1 Conv3d, depthwise 3x3x3 Conv3d, squeeze-excitation
+# every other block and swish, BatchNorm3d throughout), a physics-informed
+# MLP for the 2-D heat equation (u_t, u_xx and u_yy by
+# torch.autograd.grad with create_graph=True, so that the step's backward
+# runs a double backward through the MLP's Linear layers and tanh) and an
+# FNet-shaped masked LM (token mixing by torch.fft.fft2 over the sequence
+# and the hidden axis, the real part kept, in place of attention).
+
+def _center_trim(x, length):
+    """The middle `length` steps of x's last axis (Demucs's center_trim)."""
+    cut = x.shape[-1] - length
+    return x[..., cut // 2:cut // 2 + length]
+
+
+class Demucs(nn.Module):
+    """A Demucs-shaped waveform source separator (Defossez et al. 2019) on
+    1 s of mono audio (44,100 samples) and 4 sources. The encoder: 5
+    layers, each a Conv1d of kernel 8 and stride 4, ReLU, a 1x1 Conv1d to
+    twice the channels and GLU over the channels, at 48, 96, 192, 384 and
+    768 channels (44,100 -> 11,024 -> 2,755 -> 687 -> 170 -> 41 steps). A
+    2-layer bidirectional nn.LSTM of 768 over the 41 bottleneck steps and
+    a Linear from 1,536 back to 768. The decoder mirrors the encoder: each
+    layer adds its level's encoder output, centre-cropped to the decoder's
+    length (the input is not padded to Demucs's valid length, so each
+    transposed convolution comes out a little short of the level above),
+    then a 1x1 Conv1d to twice the channels, GLU, a ConvTranspose1d of
+    kernel 8 and stride 4 to the level below's channels and ReLU (none
+    after the last, to the 4 sources; 41 -> 168 -> 676 -> 2,708 ->
+    10,836 -> 43,348 steps). Demucs's weight rescaling at initialisation
+    is left out. Returns b, 4, 43,348."""
+
+    def __init__(self, chans=(48, 96, 192, 384, 768), sources=4, kernel=8, stride=4):
+        super().__init__()
+        self.enc, self.dec = nn.ModuleList(), nn.ModuleList()
+        cin = 1
+        for i, c in enumerate(chans):
+            self.enc.append(nn.Sequential(nn.Conv1d(cin, c, kernel, stride), nn.ReLU(),
+                                          nn.Conv1d(c, 2 * c, 1), nn.GLU(dim=1)))
+            cout = chans[i - 1] if i else sources
+            dec = [nn.Conv1d(c, 2 * c, 1), nn.GLU(dim=1), nn.ConvTranspose1d(c, cout, kernel, stride)]
+            if i:
+                dec.append(nn.ReLU())
+            self.dec.insert(0, nn.Sequential(*dec))
+            cin = c
+        self.lstm = nn.LSTM(cin, cin, num_layers=2, bidirectional=True)
+        self.lstm_out = nn.Linear(2 * cin, cin)
+
+    def forward(self, x):                                   # b, 1, 44100
+        skips = []
+        for layer in self.enc:
+            x = layer(x)
+            skips.append(x)                                 # b, 48, 11024 .. b, 768, 41
+        h, _ = self.lstm(x.permute(2, 0, 1))                # 41, b, 1536
+        x = self.lstm_out(h).permute(1, 2, 0)               # b, 768, 41
+        for layer in self.dec:
+            x = layer(x + _center_trim(skips.pop(), x.shape[-1]))
+        return x                                            # b, 4, 43348
+
+
+def _trimmed_l1_loss(out, y):
+    """L1 against the targets centre-cropped to the output's length (the
+    Demucs training loop's center_trim of the sources)."""
+    return F.l1_loss(out, _center_trim(y, out.shape[-1]))
+
+
+def demucs(batch, device):
+    """batch: 1 s mono mixtures (44,100 samples) and their 4 sources."""
+    def make():
+        return torch.randn(batch, 1, 44100, device=device), torch.randn(batch, 4, 44100, device=device)
+    return Demucs(), make, _trimmed_l1_loss, "adam"
+
+
+class SlidingWindowAttention(nn.Module):
+    """Longformer's local attention written out in plain torch: q, k, v
+    and output Linears, heads of d / heads, q scaled by dh^-1/2; the
+    sequence cut into blocks of r = window / 2 queries, k and v padded by
+    r on both sides and cut by unfold into overlapping windows of 3 r
+    keys (stride r), one per block; the scores of a block's queries
+    against its window by einsum (b, h, t / r, r, 3 r), a fixed mask
+    (a buffer) that keeps each query to the 2 r + 1 keys within r of it
+    and off the padding, a softmax, and the weighted sum of the window's
+    values by einsum. Global attention is left out."""
+
+    def __init__(self, d, heads, window, seq):
+        super().__init__()
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        r = window // 2
+        i, j = torch.arange(r).view(r, 1), torch.arange(3 * r).view(1, 3 * r)
+        key = (torch.arange(seq // r) * r - r).view(-1, 1, 1) + j          # t / r, 1, 3 r: key positions
+        keep = (j >= i) & (j <= i + 2 * r) & (key >= 0) & (key < seq)     # t / r, r, 3 r
+        self.register_buffer("mask", ~keep, persistent=False)
+        self.heads, self.r, self.scale = heads, r, (d // heads) ** -0.5
+
+    def forward(self, x):                                   # b, 4096, 512
+        b, t, d = x.shape
+        h, r = self.heads, self.r
+        q = (self.q(x) * self.scale).view(b, t, h, -1).transpose(1, 2)   # b, 8, 4096, 64
+        k = self.k(x).view(b, t, h, -1).transpose(1, 2)
+        v = self.v(x).view(b, t, h, -1).transpose(1, 2)
+        kw = F.pad(k, (0, 0, r, r)).unfold(2, 3 * r, r)    # b, 8, 32, 64, 384
+        vw = F.pad(v, (0, 0, r, r)).unfold(2, 3 * r, r)
+        s = torch.einsum("bhnqd,bhndk->bhnqk", q.reshape(b, h, t // r, r, -1), kw)   # b, 8, 32, 128, 384
+        p = s.masked_fill(self.mask, float("-inf")).softmax(-1)
+        a = torch.einsum("bhnqk,bhndk->bhnqd", p.to(vw.dtype), vw)              # b, 8, 32, 128, 64
+        return self.o(a.reshape(b, h, t, -1).transpose(1, 2).reshape(b, t, d))
+
+
+class LongformerLayer(nn.Module):
+    """Longformer's (RoBERTa's) post-LN layer: SlidingWindowAttention, the
+    residual and LayerNorm; a GELU feed-forward, the residual and
+    LayerNorm. No dropout."""
+
+    def __init__(self, d, heads, ffn, window, seq):
+        super().__init__()
+        self.attn = SlidingWindowAttention(d, heads, window, seq)
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+
+    def forward(self, x):
+        x = self.ln1(x + self.attn(x))
+        return self.ln2(x + self.fc2(F.gelu(self.fc1(x))))
+
+
+class LongformerMLM(nn.Module):
+    """A Longformer-shaped masked LM (Beltagy et al. 2020) over 4,096
+    tokens: token (30,000) and learned position (4,096) embeddings of 512
+    summed and LayerNorm; 4 LongformerLayer of 8 heads, window 256 (128
+    each side) and FFN 2,048; the hidden states at the masked positions
+    gathered, a Linear, GELU, LayerNorm and logits by the token table
+    (tied) plus a bias. Linear and embedding weights normal of std 0.02.
+    Returns b, 614, 30000."""
+
+    def __init__(self, vocab=30000, d=512, layers=4, heads=8, ffn=2048, seq=4096, window=256):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        self.emb_ln = Fp32LayerNorm(d)
+        self.blocks = nn.ModuleList(LongformerLayer(d, heads, ffn, window, seq) for _ in range(layers))
+        self.mlm, self.mlm_ln = nn.Linear(d, d), Fp32LayerNorm(d)
+        self.mlm_bias = nn.Parameter(torch.zeros(vocab))
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(m.weight, std=0.02)
+
+    def forward(self, inp):
+        ids, masked = inp                                   # b, 4096; b, 614
+        x = self.emb_ln(self.tok(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device)))
+        for blk in self.blocks:
+            x = blk(x)                                      # b, 4096, 512
+        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 614, 512
+        h = self.mlm_ln(F.gelu(self.mlm(x)))
+        return F.linear(h, self.tok.weight, self.mlm_bias)  # b, 614, 30000
+
+
+def _mlm_batch(batch, seq, vocab, device, mask_id):
+    """make() of a masked LM: random token ids, 15% of the positions of
+    each sequence (distinct, drawn once, so fixed for the reused batch)
+    replaced by mask_id; the targets are the original ids there."""
+    n_mask = round(0.15 * seq)
+
+    def make():
+        ids = torch.randint(0, vocab, (batch, seq), device=device)
+        masked = torch.rand(batch, seq, device=device).argsort(1)[:, :n_mask]
+        return (ids.scatter(1, masked, mask_id), masked), ids.gather(1, masked)
+    return make
+
+
+def longformer(batch, device):
+    """batch: sequences of 4,096 tokens, 614 of them masked; the loss on
+    those alone."""
+    return LongformerMLM(), _mlm_batch(batch, 4096, 30000, device, 4), _lm_loss, "adamw"
+
+
+def _round_width(w, divisor=8, least=8):
+    """A width rounded to a multiple of 8 as X3D rounds its
+    squeeze-excitation widths (at least 8, never below 90% of w)."""
+    out = max(least, int(w + divisor / 2) // divisor * divisor)
+    return out + divisor if out < 0.9 * w else out
+
+
+class SE3d(nn.Module):
+    """Squeeze-excitation of a b, c, t, h, w map: the mean over the
+    positions, a 1x1x1 Conv3d to the reduced width, ReLU, a 1x1x1 Conv3d
+    back, sigmoid, the map scaled per channel."""
+
+    def __init__(self, c, ratio=0.0625):
+        super().__init__()
+        m = _round_width(c * ratio)
+        self.fc1, self.fc2 = nn.Conv3d(c, m, 1), nn.Conv3d(m, c, 1)
+
+    def forward(self, x):
+        s = x.mean((2, 3, 4), keepdim=True)                 # b, c, 1, 1, 1
+        return x * torch.sigmoid(self.fc2(F.relu(self.fc1(s))))
+
+
+class X3DBlock(nn.Module):
+    """X3D's inverted bottleneck: a 1x1x1 Conv3d to 2.25 x the output
+    width, BatchNorm3d, ReLU; a depthwise 3x3x3 Conv3d (spatial stride 2
+    in a stage's first block), BatchNorm3d, SE3d in every other block,
+    swish (SiLU); a 1x1x1 Conv3d to the output width and BatchNorm3d
+    (its gain initialised to zero). The shortcut a strided 1x1x1 Conv3d
+    and BatchNorm3d where the block strides or widens; ReLU after the
+    sum. Conv3d without bias."""
+
+    def __init__(self, cin, cout, inner, stride, se):
+        super().__init__()
+        self.a, self.bn_a = nn.Conv3d(cin, inner, 1, bias=False), nn.BatchNorm3d(inner)
+        self.b = nn.Conv3d(inner, inner, 3, (1, stride, stride), 1, groups=inner, bias=False)
+        self.bn_b = nn.BatchNorm3d(inner)
+        self.se = SE3d(inner) if se else None
+        self.c, self.bn_c = nn.Conv3d(inner, cout, 1, bias=False), nn.BatchNorm3d(cout)
+        nn.init.zeros_(self.bn_c.weight)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv3d(cin, cout, 1, (1, stride, stride), bias=False), nn.BatchNorm3d(cout))
+
+    def forward(self, x):
+        y = self.bn_b(self.b(F.relu(self.bn_a(self.a(x)))))
+        if self.se is not None:
+            y = self.se(y)
+        y = self.bn_c(self.c(F.silu(y)))
+        return F.relu(y + (x if self.down is None else self.down(x)))
+
+
+class X3D(nn.Module):
+    """An X3D-S-shaped video classifier (Feichtenhofer 2020) on 13 frames
+    at 160x160, 400 classes (Kinetics-400): a stem of a 1x3x3 Conv3d of
+    spatial stride 2 to 24 and a depthwise 5x1x1 Conv3d, BatchNorm3d and
+    ReLU (13 x 80 x 80); 4 stages of 3, 5, 11 and 7 X3DBlock at 24, 48,
+    96 and 192 channels (inner widths 54, 108, 216 and 432), the first
+    block of each spatially strided (40, 20, 10, 5), squeeze-excitation
+    in the even-numbered blocks of each stage; the head a 1x1x1 Conv3d to
+    432, BatchNorm3d and ReLU, the mean over the clip, a Linear to 2,048
+    without bias, ReLU, dropout 0.5 and a Linear to the classes. Conv3d
+    weights Kaiming-normal (fan out), the last Linear normal of std
+    0.01."""
+
+    def __init__(self, depths=(3, 5, 11, 7), widths=(24, 48, 96, 192), expand=2.25, classes=400):
+        super().__init__()
+        c = widths[0]
+        self.stem = nn.Sequential(nn.Conv3d(3, c, (1, 3, 3), (1, 2, 2), (0, 1, 1), bias=False),
+                                  nn.Conv3d(c, c, (5, 1, 1), 1, (2, 0, 0), groups=c, bias=False),
+                                  nn.BatchNorm3d(c), nn.ReLU(inplace=True))
+        blocks = []
+        for n, w in zip(depths, widths):
+            for j in range(n):
+                blocks.append(X3DBlock(c, w, int(expand * w), 2 if j == 0 else 1, j % 2 == 0))
+                c = w
+        self.blocks = nn.Sequential(*blocks)
+        inner = int(expand * c)
+        self.conv5 = nn.Sequential(nn.Conv3d(c, inner, 1, bias=False), nn.BatchNorm3d(inner), nn.ReLU(inplace=True))
+        self.lin5 = nn.Linear(inner, 2048, bias=False)
+        self.head = nn.Linear(2048, classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv3d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+        nn.init.normal_(self.head.weight, std=0.01)
+        nn.init.zeros_(self.head.bias)
+
+    def forward(self, x):                                   # b, 3, 13, 160, 160
+        x = self.conv5(self.blocks(self.stem(x)))           # b, 432, 13, 5, 5
+        x = F.relu(self.lin5(x.mean((2, 3, 4))))            # b, 2048
+        return self.head(F.dropout(x, 0.5, self.training))  # b, 400
+
+
+def x3d(batch, device):
+    """batch: clips of 13 RGB frames at 160x160 and a label of 400 each."""
+    def make():
+        return (torch.randn(batch, 3, 13, 160, 160, device=device),
+                torch.randint(0, 400, (batch,), device=device))
+    return X3D(), make, _cls_loss, "sgd_momentum"
+
+
+class PINN(nn.Module):
+    """A physics-informed network (Raissi et al. 2019) for the 2-D heat
+    equation u_t = k (u_xx + u_yy) + f on (x, y, t): an MLP of 8 hidden
+    Linear layers of 256 with tanh (3 -> 256, 7 x 256 -> 256) and a
+    Linear to u, Xavier-normal weights and zero biases. On the collocation
+    points (detached and made to require grad) u_x, u_y and u_t come from
+    torch.autograd.grad of u's sum with create_graph=True, u_xx and u_yy
+    from two more such grads of u_x's and u_y's sums; the residual is
+    u_t - k (u_xx + u_yy) - f. On the second point set (boundary and
+    initial points) u is compared with the given values. The step's
+    backward differentiates through the grads: a double backward of the
+    MLP. Returns the residual's and the boundary's mean squares (2,)."""
+
+    def __init__(self, width=256, depth=8, k=0.1):
+        super().__init__()
+        self.hidden = nn.ModuleList([nn.Linear(3, width)] + [nn.Linear(width, width) for _ in range(depth - 1)])
+        self.out = nn.Linear(width, 1)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.xavier_normal_(m.weight)
+                nn.init.zeros_(m.bias)
+        self.k = k
+
+    def u(self, p):                                         # n, 3 (x, y, t)
+        for fc in self.hidden:
+            p = torch.tanh(fc(p))
+        return self.out(p).squeeze(1)                       # n
+
+    def forward(self, inp):
+        pts, f, bnd, g = inp                                # n, 3; n; m, 3; m
+        p = pts.detach().requires_grad_(True)
+        u = self.u(p)
+        du, = torch.autograd.grad(u.sum(), p, create_graph=True)          # n, 3: u_x, u_y, u_t
+        u_x, u_y, u_t = du.unbind(1)
+        u_xx = torch.autograd.grad(u_x.sum(), p, create_graph=True)[0][:, 0]
+        u_yy = torch.autograd.grad(u_y.sum(), p, create_graph=True)[0][:, 1]
+        res = u_t - self.k * (u_xx + u_yy) - f
+        err = self.u(bnd).float() - g
+        return torch.stack([res.float().pow(2).mean(), err.pow(2).mean()])
+
+
+def _pinn_loss(out, y):
+    """The residual's and the boundary's mean squares, summed (computed by
+    the model; y is unused)."""
+    return out.sum()
+
+
+def pinn(batch, device):
+    """batch: collocation points (x, y, t uniform in [0, 1]) with the
+    source term f at each; a quarter as many boundary and initial points
+    with their values."""
+    m = max(1, batch // 4)
+
+    def make():
+        return ((torch.rand(batch, 3, device=device), torch.randn(batch, device=device),
+                 torch.rand(m, 3, device=device), torch.randn(m, device=device)), None)
+    return PINN(), make, _pinn_loss, "adam"
+
+
+class FNetLayer(nn.Module):
+    """FNet's layer: the real part of torch.fft.fft2 of the b, t, d
+    input over the sequence and the hidden axis (in fp32: there is no
+    bf16 FFT), the residual and LayerNorm; a GELU feed-forward, the
+    residual and LayerNorm. No dropout."""
+
+    def __init__(self, d, ffn):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d, eps=1e-12), Fp32LayerNorm(d, eps=1e-12)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+
+    def forward(self, x):                                   # b, 512, 768
+        x = self.ln1(x + torch.fft.fft2(x.float(), dim=(-2, -1)).real)
+        return self.ln2(x + self.fc2(F.gelu(self.fc1(x))))
+
+
+class FNetMLM(nn.Module):
+    """An FNet-shaped masked LM (Lee-Thorp et al. 2022): token (32,000)
+    and position (512) embeddings of 768 summed, LayerNorm and a Linear
+    projection; 8 FNetLayer of FFN 3,072 (FNet-Base has 12); the hidden
+    states at the masked positions gathered, a Linear, GELU, LayerNorm
+    and logits by the token table (tied) plus a bias. Linear and
+    embedding weights normal of std 0.02. Returns b, 77, 32000."""
+
+    def __init__(self, vocab=32000, d=768, layers=8, ffn=3072, seq=512):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        self.emb_ln, self.emb_proj = Fp32LayerNorm(d, eps=1e-12), nn.Linear(d, d)
+        self.blocks = nn.ModuleList(FNetLayer(d, ffn) for _ in range(layers))
+        self.mlm, self.mlm_ln = nn.Linear(d, d), Fp32LayerNorm(d, eps=1e-12)
+        self.mlm_bias = nn.Parameter(torch.zeros(vocab))
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(m.weight, std=0.02)
+
+    def forward(self, inp):
+        ids, masked = inp                                   # b, 512; b, 77
+        x = self.tok(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device))
+        x = self.emb_proj(self.emb_ln(x))                   # b, 512, 768
+        for blk in self.blocks:
+            x = blk(x)
+        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 77, 768
+        h = self.mlm_ln(F.gelu(self.mlm(x)))
+        return F.linear(h, self.tok.weight, self.mlm_bias)  # b, 77, 32000
+
+
+def fnet(batch, device):
+    """batch: sequences of 512 tokens, 77 of them masked; the loss on
+    those alone."""
+    return FNetMLM(), _mlm_batch(batch, 512, 32000, device, 4), _lm_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -9955,4 +10349,9 @@ MODELS = {
     "gru4rec": (gru4rec, "GRU4Rec-shaped session recommender, 100k x 128 item table, 2-layer nn.GRU 256 over 20 clicks, Linear to 128, scores by one GEMM against the table rows of the batch's own b x 20 targets + 2,048 negatives drawn by torch.randint per step, CE over b x 20 + 2,048 columns, Adam; twenty-sixth round"),
     "resnet3d": (resnet3d, "MedicalNet-style 3-D ResNet-18 on 1 x 64^3 volumes, 7x7x7 stride-2 Conv3d stem, BatchNorm3d, MaxPool3d, 4 stages of 2 basic blocks 64-128-256-512 (3x3x3 Conv3d, stride 2 from stage 2, 1x1x1 Conv3d-BN shortcuts), global average pool, 2 classes, SGD momentum; twenty-sixth round"),
     "retnet": (retnet, "RetNet-shaped LM d512 x 6, 8 heads, seq 1,024, 16k vocab, tied head, parallel multi-scale retention written out (xPos-like rotation of q and k by sin/cos buffers, (QK^T * D) with a fixed 8 x 1,024 x 1,024 decay-mask buffer gamma^(n-m), row normalisation, V, fp32 GroupNorm over heads, swish gate), pre-LN, FFN 2,048 GELU, AdamW; twenty-sixth round"),
+    "demucs": (demucs, "Demucs-shaped waveform source separator, 1 s mono at 44.1 kHz (44,100 samples), 4 sources, encoder of 5 Conv1d kernel 8 stride 4 + ReLU + 1x1 Conv1d to 2C + GLU at 48-96-192-384-768 (down to 41 steps), 2-layer bidirectional nn.LSTM 768 + Linear 1,536 to 768 over the bottleneck, mirrored decoder of skip add (centre-cropped) + 1x1 Conv1d + GLU + ConvTranspose1d kernel 8 stride 4 + ReLU to 43,348 samples, L1 against the centre-cropped sources, Adam; twenty-seventh round"),
+    "longformer": (longformer, "Longformer-shaped masked LM d512 x 4, 8 heads, seq 4,096, 30k vocab, learned positions, sliding-window attention written out (window 256: blocks of 128 queries, k and v padded and unfold into overlapping 384-key windows, banded QK^T by einsum, fixed band mask, softmax, AV by einsum), post-LN, FFN 2,048 GELU, 614 masked positions (15%, fixed per batch) gathered, tied head, CE, AdamW; twenty-seventh round"),
+    "x3d": (x3d, "X3D-S-shaped video classifier, 13 frames at 160x160, stem 1x3x3 stride-2 Conv3d + depthwise 5x1x1 Conv3d, 4 stages of 3-5-11-7 inverted bottlenecks at 24-48-96-192 (1x1x1 expand x2.25, depthwise 3x3x3 Conv3d, squeeze-excitation every other block, SiLU, 1x1x1 project), BatchNorm3d, 1x1x1 Conv3d to 432, global average pool, Linear 2,048, dropout, 400 classes, SGD momentum; twenty-seventh round"),
+    "pinn": (pinn, "Physics-informed MLP for the 2-D heat equation, (x, y, t) -> 8 hidden Linear 256 with tanh -> u, batch = collocation points, u_x, u_y, u_t and then u_xx, u_yy by torch.autograd.grad with create_graph=True (the backward runs a double backward), PDE residual MSE + boundary MSE on a quarter as many points, Adam; twenty-seventh round"),
+    "fnet": (fnet, "FNet-shaped masked LM d768 x 8, seq 512, 32k vocab, learned positions, token mixing by the real part of torch.fft.fft2 over (sequence, hidden) in fp32, residual + LayerNorm, FFN 3,072 GELU, residual + LayerNorm, 77 masked positions (15%) gathered, tied head, CE, AdamW; twenty-seventh round"),
 }

@@ -62,6 +62,7 @@ BATCH = {
     "mae": (128, 16), "glow": (64, 8), "performer": (8, 1), "pointtransformer": (32, 4), "bidaf": (64, 16),
     "pspnet": (16, 2), "edsr": (64, 8), "biggan": (64, 8), "informer": (256, 32), "gptckpt": (16, 2),
     "convnext_nn": (64, 8), "swin_nn": (64, 8), "gru4rec": (512, 64), "resnet3d": (16, 2), "retnet": (8, 1),
+    "demucs": (64, 8), "longformer": (8, 1), "x3d": (32, 4), "pinn": (16384, 2048), "fnet": (32, 4),
 }
 
 
