@@ -5739,9 +5739,7 @@ class ALBERT(nn.Module):
         self.mlm_bias = nn.Parameter(torch.zeros(vocab))
         # the reference's initializer_range 0.02: with N(0, 1) embeddings the
         # tied logits would start at a loss of about 40
-        for m in self.modules():
-            if isinstance(m, (nn.Linear, nn.Embedding)):
-                nn.init.normal_(m.weight, std=0.02)
+        normal_linears_embeddings(self)
 
     def forward(self, inp):
         ids, seg, masked = inp                              # b, 128; b, 128; b, 19
@@ -6435,6 +6433,15 @@ def trunc_normal_linears(module, std=0.02):
             nn.init.trunc_normal_(m.weight, std=std)
             if m.bias is not None:
                 nn.init.zeros_(m.bias)
+
+
+def normal_linears_embeddings(module, std=0.02):
+    """The Linear and Embedding weights from a normal of std 0.02 (biases
+    as PyTorch leaves them): BERT's initialisation, which the masked
+    language models here start from."""
+    for m in module.modules():
+        if isinstance(m, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(m.weight, std=std)
 
 
 class AFNO(nn.Module):
@@ -9968,9 +9975,7 @@ class LongformerMLM(nn.Module):
         self.blocks = nn.ModuleList(LongformerLayer(d, heads, ffn, window, seq) for _ in range(layers))
         self.mlm, self.mlm_ln = nn.Linear(d, d), Fp32LayerNorm(d)
         self.mlm_bias = nn.Parameter(torch.zeros(vocab))
-        for m in self.modules():
-            if isinstance(m, (nn.Linear, nn.Embedding)):
-                nn.init.normal_(m.weight, std=0.02)
+        normal_linears_embeddings(self)
 
     def forward(self, inp):
         ids, masked = inp                                   # b, 4096; b, 614
@@ -10191,9 +10196,7 @@ class FNetMLM(nn.Module):
         self.blocks = nn.ModuleList(FNetLayer(d, ffn) for _ in range(layers))
         self.mlm, self.mlm_ln = nn.Linear(d, d), Fp32LayerNorm(d, eps=1e-12)
         self.mlm_bias = nn.Parameter(torch.zeros(vocab))
-        for m in self.modules():
-            if isinstance(m, (nn.Linear, nn.Embedding)):
-                nn.init.normal_(m.weight, std=0.02)
+        normal_linears_embeddings(self)
 
     def forward(self, inp):
         ids, masked = inp                                   # b, 512; b, 77

@@ -88,6 +88,15 @@ static struct diag quiet(FILE **fp)
     return d;
 }
 
+/* A GPU and an empty GPU trace of one step. */
+static void gpu_step(struct machine *m, struct profile *p)
+{
+    gpu(m, "Test GPU");
+    profile_init(p);
+    p->has_device = 1;
+    p->steps = 1;
+}
+
 /* Estimate p on m at precision prec (PREC_UNKNOWN: as profiled), its
  * messages to a temporary file *fp for the caller to close. */
 static int estimate_quiet(struct profile *p, const struct machine *m, struct kernel_set *ks,
@@ -1101,14 +1110,9 @@ static void test_autocast_conv_bias(void **state)
     a->device_time_s = 5e-6;
     a->host_time_s = 10e-6;
 
-    struct estimate_opts eo;
-    estimate_opts_init(&eo);
-    eo.precision = PREC_BF16;
     struct estimate e;
-    estimate_init(&e);
     FILE *fp;
-    struct diag d = quiet(&fp);
-    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_BF16, &e, &fp), 0);
     assert_int_equal(e.n_ops, 4);
     assert_string_equal(e.ops[3].name, "(autocast casts)");
     /* weight and bias, forward and backward, 2 calls */
@@ -1864,11 +1868,8 @@ static void test_autocast_promotion(void **state)
 {
     (void)state;
     struct machine m;
-    gpu(&m, "Test GPU");
     struct profile p;
-    profile_init(&p);
-    p.has_device = 1;
-    p.steps = 1;
+    gpu_step(&m, &p);
     static const struct {
         const char *name, *shapes;
         enum op_kind kind;
@@ -1898,14 +1899,10 @@ static void test_autocast_promotion(void **state)
         }
         call(&p, i + 1, (double)i * 10e-6, 10e-6, 4e-6);
     }
-    struct estimate_opts eo;
-    estimate_opts_init(&eo);
-    eo.precision = PREC_BF16;
     struct estimate e;
-    estimate_init(&e);
     FILE *fp;
-    struct diag d = quiet(&fp);
-    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_BF16, &e, &fp), 0);
+    fclose(fp);
     double b = 3 * 128 * 64 * 4;
     assert_int_equal(e.ops[2].prec, PREC_FP32);
     assert_close(e.ops[2].bytes, b, 1e-9);
@@ -1918,14 +1915,13 @@ static void test_autocast_promotion(void **state)
     estimate_release(&e);
 
     p.n_calls = 0;
-    estimate_init(&e);
-    assert_int_equal(estimate_profile(&p, &m, NULL, &eo, &e, &d), 0);
+    assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_BF16, &e, &fp), 0);
+    fclose(fp);
     assert_int_equal(e.ops[2].prec, PREC_BF16);
     assert_close(e.ops[2].bytes, b / 2, 1e-9);
     assert_close(e.ops[5].bytes, b / 2, 1e-9);
     assert_false(warned(&e, "autocast does not cast"));
     estimate_release(&e);
-    fclose(fp);
     profile_release(&p);
 }
 
@@ -1939,11 +1935,8 @@ static void test_autocast_flow(void **state)
 {
     (void)state;
     struct machine m;
-    gpu(&m, "Test GPU");
     struct profile p;
-    profile_init(&p);
-    p.has_device = 1;
-    p.steps = 1;
+    gpu_step(&m, &p);
     struct op *l = add(&p, "aten::addmm", OP_GEMM, 4);
     l->id = 1;
     l->shapes = xstrdup("[64], [128, 64], [64, 64], [], []");
@@ -2026,11 +2019,8 @@ static void test_replay(void **state)
 {
     (void)state;
     struct machine m;
-    gpu(&m, "Test GPU");
     struct profile p;
-    profile_init(&p);
-    p.has_device = 1;
-    p.steps = 1;
+    gpu_step(&m, &p);
     p.device_name = xstrdup("Test GPU");
     struct op *a = add(&p, "aten::mm", OP_GEMM, 1);
     a->id = 7;
@@ -2142,11 +2132,8 @@ static void test_host_calibration(void **state)
 {
     (void)state;
     struct machine m;
-    gpu(&m, "Test GPU");
     struct profile p;
-    profile_init(&p);
-    p.has_device = 1;
-    p.steps = 1;
+    gpu_step(&m, &p);
     p.device_name = xstrdup("Test GPU");
     p.host_time_s = 200e-6;
     p.profiler_host_s = 100e-6;
