@@ -41,7 +41,7 @@
 #define DIST_ROOFLINE 4.0
 
 /* Per forward call of an op: the activations (act_t tensors of act_e
- * elements) and parameters (w_t weights, b_t biases, w_e elements; w_cached
+ * elements at the profiled batch) and parameters (w_t weights, b_t biases, w_e elements; w_cached
  * casts autocast's cache saved) autocast casts before it; and over the
  * calls the walk typed (fp32_n of them), how many of the op's tensors
  * would be fp32 (fp32_calls: 1 a call, fractions for a call of mixed
@@ -228,11 +228,9 @@ void est_calibrate_host(struct est *c, const struct estimate_opts *o);
 /* est_op.c */
 double est_peak_of(struct est *c, const struct machine *m, enum precision p, int matrix);
 int est_is_view_op(const char *name);
-/* est_autocast.c: the casts autocast would add to one forward call of an
- * op: activations (act_t tensors of act_e elements at the profiled batch)
- * and parameters (w_t weights and b_t biases, w_e elements; w_cached
- * calls whose weight's cast autocast had cached), the latter only where
- * the profile's optimizer lists the parameters (params) */
+/* est_autocast.c: the walk through the profile's calls (struct ac_call
+ * per op; parameters only where the profile's optimizer lists them,
+ * params) */
 int est_autocast_flow(const struct est *c, struct ac_casts *out);
 double est_autocast_fp32_share(const struct est *c, const struct op *op);
 void est_autocast_begin(struct est *c);
