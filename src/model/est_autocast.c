@@ -704,18 +704,3 @@ void est_autocast_begin(struct est *c)
     if (c->want == PREC_BF16 || c->want == PREC_FP16)
         est_autocast_flow(c, &c->flow);
 }
-
-/* Frees what the estimate's context holds: the walk, the casts' per-op
- * figures and the efficiency model. */
-void est_autocast_end(struct est *c)
-{
-    est_eff_release(c->eff);
-    free(c->flow.op);
-    free(c->cast_n);
-    free(c->cast_dev_s);
-    free(c->cast_host_s);
-    free(c->cast_back_s);
-    c->flow.op = NULL;
-    c->eff = NULL;
-    c->cast_n = c->cast_dev_s = c->cast_host_s = c->cast_back_s = NULL;
-}

@@ -234,7 +234,6 @@ int est_is_view_op(const char *name);
 int est_autocast_flow(const struct est *c, struct ac_casts *out);
 double est_autocast_fp32_share(const struct est *c, const struct op *op);
 void est_autocast_begin(struct est *c);
-void est_autocast_end(struct est *c);
 void est_op(struct est *c, const struct op *op, struct op_estimate *oe);
 
 /* est_limits.c */

@@ -98,6 +98,18 @@ static double device_share_pct(const struct estimate *out, double part_s)
 }
 
 /* What the ops' estimates counted that an estimate says once. */
+/* What the estimate's context holds: the efficiency model, the autocast
+ * walk and the casts' per-op figures. */
+static void est_release(struct est *c)
+{
+    est_eff_release(c->eff);
+    free(c->flow.op);
+    free(c->cast_n);
+    free(c->cast_dev_s);
+    free(c->cast_host_s);
+    free(c->cast_back_s);
+}
+
 static void warn_counted(struct est *c, const struct estimate *out)
 {
     if (c->n_channels_last)
@@ -455,6 +467,6 @@ int estimate_profile(const struct profile *p, const struct machine *target,
                  out->machine ? out->machine : "?");
     compose(&c, o, host, dev);
 out:
-    est_autocast_end(&c);
+    est_release(&c);
     return rc;
 }
