@@ -355,10 +355,12 @@ static void out_shape(const struct op *op, const struct flow_groups *g, enum flo
     int ng = g->n < FLOW_GROUPS ? g->n : FLOW_GROUPS;
     if (op->kind == OP_CONV) {
         const struct conv_shape *cs = op_conv(op);
-        int64_t d[5] = { cs->n, cs->k, cs->o, cs->p, cs->q };
+        int tr = op_has_flag(op, "transposed");    /* its output: the kept convolution's input */
+        int64_t d[5] = { cs->n, conv_output_channels(op, cs), tr ? cs->d : cs->o, tr ? cs->h : cs->p,
+                         tr ? cs->w : cs->q };
         int r = 0;
         for (int i = 0; i < 5; i++)
-            if (i != 2 || cs->o > 0)
+            if (i != 2 || d[2] > 0)
                 o->dims[r++] = d[i];
         o->rank = r;
         return;
@@ -451,7 +453,7 @@ static void param_casts(struct flow *f, const struct op *op, const struct flow_g
     int w = -1, b = -1, swap = 1;
     if (op->kind == OP_CONV && op_conv(op)->k > 0) {
         w = 1;
-        b = ng >= 3 && g->rank[2] == 1 && g->dims[2][0] == op_conv(op)->k ? 2 : -1;
+        b = ng >= 3 && g->rank[2] == 1 && g->dims[2][0] == conv_output_channels(op, op_conv(op)) ? 2 : -1;
         swap = 0;
     } else if (op->kind == OP_GEMM && op->batch <= 1) {
         int addmm = strcmp(base, "addmm") == 0, linear = strcmp(base, "linear") == 0;

@@ -251,14 +251,13 @@ double est_conv_bias_s(const struct est *c, const struct op *op, const struct sh
     double kernels;
     est_conv_bias_calls(c, op, &kernels);
     const struct conv_shape *cs = &s->conv;
-    double out = (double)cs->n * (double)cs->k * (double)(cs->o > 0 ? cs->o : 1) * (double)cs->p
-                 * (double)cs->q;
+    double out = conv_output_elems(op, cs);
+    double ch = (double)conv_output_channels(op, cs);
     double calls = op->count > 0 ? op->count : 1;
     if (!(kernels > 0) || !(out > 0))
         return 0;
     double eb = precision_bytes(s->prec);
-    double bytes = op->phase == PHASE_FORWARD ? (2 * out + (double)cs->k) * eb
-                                              : out * eb + (double)cs->k * 4;
+    double bytes = op->phase == PHASE_FORWARD ? (2 * out + ch) * eb : out * eb + ch * 4;
     struct lookup lk;
     memset(&lk, 0, sizeof lk);
     if (c->tt && est_lk_stream(c->tt, s->prec, bytes * calls, calls, &lk) == 0)
@@ -533,8 +532,8 @@ static double param_elems(const struct op *op, int *tensors)
         memset(&gc, 0, sizeof gc);
         est_shape_groups(op->shapes, count_group, &gc);
         *tensors = 1;
-        if (gc.n >= 3 && gc.numel[2] == cs->k) {
-            e += (double)cs->k;
+        if (gc.n >= 3 && gc.numel[2] == conv_output_channels(op, cs)) {
+            e += (double)conv_output_channels(op, cs);
             *tensors = 2;
         }
         return e;

@@ -298,11 +298,17 @@ static int retarget_precision(const struct est *c, const struct op *op, struct s
     return changed;
 }
 
-/* Apply --precision and --batch.  Returns 1 when the op changed. */
+/* Apply --precision and --batch.  Returns 1 when the op changed.  An
+ * optimizer step's work is its parameters' and their state's, whatever the
+ * batch: the for-loop form of a CPU trace's step is elementwise ops in the
+ * optimizer phase, whose tensors may lead with a number that equals the
+ * batch's flattened rows by chance (a [3072, 768] LSTM weight beside
+ * [8 x 384, ...] activations) and must not move with it. */
 int est_retarget(const struct est *c, const struct op *op, struct shape *s)
 {
     int changed = retarget_precision(c, op, s);
-    if (c->b_new <= 0 || c->b_old <= 0 || c->b_new == c->b_old || op->kind == OP_OPTIMIZER)
+    if (c->b_new <= 0 || c->b_old <= 0 || c->b_new == c->b_old || op->kind == OP_OPTIMIZER
+        || op->phase == PHASE_OPTIMIZER)
         return changed;
     double f = (double)c->b_new / (double)c->b_old;
     if ((op->kind == OP_GEMM || op->kind == OP_RNN) && s->m > 0 && s->n > 0 && s->k > 0) {

@@ -311,7 +311,8 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
     if (c->b_new > 0 && c->b_new != c->b_old) {
         /* the flattened batch rows first: an index names rows of them */
         for (size_t i = 0; i < p->n_ops; i++)
-            est_shape_groups(p->ops[i].shapes, est_collect_flat, c);
+            if (p->ops[i].phase != PHASE_OPTIMIZER)     /* parameters, not activations */
+                est_shape_groups(p->ops[i].shapes, est_collect_flat, c);
         for (size_t i = 0; i < p->n_ops; i++) {
             est_collect_index_rows(c, &p->ops[i]);
             est_collect_instance_norm(c, &p->ops[i]);

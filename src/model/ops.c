@@ -529,23 +529,23 @@ static void fill_gemm(struct op *o, const struct targ *a, int na, const struct t
 }
 
 /* Positions in the ATen schemas of (input, weight, stride, padding,
- * dilation, groups, output_mask, bias); -1 when absent.  bias: the
- * forward's bias tensor (cuDNN's convolution takes none: PyTorch adds
- * the bias after it, see est_conv_bias). */
+ * dilation, groups, output_mask, bias, transposed, output_padding); -1
+ * when absent.  bias: the forward's bias tensor (cuDNN's convolution takes
+ * none: PyTorch adds the bias after it, see est_conv_bias). */
 static const struct conv_schema {
     const char *name;
-    int input, weight, grad_out, stride, pad, dil, groups, mask, bias;
+    int input, weight, grad_out, stride, pad, dil, groups, mask, bias, transposed, out_pad;
 } conv_schemas[] = {
-    { "convolution", 0, 1, -1, 3, 4, 5, 8, -1, 2 },
-    { "_convolution", 0, 1, -1, 3, 4, 5, 8, -1, 2 },
-    { "convolution_overrideable", 0, 1, -1, 3, 4, 5, 8, -1, 2 },
-    { "cudnn_convolution", 0, 1, -1, 3, 2, 4, 5, -1, -1 },
-    { "miopen_convolution", 0, 1, -1, 4, 3, 5, 6, -1, 2 },
-    { "mkldnn_convolution", 0, 1, -1, 4, 3, 5, 6, -1, 2 },
-    { "convolution_backward", 1, 2, 0, 4, 5, 6, 9, 10, -1 },
-    { "convolution_backward_overrideable", 1, 2, 0, 3, 4, 5, 8, 9, -1 },
-    { "_slow_conv2d_forward", 0, 1, -1, 4, 5, -1, -1, -1, 3 },
-    { "thnn_conv2d", 0, 1, -1, 4, 5, -1, -1, -1, 3 },
+    { "convolution", 0, 1, -1, 3, 4, 5, 8, -1, 2, 6, 7 },
+    { "_convolution", 0, 1, -1, 3, 4, 5, 8, -1, 2, 6, 7 },
+    { "convolution_overrideable", 0, 1, -1, 3, 4, 5, 8, -1, 2, 6, 7 },
+    { "cudnn_convolution", 0, 1, -1, 3, 2, 4, 5, -1, -1, -1, -1 },
+    { "miopen_convolution", 0, 1, -1, 4, 3, 5, 6, -1, 2, -1, -1 },
+    { "mkldnn_convolution", 0, 1, -1, 4, 3, 5, 6, -1, 2, -1, -1 },
+    { "convolution_backward", 1, 2, 0, 4, 5, 6, 9, 10, -1, 7, 8 },
+    { "convolution_backward_overrideable", 1, 2, 0, 3, 4, 5, 8, 9, -1, 6, 7 },
+    { "_slow_conv2d_forward", 0, 1, -1, 4, 5, -1, -1, -1, 3, -1, -1 },
+    { "thnn_conv2d", 0, 1, -1, 4, 5, -1, -1, -1, 3, -1, -1 },
 };
 
 /* Stride, padding or dilation at conc[idx] as (d, h, w); a single
@@ -587,6 +587,71 @@ static const struct conv_schema *conv_schema_of(const struct op *o)
     return NULL;
 }
 
+/* A convolution backward's products by its output_mask "[True, True,
+ * False]" (input gradient, weight gradient, bias gradient): 2 without
+ * one; *bias becomes the mask's third. */
+static double conv_grad_mult(const char *m, int *bias)
+{
+    if (!m)
+        return 2;
+    int t0 = 0, t1 = 0, seen = 0;
+    for (const char *p = m; *p; p++) {
+        if (*p == 'T' || *p == 'F') {
+            if (seen == 0)
+                t0 = *p == 'T';
+            else if (seen == 1)
+                t1 = *p == 'T';
+            else if (seen == 2)
+                *bias = *p == 'T';
+            seen++;
+            while (*p && *p != ',' && *p != ']')
+                p++;
+            if (!*p)
+                break;
+        }
+    }
+    return seen >= 2 ? t0 + t1 : 2;
+}
+
+/* Whether the argument at conc[idx] reads "True". */
+static int conc_true(char **conc, int nconc, int idx)
+{
+    return idx >= 0 && idx < nconc && strcmp(conc[idx], "True") == 0;
+}
+
+/* A transposed convolution (ConvTranspose, "transposed" True in its
+ * arguments) computes the data gradient of the convolution that maps its
+ * output back to its input, with the same stride, padding and dilation:
+ * it is kept as that convolution, whose input is its output and whose
+ * output is its input (its weight [Cin, Cout / groups, ...] is that
+ * convolution's [k, c / groups, ...]), so that the flops, the bytes and
+ * the table rows are those of the work done: 2 x N x Cin x Cout / groups
+ * x kernel x input positions.  Its output size, where no gradient says
+ * it: (in - 1) stride - 2 pad + dil (r - 1) + output_padding + 1. */
+static int conv_transposed_geometry(struct conv_shape *c, const struct targ *wt, char **conc, int nconc,
+                                    const struct conv_schema *cs)
+{
+    int spatial = c->dims;
+    int64_t opad[3];
+    conv_triple(conc, nconc, cs->out_pad, spatial, 0, opad);
+    int64_t strd[3] = { c->stride_d, c->stride_h, c->stride_w }, pd[3] = { c->pad_d, c->pad_h, c->pad_w },
+            dl[3] = { c->dil_d, c->dil_h, c->dil_w }, kr[3] = { c->t, c->r, c->s },
+            src[3] = { c->d, c->h, c->w }, out[3];
+    for (int i = 0; i < 3; i++) {
+        int64_t t;
+        if (__builtin_sub_overflow(src[i], 1, &t) || __builtin_mul_overflow(t, strd[i], &t) ||
+            __builtin_sub_overflow(t, 2 * pd[i], &t) ||
+            __builtin_add_overflow(t, dl[i] * (kr[i] - 1) + opad[i] + 1, &t))
+            return -1;
+        out[i] = t;
+    }
+    c->o = src[0], c->p = src[1], c->q = src[2];
+    c->d = out[0], c->h = out[1], c->w = out[2];
+    c->k = wt->d[0];
+    c->c = wt->d[1] * c->groups;
+    return 0;
+}
+
 static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, int nconc,
                       double *flops1, double *bytes1, int esz)
 {
@@ -598,6 +663,7 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
         return;
     struct conv_shape *c = op_conv_mut(o);
     int spatial = in->ndim - 2;
+    int transposed = conc_true(conc, nconc, cs->transposed);
     int64_t stride[3], pad[3], dil[3];
     c->dims = spatial;
     c->n = in->d[0];
@@ -623,53 +689,40 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
     }
     if (c->stride_d <= 0 || c->stride_h <= 0 || c->stride_w <= 0)
         return;
-    if (conv_out_dim(c->d, c->pad_d, c->dil_d, c->t, c->stride_d, &c->o) < 0 ||
-        conv_out_dim(c->h, c->pad_h, c->dil_h, c->r, c->stride_h, &c->p) < 0 ||
-        conv_out_dim(c->w, c->pad_w, c->dil_w, c->s, c->stride_w, &c->q) < 0)
+    if (transposed) {
+        if (conv_transposed_geometry(c, wt, conc, nconc, cs) < 0)
+            return;
+        op_add_flag(o, "transposed");
+    } else if (conv_out_dim(c->d, c->pad_d, c->dil_d, c->t, c->stride_d, &c->o) < 0 ||
+               conv_out_dim(c->h, c->pad_h, c->dil_h, c->r, c->stride_h, &c->p) < 0 ||
+               conv_out_dim(c->w, c->pad_w, c->dil_w, c->s, c->stride_w, &c->q) < 0) {
         return;
+    }
     if (cs->grad_out >= 0 && cs->grad_out < na && a[cs->grad_out].present &&
         a[cs->grad_out].ndim == in->ndim) {
-        /* the gradient's shape is the forward output's: trust it */
+        /* the gradient's shape is the forward output's: trust it (a
+         * transposed convolution's output is the input of the
+         * convolution it is kept as) */
         const struct targ *g = &a[cs->grad_out];
-        c->o = spatial == 3 ? g->d[2] : 1;
-        c->p = spatial >= 2 ? g->d[g->ndim - 2] : 1;
-        c->q = g->d[g->ndim - 1];
+        int64_t *od = transposed ? &c->d : &c->o, *ph = transposed ? &c->h : &c->p,
+                *qw = transposed ? &c->w : &c->q;
+        *od = spatial == 3 ? g->d[2] : 1;
+        *ph = spatial >= 2 ? g->d[g->ndim - 2] : 1;
+        *qw = g->d[g->ndim - 1];
     }
-    if (c->o <= 0 || c->p <= 0 || c->q <= 0)
+    if (c->o <= 0 || c->p <= 0 || c->q <= 0 || c->d <= 0 || c->h <= 0 || c->w <= 0)
         return;
     double fwd = 2.0 * (double)c->n * (double)c->k * (double)(c->c / c->groups) * (double)c->t *
                  (double)c->r * (double)c->s * (double)c->o * (double)c->p * (double)c->q;
-    double mult = 1;
     int bias = cs->bias >= 0 && cs->bias < na && a[cs->bias].present && a[cs->bias].ndim == 1
-               && a[cs->bias].d[0] == c->k;
-    if (cs->mask >= 0) {
-        mult = 2;
-        if (cs->mask < nconc) {
-            /* output_mask "[True, True, False]": input grad, weight grad, bias */
-            const char *m = conc[cs->mask];
-            int t0 = 0, t1 = 0, seen = 0;
-            for (const char *p = m; *p; p++) {
-                if (*p == 'T' || *p == 'F') {
-                    if (seen == 0)
-                        t0 = *p == 'T';
-                    else if (seen == 1)
-                        t1 = *p == 'T';
-                    else if (seen == 2)
-                        bias = *p == 'T';
-                    seen++;
-                    while (*p && *p != ',' && *p != ']')
-                        p++;
-                    if (!*p)
-                        break;
-                }
-            }
-            if (seen >= 2)
-                mult = t0 + t1;
-        }
-    }
+               && a[cs->bias].d[0] == conv_output_channels(o, c);
+    double mult = cs->mask >= 0 ? conv_grad_mult(cs->mask < nconc ? conc[cs->mask] : NULL, &bias) : 1;
     *flops1 = fwd * mult;
-    *bytes1 = (double)esz * (in->elems + wt->elems + (double)c->n * (double)c->k * (double)c->o *
-                                                      (double)c->p * (double)c->q);
+    /* the convolution's input, weight and output (a transposed one's
+     * output and input) */
+    *bytes1 = (double)esz * ((double)c->n * (double)c->c * (double)c->d * (double)c->h * (double)c->w
+                             + wt->elems + (double)c->n * (double)c->k * (double)c->o * (double)c->p
+                             * (double)c->q);
     /* a bias added (forward) or its gradient summed (backward): which
      * kernels do that depends on the backend (est_conv_bias) */
     if (bias)
@@ -795,6 +848,20 @@ static int fill_dtype(struct op *o, const struct targ *a, int na, char *const *t
         }
     }
     return 0;
+}
+
+int64_t conv_output_channels(const struct op *op, const struct conv_shape *cs)
+{
+    return op_has_flag(op, "transposed") ? cs->c : cs->k;
+}
+
+double conv_output_elems(const struct op *op, const struct conv_shape *cs)
+{
+#define ONE(x) ((double)((x) > 0 ? (x) : 1))
+    if (op_has_flag(op, "transposed"))
+        return (double)cs->n * (double)cs->c * ONE(cs->d) * ONE(cs->h) * (double)cs->w;
+    return (double)cs->n * (double)cs->k * ONE(cs->o) * ONE(cs->p) * (double)cs->q;
+#undef ONE
 }
 
 void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)

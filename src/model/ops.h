@@ -53,6 +53,12 @@ struct op_args {
     const char *dims, *types, *strides, *concrete;
 };
 
+/* A convolution's output channels and output elements per call.  A
+ * transposed convolution (flag "transposed") is kept as the convolution
+ * whose data gradient it computes: its output is that one's input. */
+int64_t conv_output_channels(const struct op *op, const struct conv_shape *cs);
+double conv_output_elems(const struct op *op, const struct conv_shape *cs);
+
 /* Fill dtype, m, n, k, batch, a_t, b_t, conv and the shape text of o from
  * its arguments, and return the flops and bytes of ONE occurrence.  o->name
  * and o->kind must be set; o->phase is used for backward conv. */

@@ -483,6 +483,21 @@ static void test_batch_rescale(void **state)
     struct op *ex = add(&p, "aten::addmm", OP_GEMM, 1);
     ex->m = 183; ex->n = 64; ex->k = 32;
     ex->flops = 2.0 * 183 * 64 * 32;
+    /* an optimizer step in its for-loop form (a CPU trace): a parameter
+     * that leads with the flattened rows' 700 by chance keeps its size,
+     * and a parameter that leads with the batch names no rows: the
+     * [300, 5] activation stays */
+    struct op *ow = add(&p, "aten::addcdiv_", OP_ELEMENTWISE, 1);
+    ow->phase = PHASE_OPTIMIZER;
+    ow->shapes = xstrdup("[700, 32], [700, 32], [700, 32], []");
+    ow->bytes = 1e6;
+    struct op *op3 = add(&p, "aten::mul_", OP_ELEMENTWISE, 1);
+    op3->phase = PHASE_OPTIMIZER;
+    op3->shapes = xstrdup("[100, 3, 11], []");
+    op3->bytes = 1e6;
+    struct op *a3 = add(&p, "aten::add", OP_ELEMENTWISE, 1);
+    a3->shapes = xstrdup("[300, 5], [5]");
+    a3->bytes = 1e6;
 
     struct estimate_opts eo;
     estimate_opts_init(&eo);
@@ -507,17 +522,21 @@ static void test_batch_rescale(void **state)
     assert_close(e.ops[11].bytes, 1e6, 1e-12);
     assert_close(e.ops[12].bytes, 2.5e6, 1e-12);
     assert_close(e.ops[13].flops, 2.0 * 458 * 64 * 32, 1e-12);   /* 183 x 2.5, rounded */
+    assert_close(e.ops[14].bytes, 1e6, 1e-12);
+    assert_close(e.ops[15].bytes, 1e6, 1e-12);
+    assert_close(e.ops[16].bytes, 1e6, 1e-12);
     /* roofline time follows: 2*250*1000*500 / 10e12 = 25 us */
     assert_close(e.ops[0].device_s, 25e-6, 1e-12);
     /* the forward ops that kept their sizes (the 64-cube product, the
      * weights' add, the index ops over other rows) are counted with their
      * share of the device time; the optimizer's is not */
-    double kept = e.ops[2].device_s + e.ops[5].device_s + e.ops[10].device_s + e.ops[11].device_s;
+    double kept = e.ops[2].device_s + e.ops[5].device_s + e.ops[10].device_s + e.ops[11].device_s
+                  + e.ops[16].device_s;
     double all = 0;
     for (size_t i = 0; i < e.n_ops; i++)
         all += e.ops[i].device_s;
     char want[160];
-    snprintf(want, sizeof want, "4 op(s) of the forward and backward passes, %.0f%% of the estimated "
+    snprintf(want, sizeof want, "5 op(s) of the forward and backward passes, %.0f%% of the estimated "
              "device time, show no batch dimension", 100 * kept / all);
     assert_true(warned(&e, want));
     assert_true(warned(&e, "keep their profiled sizes at batch 250"));

@@ -326,6 +326,71 @@ static void test_conv(void **state)
     clear(&o);
 }
 
+/* Transposed convolutions (ConvTranspose1d of a Demucs-shaped decoder, as
+ * a CPU trace records them): kept as the convolution whose data gradient
+ * they compute, so their flops are 2 x N x Cin x Cout x kernel x input
+ * positions, not those of a convolution of the weight read the other way. */
+static void test_conv_transposed(void **state)
+{
+    (void)state;
+    struct op o;
+    double f, b;
+    /* forward: [8, 48, 10836] -> [8, 4, 43348], weight [48, 4, 8], stride
+     * 4: (10836 - 1) x 4 + (8 - 1) + 1 = 43348 */
+    fill(&o, "aten::_convolution", OP_CONV,
+         "[[8, 48, 10836], [48, 4, 8], [4], [], [], [], [], [], [], [], [], [], []]", NULL, NULL,
+         "[\"\", \"\", \"\", \"[4]\", \"[0]\", \"[1]\", \"True\", \"[0]\", \"1\", \"False\", "
+         "\"False\", \"True\", \"True\"]",
+         &f, &b);
+    const struct conv_shape *c = op_conv(&o);
+    assert_true(op_has_flag(&o, "transposed"));
+    assert_true(op_has_flag(&o, "bias"));   /* a bias of Cout = 4 */
+    assert_int_equal(c->c, 4);
+    assert_int_equal(c->k, 48);
+    assert_int_equal(c->w, 43348);
+    assert_int_equal(c->q, 10836);
+    assert_int_equal(conv_output_channels(&o, c), 4);
+    assert_close(conv_output_elems(&o, c), 8.0 * 4 * 43348, 1e-15);
+    assert_close(f, 2.0 * 8 * 48 * 4 * 8 * 10836, 1e-15);
+    assert_close(b, 4.0 * (8.0 * 48 * 10836 + 48 * 4 * 8 + 8.0 * 4 * 43348), 1e-15);
+    clear(&o);
+    /* the same without the flag reads as a strided convolution 48 -> 48 */
+    fill(&o, "aten::_convolution", OP_CONV,
+         "[[8, 48, 10836], [48, 4, 8], [4], [], [], [], [], [], [], [], [], [], []]", NULL, NULL,
+         "[\"\", \"\", \"\", \"[4]\", \"[0]\", \"[1]\", \"False\", \"[0]\", \"1\", \"False\", "
+         "\"False\", \"True\", \"True\"]",
+         &f, &b);
+    assert_false(op_has_flag(&o, "transposed"));
+    assert_int_equal(op_conv(&o)->q, 2708);
+    clear(&o);
+    /* backward, both gradients and the bias's: the gradient [8, 4, 43348]
+     * is the output; grouped in 2: weight [48, 2, 8], Cout = 4 */
+    fill(&o, "aten::convolution_backward", OP_CONV,
+         "[[8, 4, 43348], [8, 48, 10836], [48, 2, 8], [], [], [], [], [], [], [], []]", NULL, NULL,
+         "[\"\", \"\", \"\", \"[4]\", \"[4]\", \"[0]\", \"[1]\", \"True\", \"[0]\", \"2\", "
+         "\"[True, True, True]\"]",
+         &f, &b);
+    c = op_conv(&o);
+    assert_true(op_has_flag(&o, "transposed"));
+    assert_int_equal(c->groups, 2);
+    assert_int_equal(c->c, 4);
+    assert_int_equal(c->w, 43348);
+    assert_int_equal(c->q, 10836);
+    assert_close(f, 2 * 2.0 * 8 * 48 * (4 / 2) * 8 * 10836, 1e-15);
+    clear(&o);
+    /* 2-D with output padding: [2, 64, 16, 16] -> [2, 32, 32, 32], 3x3
+     * stride 2 pad 1 output_padding 1: (16 - 1) x 2 - 2 + 2 + 1 + 1 = 32 */
+    fill(&o, "aten::convolution", OP_CONV, "[[2, 64, 16, 16], [64, 32, 3, 3], [32], [], [], [], [], [], []]",
+         NULL, NULL,
+         "[\"\", \"\", \"\", \"[2, 2]\", \"[1, 1]\", \"[1, 1]\", \"True\", \"[1, 1]\", \"1\"]", &f, &b);
+    c = op_conv(&o);
+    assert_int_equal(c->h, 32);
+    assert_int_equal(c->w, 32);
+    assert_int_equal(c->p, 16);
+    assert_close(f, 2.0 * 2 * 64 * 32 * 3 * 3 * 16 * 16, 1e-15);
+    clear(&o);
+}
+
 /* The kernel-table parameters (src/model/op_params.c) of each kind from
  * argument lists as Kineto records them (copied from the shipped traces
  * where they have the op, else written after the ATen schema). */
@@ -661,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_classify),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_conv_transposed),
         cmocka_unit_test(test_conv_channels_last),
         cmocka_unit_test(test_conv_bias),
         cmocka_unit_test(test_table_params),
