@@ -10215,6 +10215,491 @@ def fnet(batch, device):
     return FNetMLM(), _mlm_batch(batch, 512, 32000, device, 4), _lm_loss, "adamw"
 
 
+# -- twenty-eighth round -------------------------------------------------------
+# Models added after the twenty-seventh round: a ResNeSt-50-shaped
+# classifier whose split-attention convolutions are written out (a 3x3
+# Conv2d of two radix groups, the splits summed, pooled and passed
+# through two 1x1 Conv2d, a softmax across the radix by view and
+# transpose, the splits weighted and summed; a deep stem of three 3x3
+# convolutions, strides taken by 3x3 average pooling inside the blocks
+# and by average pooling ahead of the shortcuts' 1x1 Conv2d), a
+# DeBERTa-shaped masked LM whose disentangled attention is written out
+# (log-bucketed relative positions, content-to-position and
+# position-to-content scores against a LayerNorm-ed table of 512
+# relative embeddings, gathered along the key axis by fixed indices and
+# added to the content scores), a Big-LSTM-shaped language model (a
+# 2-layer nn.LSTM of 2,048 cells with proj_size 512, cuDNN's LSTMP path,
+# under an adaptive softmax over a 267,735-word vocabulary written out
+# as nn.AdaptiveLogSoftmaxWithLoss's forward: a head and three tail
+# clusters whose rows are picked by masks and nonzero, shapes that
+# depend on the targets and a host sync per cluster), a
+# YouTube-DNN-shaped candidate generator (ragged watch and search
+# histories through nn.EmbeddingBag with offsets, the watches summed
+# with per_sample_weights, the searches averaged, a ReLU tower and a
+# sampled softmax over 500,000 videos: 8,192 candidates drawn per step
+# from a log-uniform distribution by its closed form, the logits
+# corrected by log Q and the accidental hits masked) and a
+# Transolver-shaped neural PDE solver on a 221 x 51 airfoil mesh
+# (physics attention: 3x3 Conv2d projections over the structured mesh,
+# each point's soft assignment to 64 slices by a softmax at a learned
+# temperature, slice tokens by einsum, attention among the slices, the
+# slices' outputs spread back to the points by einsum).
+
+class SplitAttnConv2d(nn.Module):
+    """ResNeSt's split-attention convolution (SplAtConv2d) of radix r and
+    cardinality 1 on c channels: a 3x3 Conv2d from c to r c in r groups
+    (no bias), BatchNorm2d and ReLU; the r splits (torch.split) summed,
+    adaptive_avg_pool2d to 1x1, a 1x1 Conv2d to the inner width (max(r c
+    / 4, 32)), BatchNorm2d, ReLU and a 1x1 Conv2d back to r c; the
+    r-softmax (view b, 1, r, c, transpose, softmax over the radix,
+    reshape); each split scaled by its attention and the splits summed."""
+
+    def __init__(self, c, radix=2, reduction=4):
+        super().__init__()
+        inner = max(c * radix // reduction, 32)
+        self.conv = nn.Conv2d(c, c * radix, 3, 1, 1, groups=radix, bias=False)
+        self.bn0 = nn.BatchNorm2d(c * radix)
+        self.fc1, self.bn1 = nn.Conv2d(c, inner, 1), nn.BatchNorm2d(inner)
+        self.fc2 = nn.Conv2d(inner, c * radix, 1)
+        self.c, self.radix = c, radix
+
+    def forward(self, x):                                   # b, c, h, w
+        b = x.shape[0]
+        splits = torch.split(F.relu(self.bn0(self.conv(x))), self.c, dim=1)   # r x (b, c, h, w)
+        gap = F.adaptive_avg_pool2d(sum(splits), 1)         # b, c, 1, 1
+        att = self.fc2(F.relu(self.bn1(self.fc1(gap))))     # b, r c, 1, 1
+        att = att.view(b, 1, self.radix, self.c).transpose(1, 2).softmax(1).reshape(b, -1, 1, 1)
+        return sum(a * s for a, s in zip(torch.split(att, self.c, dim=1), splits))
+
+
+class ResNeStBlock(nn.Module):
+    """ResNeSt's bottleneck (radix 2, cardinality 1, base width 64): a 1x1
+    Conv2d to the inner width, BatchNorm2d and ReLU; SplitAttnConv2d; in a
+    stage's first block a 3x3 AvgPool2d (padding 1) of the stage's stride
+    after it (avd; a stride-1 blur in the first stage); a 1x1 Conv2d to 4
+    x the inner width and BatchNorm2d. The first block's shortcut an
+    AvgPool2d of the stride (ceil_mode, count_include_pad off; avg_down,
+    1x1 in the first stage), a 1x1 Conv2d and BatchNorm2d. ReLU after the
+    sum. Conv2d without bias but for the attention's."""
+
+    def __init__(self, cin, inner, stride, first):
+        super().__init__()
+        cout = 4 * inner
+        self.c1, self.b1 = nn.Conv2d(cin, inner, 1, bias=False), nn.BatchNorm2d(inner)
+        self.sa = SplitAttnConv2d(inner)
+        self.avd = nn.AvgPool2d(3, stride, 1) if first else None
+        self.c3, self.b3 = nn.Conv2d(inner, cout, 1, bias=False), nn.BatchNorm2d(cout)
+        self.down = None
+        if first:
+            self.down = nn.Sequential(nn.AvgPool2d(stride, stride, ceil_mode=True, count_include_pad=False),
+                                      nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.sa(F.relu(self.b1(self.c1(x))))
+        if self.avd is not None:
+            y = self.avd(y)
+        y = self.b3(self.c3(y))
+        return F.relu(y + (x if self.down is None else self.down(x)))
+
+
+class ResNeSt(nn.Module):
+    """A ResNeSt-50-shaped classifier (Zhang et al. 2022) at 224x224, 1,000
+    classes: a deep stem of three 3x3 Conv2d (the first of stride 2) to 32,
+    32 and 64, each with BatchNorm2d and ReLU, and a 3x3 stride-2
+    MaxPool2d (56x56); 4 stages of 3, 4, 6 and 3 ResNeStBlock of inner
+    widths 64, 128, 256 and 512 (outputs 256 to 2,048), stages 2-4 of
+    stride 2 (28, 14, 7); the mean over positions and a Linear head.
+    Conv2d weights Kaiming-normal (fan out), as ResNeSt's."""
+
+    def __init__(self, depths=(3, 4, 6, 3), widths=(64, 128, 256, 512), classes=1000):
+        super().__init__()
+        layers = []
+        for i, (cin, cout) in enumerate(((3, 32), (32, 32), (32, 64))):
+            layers += [nn.Conv2d(cin, cout, 3, 2 if i == 0 else 1, 1, bias=False), nn.BatchNorm2d(cout),
+                       nn.ReLU(inplace=True)]
+        layers.append(nn.MaxPool2d(3, 2, 1))
+        c = 64
+        for i, (n, w) in enumerate(zip(depths, widths)):
+            for j in range(n):
+                layers.append(ResNeStBlock(c, w, 2 if i and j == 0 else 1, j == 0))
+                c = 4 * w
+        self.body = nn.Sequential(*layers)
+        self.fc = nn.Linear(c, classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        return self.fc(self.body(x).mean((2, 3)))           # b, 1000
+
+
+def resnest(batch, device):
+    """ImageNet images and labels; trained with label smoothing 0.1, as
+    ResNeSt was."""
+    return ResNeSt(), _images(batch, device), _smooth_cls_loss, "sgd_momentum"
+
+
+def _log_bucket_positions(seq, buckets=256, max_pos=512):
+    """DeBERTa-v2's relative positions i - j of a seq x seq grid of query
+    i and key j (make_log_bucket_position): exact within +-buckets / 2,
+    log-bucketed beyond, so that |i - j| < max_pos maps into
+    (-buckets, buckets). Returns seq, seq int64."""
+    n = torch.arange(seq)
+    rel = n.view(-1, 1) - n.view(1, -1)
+    mid = buckets // 2
+    absr = torch.where((rel < mid) & (rel > -mid), torch.full_like(rel, mid - 1), rel.abs())
+    logp = torch.ceil(torch.log(absr.float() / mid) / math.log((max_pos - 1) / mid) * (mid - 1)) + mid
+    return torch.where(absr <= mid, rel, logp.long() * torch.sign(rel))
+
+
+class DisentangledAttention(nn.Module):
+    """DeBERTa's disentangled self-attention written out as DeBERTa-v2's
+    (share_att_key, c2p and p2c): q, k, v and output Linears, heads of
+    d / heads; the relative embeddings (2 x 256 rows, LayerNorm-ed by the
+    model) projected by the same q and k Linears; the content scores
+    q k^T, plus c2p = q pk^T (b, h, t, 512) gathered along its last axis
+    at the fixed index clamp(i - j + 256), plus p2c = k pq^T gathered at
+    clamp(j - i + 256) and transposed, the sum divided by sqrt(3 dh); a
+    softmax and the weighted sum of v by matmul. No dropout."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.heads, self.scale = heads, 1.0 / math.sqrt(3 * d // heads)
+
+    def forward(self, x, rel, c2p, p2c):                    # b, t, d; 512, d; t, t; t, t
+        b, t, d = x.shape
+        h = self.heads
+
+        def split(y):                                       # n, s, d -> n, h, s, dh
+            return y.view(y.shape[0], y.shape[1], h, -1).transpose(1, 2)
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))     # b, 12, t, 64
+        pq, pk = split(self.q(rel[None])), split(self.k(rel[None]))        # 1, 12, 512, 64
+        s = q @ k.transpose(-2, -1)                         # b, 12, t, t
+        s = s + torch.gather(q @ pk.transpose(-2, -1), -1, c2p.expand(b, h, t, t))
+        s = s + torch.gather(k @ pq.transpose(-2, -1), -1, p2c.expand(b, h, t, t)).transpose(-2, -1)
+        a = (s * self.scale).softmax(-1).to(v.dtype) @ v    # b, 12, t, 64
+        return self.o(a.transpose(1, 2).reshape(b, t, d))
+
+
+class DebertaLayer(nn.Module):
+    """DeBERTa's (BERT's) post-LN layer: DisentangledAttention, the
+    residual and LayerNorm (eps 1e-7); a GELU feed-forward, the residual
+    and LayerNorm. No dropout."""
+
+    def __init__(self, d, heads, ffn):
+        super().__init__()
+        self.attn = DisentangledAttention(d, heads)
+        self.ln1, self.ln2 = Fp32LayerNorm(d, eps=1e-7), Fp32LayerNorm(d, eps=1e-7)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+
+    def forward(self, x, rel, c2p, p2c):
+        x = self.ln1(x + self.attn(x, rel, c2p, p2c))
+        return self.ln2(x + self.fc2(F.gelu(self.fc1(x))))
+
+
+class DebertaMLM(nn.Module):
+    """A DeBERTa-shaped masked LM (He et al. 2021) with v2's relative
+    positions: a 128,100 x 768 token table and LayerNorm (no absolute
+    positions); 6 DebertaLayer (DeBERTa-base has 12) of 12 heads and FFN
+    3,072, sharing a 512 x 768 relative embedding table that is
+    LayerNorm-ed once per step; the fixed c2p and p2c gather indices of
+    512 x 512 (buffers) from _log_bucket_positions (256 buckets, max
+    position 512); the hidden states at the masked positions gathered, a
+    Linear, GELU, LayerNorm and logits by the token table (tied) plus a
+    bias. Linear and embedding weights normal of std 0.02. Returns b, 77,
+    128100."""
+
+    def __init__(self, vocab=128100, d=768, layers=6, heads=12, ffn=3072, seq=512, buckets=256):
+        super().__init__()
+        self.tok, self.emb_ln = nn.Embedding(vocab, d), Fp32LayerNorm(d, eps=1e-7)
+        self.rel, self.rel_ln = nn.Embedding(2 * buckets, d), Fp32LayerNorm(d, eps=1e-7)
+        self.blocks = nn.ModuleList(DebertaLayer(d, heads, ffn) for _ in range(layers))
+        self.mlm, self.mlm_ln = nn.Linear(d, d), Fp32LayerNorm(d, eps=1e-7)
+        self.mlm_bias = nn.Parameter(torch.zeros(vocab))
+        normal_linears_embeddings(self)
+        rel = _log_bucket_positions(seq, buckets, seq)      # 512, 512 in [-255, 255]
+        self.register_buffer("c2p", (rel + buckets).clamp(0, 2 * buckets - 1), persistent=False)
+        self.register_buffer("p2c", (buckets - rel).clamp(0, 2 * buckets - 1), persistent=False)
+
+    def forward(self, inp):
+        ids, masked = inp                                   # b, 512; b, 77
+        t = ids.shape[1]
+        x = self.emb_ln(self.tok(ids))                      # b, 512, 768
+        rel = self.rel_ln(self.rel.weight)                  # 512, 768
+        c2p, p2c = self.c2p[:t, :t], self.p2c[:t, :t]
+        for blk in self.blocks:
+            x = blk(x, rel, c2p, p2c)
+        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 77, 768
+        h = self.mlm_ln(F.gelu(self.mlm(x)))
+        return F.linear(h, self.tok.weight, self.mlm_bias)  # b, 77, 128100
+
+
+def deberta(batch, device):
+    """batch: sequences of 512 tokens, 77 of them masked; the loss on
+    those alone."""
+    return DebertaMLM(), _mlm_batch(batch, 512, 128100, device, 4), _lm_loss, "adamw"
+
+
+def _log_uniform_ids(shape, n, device):
+    """Ids in [0, n) drawn from the log-uniform (Zipfian) distribution
+    P(c) = log((c + 2) / (c + 1)) / log(n + 1) by its closed form,
+    floor(exp(u log(n + 1))) - 1 of uniform u (TensorFlow's
+    log_uniform_candidate_sampler, with replacement)."""
+    u = torch.rand(shape, device=device)
+    return (torch.exp(u * math.log(n + 1)).floor().long() - 1).clamp(0, n - 1)
+
+
+class AdaptiveSoftmaxNLL(nn.Module):
+    """An adaptive softmax (Grave et al. 2017) written out as the forward
+    of nn.AdaptiveLogSoftmaxWithLoss, with its modules: a head Linear
+    from d to the shortlist plus one column per tail cluster, and per
+    cluster i a Linear to d / div^(i + 1) and a Linear to the cluster's
+    words, all without bias. Per cluster the rows whose targets fall in
+    it are picked by a mask and nonzero (a host sync; shapes that depend
+    on the targets): the shortlist's targets copied by index_copy_ to
+    the head columns to gather, a tail cluster's rows taken by
+    index_select through its two Linears, log_softmax, the target's
+    log-probability gathered and written back by index_copy_, its
+    cluster's head column filled in by index_fill_; then log_softmax of
+    the head over all rows, gathered and added. The log-softmaxes are in
+    fp32 (CUDA autocast runs them so anyway; the module's own forward
+    then fails to index_copy_ them into a bf16 output). Returns the
+    rows' negative log-likelihoods."""
+
+    def __init__(self, d, vocab, cutoffs, div=4.0):
+        super().__init__()
+        self.cutoffs = list(cutoffs) + [vocab]
+        self.shortlist = cutoffs[0]
+        self.head = nn.Linear(d, self.shortlist + len(cutoffs), bias=False)
+        self.tail = nn.ModuleList(
+            nn.Sequential(nn.Linear(d, int(d // div ** (i + 1)), bias=False),
+                          nn.Linear(int(d // div ** (i + 1)), hi - lo, bias=False))
+            for i, (lo, hi) in enumerate(zip(self.cutoffs[:-1], self.cutoffs[1:])))
+
+    def forward(self, h, tgt):                              # n, d; n
+        n = tgt.shape[0]
+        out = h.new_zeros(n, dtype=torch.float32)
+        gather = tgt.new_empty(n)
+        bounds = [0] + self.cutoffs
+        for i in range(len(bounds) - 1):
+            lo, hi = bounds[i], bounds[i + 1]
+            mask = (tgt >= lo) & (tgt < hi)
+            rows = mask.nonzero().squeeze(1)
+            if rows.numel() == 0:
+                continue
+            if i == 0:
+                gather.index_copy_(0, rows, tgt[mask])
+            else:
+                gather.index_fill_(0, rows, self.shortlist + i - 1)
+                lp = F.log_softmax(self.tail[i - 1](h.index_select(0, rows)).float(), dim=1)
+                out.index_copy_(0, rows, lp.gather(1, (tgt[mask] - lo).unsqueeze(1)).squeeze(1))
+        head = F.log_softmax(self.head(h).float(), dim=1)   # n, 20003
+        return -(out + head.gather(1, gather.unsqueeze(1)).squeeze(1))
+
+
+class LSTMPAdaptiveLM(nn.Module):
+    """A Big-LSTM-shaped language model (Jozefowicz et al. 2016's
+    LSTM-2048-512) under an adaptive softmax over a WikiText-103-sized
+    vocabulary of 267,735 words: a 267,735 x 512 embedding (normal of
+    std 0.02), dropout 0.1; a 2-layer nn.LSTM of 2,048 cells with
+    proj_size 512 (each layer's output and recurrent state projected to
+    512: cuDNN's LSTMP path), dropout 0.1 between the layers and after;
+    AdaptiveSoftmaxNLL of cutoffs 20,000, 40,000 and 200,000 and div 4
+    (a head Linear 512 to 20,003 and tail clusters 512 -> 128 -> 20,000,
+    512 -> 32 -> 160,000 and 512 -> 8 -> 67,735). Returns the b * t
+    tokens' negative log-likelihoods."""
+
+    def __init__(self, vocab=267735, d=512, hidden=2048, layers=2, cutoffs=(20000, 40000, 200000), drop=0.1):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        nn.init.normal_(self.emb.weight, std=0.02)
+        self.lstm = nn.LSTM(d, hidden, layers, batch_first=True, dropout=drop, proj_size=d)
+        self.asm = AdaptiveSoftmaxNLL(d, vocab, cutoffs)
+        self.drop = drop
+
+    def forward(self, inp):
+        ids, tgt = inp                                      # b, 128; b, 128
+        h, _ = self.lstm(F.dropout(self.emb(ids), self.drop, self.training))   # b, 128, 512
+        h = F.dropout(h, self.drop, self.training).reshape(-1, h.shape[-1])
+        return self.asm(h, tgt.reshape(-1))                 # b * 128
+
+
+def lstmp(batch, device):
+    """batch: 128-token sequences and their next tokens, both drawn
+    log-uniformly (Zipfian: about 79% of them in the head's 20,000
+    words); the loss is the model's own."""
+    def make():
+        s = _log_uniform_ids((batch, 129), 267735, device)
+        return (s[:, :-1].contiguous(), s[:, 1:].contiguous()), None
+    return LSTMPAdaptiveLM(), make, _own_loss, "adam"
+
+
+class YouTubeDNN(nn.Module):
+    """A YouTube-DNN-shaped candidate generator (Covington et al. 2016):
+    the user's watch history (1-50 videos, ragged, with offsets) through
+    a 500,000 x 64 nn.EmbeddingBag summed with per_sample_weights (the
+    watches' normalised weights: a weighted mean), the search history
+    (1-50 tokens) through a 100,000 x 64 nn.EmbeddingBag of mode mean, a
+    2,000 x 16 region embedding and 7 dense features, concatenated (151)
+    into a ReLU tower 1,024-512-256: the user vector. Sampled softmax
+    over the 500,000 videos' output embeddings (500,000 x 256) and
+    biases: 8,192 candidates drawn per step by _log_uniform_ids and
+    shared by the batch, the logits of the target and of the candidates
+    by F.linear, each less log(8,192 Q(c)) of its video, the candidates
+    equal to the row's target masked to -inf (accidental hits). Returns
+    b, 1 + 8,192 logits, the target's first."""
+
+    def __init__(self, videos=500000, tokens=100000, regions=2000, d=64, tower=(1024, 512, 256), samples=8192):
+        super().__init__()
+        self.watch = nn.EmbeddingBag(videos, d, mode="sum")
+        self.search = nn.EmbeddingBag(tokens, d, mode="mean")
+        self.region = nn.Embedding(regions, 16)
+        layers, c = [], 2 * d + 16 + 7
+        for w in tower:
+            layers += [nn.Linear(c, w), nn.ReLU(inplace=True)]
+            c = w
+        self.tower = nn.Sequential(*layers)
+        self.out = nn.Embedding(videos, c)
+        nn.init.normal_(self.out.weight, std=c ** -0.5)
+        self.out_bias = nn.Parameter(torch.zeros(videos))
+        self.videos, self.samples = videos, samples
+
+    def _log_sq(self, c):                                   # log of the expected count S Q(c)
+        return torch.log(torch.log1p(1.0 / (c.float() + 1)) * (self.samples / math.log(self.videos + 1)))
+
+    def forward(self, inp):
+        wid, woff, wwt, sid, soff, region, dense, tgt = inp
+        u = torch.cat([self.watch(wid, woff, per_sample_weights=wwt), self.search(sid, soff),
+                       self.region(region), dense], 1)      # b, 151
+        u = self.tower(u)                                   # b, 256
+        cand = _log_uniform_ids((self.samples,), self.videos, u.device)   # 8192
+        true = (u * self.out(tgt)).sum(1) + self.out_bias[tgt] - self._log_sq(tgt)   # b
+        samp = F.linear(u, self.out(cand), self.out_bias[cand] - self._log_sq(cand))  # b, 8192
+        samp = samp.masked_fill(cand.unsqueeze(0) == tgt.unsqueeze(1), float("-inf"))
+        return torch.cat([true.unsqueeze(1).to(samp.dtype), samp], 1)   # b, 8193
+
+
+def youtubednn(batch, device):
+    """batch: users with ragged watch (videos drawn log-uniformly, weights
+    uniform and normalised per user) and search histories, a region, 7
+    dense features (example age and user age with their squares and
+    square roots, gender) and the next watch as target; the labels are
+    column 0 of the logits."""
+    def ragged(n, most):
+        lengths = torch.randint(1, most + 1, (batch,), device=device)
+        offsets = torch.cat([lengths.new_zeros(1), lengths.cumsum(0)[:-1]])
+        return lengths, offsets, _log_uniform_ids((int(lengths.sum()),), n, device)
+
+    def make():
+        wlen, woff, wid = ragged(500000, 50)
+        bag = torch.repeat_interleave(torch.arange(batch, device=device), wlen)
+        w = torch.rand(wid.shape[0], device=device)
+        w = w / torch.zeros(batch, device=device).index_add_(0, bag, w)[bag]
+        _, soff, sid = ragged(100000, 50)
+        a = torch.rand(batch, 2, device=device)
+        dense = torch.cat([a, a * a, a.sqrt(), torch.randint(0, 2, (batch, 1), device=device).float()], 1)
+        return ((wid, woff, w, sid, soff, torch.randint(0, 2000, (batch,), device=device), dense,
+                 _log_uniform_ids((batch,), 500000, device)),
+                torch.zeros(batch, dtype=torch.long, device=device))
+    return YouTubeDNN(), make, _cls_loss, "adam"
+
+
+class PhysicsAttention2d(nn.Module):
+    """Transolver's physics attention on a structured mesh
+    (Physics_Attention_Structured_Mesh_2D): the b, n, d points laid out
+    as a b, d, H, W map; two 3x3 Conv2d (d to d) give each point's
+    features fx and its slice key x, both split into heads of d / heads;
+    the slice weights w = softmax over the 64 slices of a Linear (dh to
+    64) of x divided by a learned per-head temperature (clamped to
+    [0.1, 5]); the slice tokens sum_n w fx by einsum, divided by the
+    slices' weights sum_n w; q, k and v Linears (dh to dh, no bias) of
+    the tokens, attention among the 64 slices by matmul and softmax; the
+    outputs spread back to the points as sum_g w out by einsum, the heads
+    merged and an output Linear."""
+
+    def __init__(self, d, heads, slices, hw):
+        super().__init__()
+        dh = d // heads
+        self.temperature = nn.Parameter(torch.full((1, heads, 1, 1), 0.5))
+        self.in_x, self.in_fx = nn.Conv2d(d, d, 3, 1, 1), nn.Conv2d(d, d, 3, 1, 1)
+        self.slice = nn.Linear(dh, slices)
+        self.q, self.k, self.v = (nn.Linear(dh, dh, bias=False) for _ in range(3))
+        self.o = nn.Linear(d, d)
+        self.heads, self.hw, self.scale = heads, hw, dh ** -0.5
+
+    def forward(self, x):                                   # b, n, d
+        b, n, d = x.shape
+        h = self.heads
+        g = x.reshape(b, *self.hw, d).permute(0, 3, 1, 2).contiguous()   # b, d, 221, 51
+
+        def split(y):                                       # b, d, H, W -> b, h, n, dh
+            return y.permute(0, 2, 3, 1).reshape(b, n, h, -1).permute(0, 2, 1, 3)
+        fx, xm = split(self.in_fx(g)), split(self.in_x(g))
+        w = (self.slice(xm) / self.temperature.clamp(0.1, 5)).softmax(-1)   # b, h, n, 64
+        tok = torch.einsum("bhnc,bhng->bhgc", fx, w.to(fx.dtype))           # b, h, 64, dh
+        tok = tok / (w.sum(2) + 1e-5).unsqueeze(-1)
+        q, k, v = self.q(tok), self.k(tok), self.v(tok)
+        a = ((q @ k.transpose(-2, -1)) * self.scale).softmax(-1).to(v.dtype) @ v   # b, h, 64, dh
+        out = torch.einsum("bhgc,bhng->bhnc", a, w.to(a.dtype))             # b, h, n, dh
+        return self.o(out.permute(0, 2, 1, 3).reshape(b, n, d))
+
+
+class TransolverBlock(nn.Module):
+    """Transolver's pre-LN block: LayerNorm, PhysicsAttention2d, the
+    residual; LayerNorm, a GELU MLP of mlp x d, the residual."""
+
+    def __init__(self, d, heads, slices, hw, mlp):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.attn = PhysicsAttention2d(d, heads, slices, hw)
+        self.fc1, self.fc2 = nn.Linear(d, mlp * d), nn.Linear(mlp * d, d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class Transolver(nn.Module):
+    """A Transolver-shaped neural PDE solver (Wu et al. 2024) on an
+    airfoil's 221 x 51 structured mesh (11,271 points) predicting one
+    field (the Mach number) from the points' 2 coordinates: a
+    preprocessing MLP (Linear 2 to 256, GELU, Linear to 128) plus a
+    learned placeholder vector; 8 TransolverBlock of 128 with 8 heads, 64
+    slices and MLP ratio 2; LayerNorm and a Linear to the field. Linear
+    weights truncated-normal of std 0.02, biases zero (as the reference's
+    initialisation, which also overrides its orthogonal slice
+    projection). Returns b, 11271."""
+
+    def __init__(self, hw=(221, 51), space=2, d=128, layers=8, heads=8, slices=64, mlp=2, fields=1):
+        super().__init__()
+        self.pre = nn.Sequential(nn.Linear(space, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+        self.placeholder = nn.Parameter(torch.rand(d) / d)
+        self.blocks = nn.ModuleList(TransolverBlock(d, heads, slices, hw, mlp) for _ in range(layers))
+        self.ln, self.head = Fp32LayerNorm(d), nn.Linear(d, fields)
+        trunc_normal_linears(self)
+
+    def forward(self, x):                                   # b, 11271, 2
+        x = self.pre(x) + self.placeholder
+        for blk in self.blocks:
+            x = blk(x)                                      # b, 11271, 128
+        return self.head(self.ln(x)).squeeze(-1)            # b, 11271
+
+
+def _rel_l2_loss(out, y):
+    """The batch mean of each sample's relative L2 error ||out - y|| /
+    ||y|| (Transolver's and FNO's training loss)."""
+    return ((out - y).flatten(1).norm(dim=1) / y.flatten(1).norm(dim=1)).mean()
+
+
+def transolver(batch, device):
+    """batch: the mesh points' coordinates and the field at each (random
+    values of the airfoil mesh's shape)."""
+    def make():
+        return torch.rand(batch, 221 * 51, 2, device=device), torch.randn(batch, 221 * 51, device=device)
+    return Transolver(), make, _rel_l2_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -10357,4 +10842,9 @@ MODELS = {
     "x3d": (x3d, "X3D-S-shaped video classifier, 13 frames at 160x160, stem 1x3x3 stride-2 Conv3d + depthwise 5x1x1 Conv3d, 4 stages of 3-5-11-7 inverted bottlenecks at 24-48-96-192 (1x1x1 expand x2.25, depthwise 3x3x3 Conv3d, squeeze-excitation every other block, SiLU, 1x1x1 project), BatchNorm3d, 1x1x1 Conv3d to 432, global average pool, Linear 2,048, dropout, 400 classes, SGD momentum; twenty-seventh round"),
     "pinn": (pinn, "Physics-informed MLP for the 2-D heat equation, (x, y, t) -> 8 hidden Linear 256 with tanh -> u, batch = collocation points, u_x, u_y, u_t and then u_xx, u_yy by torch.autograd.grad with create_graph=True (the backward runs a double backward), PDE residual MSE + boundary MSE on a quarter as many points, Adam; twenty-seventh round"),
     "fnet": (fnet, "FNet-shaped masked LM d768 x 8, seq 512, 32k vocab, learned positions, token mixing by the real part of torch.fft.fft2 over (sequence, hidden) in fp32, residual + LayerNorm, FFN 3,072 GELU, residual + LayerNorm, 77 masked positions (15%) gathered, tied head, CE, AdamW; twenty-seventh round"),
+    "resnest": (resnest, "ResNeSt-50-shaped classifier 224x224, deep stem of three 3x3 Conv-BN-ReLU (32-32-64), depths 3-4-6-3 of bottlenecks at inner widths 64-128-256-512 (outputs 256-2,048), split-attention 3x3 Conv2d of radix 2 written out (Conv2d in 2 groups, BatchNorm2d, split and sum, adaptive_avg_pool2d, 1x1 Conv2d-BN-ReLU and 1x1 Conv2d, softmax over the radix by view and transpose, weighted sum of the splits), 3x3 AvgPool2d strides inside the blocks, AvgPool2d + 1x1 Conv-BN shortcuts, 1,000 classes, label smoothing 0.1, SGD momentum; twenty-eighth round"),
+    "deberta": (deberta, "DeBERTa-shaped masked LM d768 x 6, 12 heads, seq 512, 128,100 vocab, no absolute positions, disentangled attention written out (log-bucketed relative positions, 256 buckets; a 512 x 768 relative table LayerNorm-ed and projected by the shared q and k Linears; content q k^T + c2p q pk^T and p2c k pq^T gathered along the key axis by fixed 512 x 512 indices, p2c transposed, divided by sqrt(3 dh), softmax, matmul), post-LN, FFN 3,072 GELU, 77 masked positions (15%) gathered, tied head, CE, AdamW; twenty-eighth round"),
+    "lstmp": (lstmp, "Big-LSTM-shaped LM (LSTM-2048-512), seq 128, 267,735-word vocab with Zipfian (log-uniform) tokens, 512-d embedding, 2-layer nn.LSTM of 2,048 cells with proj_size 512 (cuDNN LSTMP), dropout 0.1, adaptive softmax written out as nn.AdaptiveLogSoftmaxWithLoss's forward with cutoffs 20k-40k-200k and div 4 (head 512 x 20,003, tails 512-128-20k, 512-32-160k, 512-8-67,735, no biases; rows picked per cluster by mask and nonzero, index_select, fp32 log_softmax, gather, index_copy_ and index_fill_: target-dependent shapes, host syncs), mean NLL, Adam; twenty-eighth round"),
+    "youtubednn": (youtubednn, "YouTube-DNN-shaped candidate generator, ragged watch histories (1-50 of 500k videos) through a 500k x 64 EmbeddingBag (sum) with offsets and normalised per_sample_weights, ragged search histories (1-50 of 100k tokens) through an EmbeddingBag (mean), 2,000 x 16 region embedding, 7 dense features, ReLU tower 1,024-512-256, sampled softmax over 500k x 256 output embeddings + biases (8,192 log-uniform candidates drawn per step by exp and floor, shared by the batch, logits by F.linear less log expected count, accidental hits masked to -inf), CE over 8,193 columns, Adam; twenty-eighth round"),
+    "transolver": (transolver, "Transolver-shaped neural PDE solver on a 221 x 51 airfoil mesh (11,271 points), coordinates -> MLP 256-128 + placeholder, 8 pre-LN blocks of 128 with physics attention (two 3x3 Conv2d over the structured mesh, 8 heads, softmax of a Linear to 64 slices at a clamped learned temperature, slice tokens by einsum over the points and normalised, q/k/v Linears, matmul-softmax attention among the 64 slices, deslicing by einsum), MLP 256 GELU, LayerNorm, Linear to 1 field, relative L2 loss, AdamW; twenty-eighth round"),
 }

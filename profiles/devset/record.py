@@ -63,6 +63,7 @@ BATCH = {
     "pspnet": (16, 2), "edsr": (64, 8), "biggan": (64, 8), "informer": (256, 32), "gptckpt": (16, 2),
     "convnext_nn": (64, 8), "swin_nn": (64, 8), "gru4rec": (512, 64), "resnet3d": (16, 2), "retnet": (8, 1),
     "demucs": (64, 8), "longformer": (8, 1), "x3d": (32, 4), "pinn": (16384, 2048), "fnet": (32, 4),
+    "resnest": (32, 4), "deberta": (8, 1), "lstmp": (64, 8), "youtubednn": (8192, 1024), "transolver": (4, 1),
 }
 
 
