@@ -9982,9 +9982,16 @@ class LongformerMLM(nn.Module):
         x = self.emb_ln(self.tok(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device)))
         for blk in self.blocks:
             x = blk(x)                                      # b, 4096, 512
-        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 614, 512
-        h = self.mlm_ln(F.gelu(self.mlm(x)))
-        return F.linear(h, self.tok.weight, self.mlm_bias)  # b, 614, 30000
+        return _tied_mlm_head(self, x, masked)              # b, 614, 30000
+
+
+def _tied_mlm_head(m, x, masked):
+    """A masked LM's head on the masked positions alone: gather them,
+    Linear, GELU, LayerNorm, the logits by the tied token embedding
+    (m.mlm, m.mlm_ln, m.tok, m.mlm_bias)."""
+    x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))
+    h = m.mlm_ln(F.gelu(m.mlm(x)))
+    return F.linear(h, m.tok.weight, m.mlm_bias)
 
 
 def _mlm_batch(batch, seq, vocab, device, mask_id):
@@ -10204,9 +10211,7 @@ class FNetMLM(nn.Module):
         x = self.emb_proj(self.emb_ln(x))                   # b, 512, 768
         for blk in self.blocks:
             x = blk(x)
-        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 77, 768
-        h = self.mlm_ln(F.gelu(self.mlm(x)))
-        return F.linear(h, self.tok.weight, self.mlm_bias)  # b, 77, 32000
+        return _tied_mlm_head(self, x, masked)              # b, 77, 32000
 
 
 def fnet(batch, device):
@@ -10430,9 +10435,7 @@ class DebertaMLM(nn.Module):
         c2p, p2c = self.c2p[:t, :t], self.p2c[:t, :t]
         for blk in self.blocks:
             x = blk(x, rel, c2p, p2c)
-        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 77, 768
-        h = self.mlm_ln(F.gelu(self.mlm(x)))
-        return F.linear(h, self.tok.weight, self.mlm_bias)  # b, 77, 128100
+        return _tied_mlm_head(self, x, masked)              # b, 77, 128100
 
 
 def deberta(batch, device):
