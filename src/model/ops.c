@@ -637,18 +637,25 @@ static int conv_transposed_geometry(struct conv_shape *c, const struct targ *wt,
     int64_t strd[3] = { c->stride_d, c->stride_h, c->stride_w }, pd[3] = { c->pad_d, c->pad_h, c->pad_w },
             dl[3] = { c->dil_d, c->dil_h, c->dil_w }, kr[3] = { c->t, c->r, c->s },
             src[3] = { c->d, c->h, c->w }, out[3];
+    /* the sizes come from a trace: arithmetic that would overflow int64
+     * leaves the shape unknown */
     for (int i = 0; i < 3; i++) {
-        int64_t t;
+        int64_t t, pad2, span;
         if (__builtin_sub_overflow(src[i], 1, &t) || __builtin_mul_overflow(t, strd[i], &t) ||
-            __builtin_sub_overflow(t, 2 * pd[i], &t) ||
-            __builtin_add_overflow(t, dl[i] * (kr[i] - 1) + opad[i] + 1, &t))
+            __builtin_mul_overflow(pd[i], 2, &pad2) || __builtin_sub_overflow(t, pad2, &t) ||
+            __builtin_sub_overflow(kr[i], 1, &span) || __builtin_mul_overflow(dl[i], span, &span) ||
+            __builtin_add_overflow(t, span, &t) ||
+            __builtin_add_overflow(t, opad[i], &t) || __builtin_add_overflow(t, 1, &t))
             return -1;
         out[i] = t;
     }
+    int64_t cout;
+    if (__builtin_mul_overflow(wt->d[1], c->groups, &cout))
+        return -1;
     c->o = src[0], c->p = src[1], c->q = src[2];
     c->d = out[0], c->h = out[1], c->w = out[2];
     c->k = wt->d[0];
-    c->c = wt->d[1] * c->groups;
+    c->c = cout;
     return 0;
 }
 

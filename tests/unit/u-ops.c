@@ -389,6 +389,13 @@ static void test_conv_transposed(void **state)
     assert_int_equal(c->p, 16);
     assert_close(f, 2.0 * 2 * 64 * 32 * 3 * 3 * 16 * 16, 1e-15);
     clear(&o);
+    /* sizes whose output would overflow int64 leave the shape unknown */
+    fill(&o, "aten::convolution", OP_CONV, "[[8, 48, 100], [48, 4, 8], [4], [], [], [], [], [], []]", NULL, NULL,
+         "[\"\", \"\", \"\", \"[4611686018427387904]\", \"[0]\", \"[1]\", \"True\", \"[0]\", \"1\"]",
+         &f, &b);
+    assert_false(op_has_flag(&o, "transposed"));
+    assert_true(f == 0);
+    clear(&o);
 }
 
 /* The kernel-table parameters (src/model/op_params.c) of each kind from
