@@ -354,10 +354,8 @@ static void out_shape(const struct op *op, const struct flow_groups *g, enum flo
     o->rank = 0;
     int ng = g->n < FLOW_GROUPS ? g->n : FLOW_GROUPS;
     if (op->kind == OP_CONV) {
-        const struct conv_shape *cs = op_conv(op);
-        int tr = op_has_flag(op, "transposed");    /* its output: the kept convolution's input */
-        int64_t d[5] = { cs->n, conv_output_channels(op, cs), tr ? cs->d : cs->o, tr ? cs->h : cs->p,
-                         tr ? cs->w : cs->q };
+        int64_t d[5];
+        conv_output_shape(op, op_conv(op), d);
         int r = 0;
         for (int i = 0; i < 5; i++)
             if (i != 2 || d[2] > 0)

@@ -532,8 +532,9 @@ static double param_elems(const struct op *op, int *tensors)
         memset(&gc, 0, sizeof gc);
         est_shape_groups(op->shapes, count_group, &gc);
         *tensors = 1;
-        if (gc.n >= 3 && gc.numel[2] == conv_output_channels(op, cs)) {
-            e += (double)conv_output_channels(op, cs);
+        int64_t ch = conv_output_channels(op, cs);     /* a bias has one per output channel */
+        if (gc.n >= 3 && gc.numel[2] == ch) {
+            e += (double)ch;
             *tensors = 2;
         }
         return e;

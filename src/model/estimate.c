@@ -97,7 +97,6 @@ static double device_share_pct(const struct estimate *out, double part_s)
     return dev_s > 0 ? 100 * part_s / dev_s : 0;
 }
 
-/* What the ops' estimates counted that an estimate says once. */
 /* What the estimate's context holds: the efficiency model, the autocast
  * walk and the casts' per-op figures. */
 static void est_release(struct est *c)
@@ -110,6 +109,7 @@ static void est_release(struct est *c)
     free(c->cast_back_s);
 }
 
+/* What the ops' estimates counted that an estimate says once. */
 static void warn_counted(struct est *c, const struct estimate *out)
 {
     if (c->n_channels_last)

@@ -862,13 +862,22 @@ int64_t conv_output_channels(const struct op *op, const struct conv_shape *cs)
     return op_has_flag(op, "transposed") ? cs->c : cs->k;
 }
 
+void conv_output_shape(const struct op *op, const struct conv_shape *cs, int64_t out[5])
+{
+    int tr = op_has_flag(op, "transposed");
+    out[0] = cs->n;
+    out[1] = tr ? cs->c : cs->k;
+    out[2] = tr ? cs->d : cs->o;
+    out[3] = tr ? cs->h : cs->p;
+    out[4] = tr ? cs->w : cs->q;
+}
+
 double conv_output_elems(const struct op *op, const struct conv_shape *cs)
 {
-#define ONE(x) ((double)((x) > 0 ? (x) : 1))
-    if (op_has_flag(op, "transposed"))
-        return (double)cs->n * (double)cs->c * ONE(cs->d) * ONE(cs->h) * (double)cs->w;
-    return (double)cs->n * (double)cs->k * ONE(cs->o) * ONE(cs->p) * (double)cs->q;
-#undef ONE
+    int64_t d[5];
+    conv_output_shape(op, cs, d);
+    return (double)d[0] * (double)d[1] * (double)(d[2] > 0 ? d[2] : 1) * (double)(d[3] > 0 ? d[3] : 1)
+           * (double)d[4];
 }
 
 void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)

@@ -53,10 +53,12 @@ struct op_args {
     const char *dims, *types, *strides, *concrete;
 };
 
-/* A convolution's output channels and output elements per call.  A
- * transposed convolution (flag "transposed") is kept as the convolution
- * whose data gradient it computes: its output is that one's input. */
+/* A convolution's output channels, output shape (n, channels, depth,
+ * height, width) and output elements per call.  A transposed convolution
+ * (flag "transposed") is kept as the convolution whose data gradient it
+ * computes: its output is that one's input. */
 int64_t conv_output_channels(const struct op *op, const struct conv_shape *cs);
+void conv_output_shape(const struct op *op, const struct conv_shape *cs, int64_t out[5]);
 double conv_output_elems(const struct op *op, const struct conv_shape *cs);
 
 /* Fill dtype, m, n, k, batch, a_t, b_t, conv and the shape text of o from
