@@ -30,7 +30,11 @@ and prints one line per configuration.
 
   rnn_host.py --out DIR [--device cuda:0] [--reps N] [--cells lstm,gru] [--layers 1,2,3]
               [--dirs 1,2] [--steps 24,80] [--hidden 256,640] [--batch 8] [--precisions fp32,bf16]
-              [--inputs 0 (= hidden)] [--batch-first]
+              [--inputs 0 (= hidden)] [--proj 0] [--batch-first]
+
+--proj gives LSTMs projections (nn.LSTM's proj_size, cuDNN's projSize:
+the hidden state P wide, the cell H); 0 is none, and a size not below the
+hidden size, or any for a GRU, is skipped.
 """
 import argparse
 import itertools
@@ -46,7 +50,7 @@ from host_calib import host_info
 
 # the default grid; each axis can be given on the command line
 GRID = {"cells": "lstm,gru", "layers": "1,2,3", "dirs": "1,2", "steps": "24,80", "hidden": "256,640",
-        "batch": "8", "precisions": "fp32,bf16", "inputs": "0"}
+        "batch": "8", "precisions": "fp32,bf16", "inputs": "0", "proj": "0"}
 LAUNCH_NAMES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx")
 
 
@@ -79,10 +83,15 @@ def sleep_rate(dev):
     return 1e8 / (a.elapsed_time(b) * 1e-3)
 
 
-def one(cell, layers, dirs, steps, hidden, batch, prec, dev, reps, cycles_per_s, inp=0, batch_first=False):
-    cls = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
+def one(cell, layers, dirs, steps, hidden, batch, prec, dev, reps, cycles_per_s, inp=0, batch_first=False,
+        proj=0):
     inp = inp or hidden
-    rnn = cls(inp, hidden, num_layers=layers, bidirectional=dirs == 2, batch_first=batch_first).to(dev)
+    if cell == "lstm":
+        rnn = torch.nn.LSTM(inp, hidden, num_layers=layers, bidirectional=dirs == 2,
+                            batch_first=batch_first, proj_size=proj)
+    else:
+        rnn = torch.nn.GRU(inp, hidden, num_layers=layers, bidirectional=dirs == 2, batch_first=batch_first)
+    rnn = rnn.to(dev)
     shape = (batch, steps, inp) if batch_first else (steps, batch, inp)
     x = torch.randn(*shape, device=dev, requires_grad=True)
     ac = torch.autocast("cuda", dtype=torch.bfloat16, enabled=prec == "bf16")
@@ -138,6 +147,7 @@ def one(cell, layers, dirs, steps, hidden, batch, prec, dev, reps, cycles_per_s,
     return {
         "cell": cell, "layers": layers, "directions": dirs, "steps": steps, "hidden": hidden,
         "batch": batch, "precision": prec, "reps": reps, "input": inp, "batch_first": batch_first,
+        "proj": proj,
         "fwd_host_s": med[0], "bwd_host_s": med[1], "fwd_device_s": med[2], "bwd_device_s": med[3],
         "fwd_host_all_s": [t[0] for t in times], "bwd_host_all_s": [t[1] for t in times],
         "loaded_fwd_host_s": lmed[0], "loaded_bwd_host_s": lmed[1],
@@ -165,13 +175,16 @@ def main():
     cycles_per_s = sleep_rate(dev)
     rows = []
     axes = [getattr(a, k).split(",") for k in GRID]
-    for cell, layers, dirs, steps, hidden, batch, prec, inp in itertools.product(*axes):
+    for cell, layers, dirs, steps, hidden, batch, prec, inp, proj in itertools.product(*axes):
+        if int(proj) and (cell != "lstm" or int(proj) >= int(hidden)):
+            continue
         r = one(cell, int(layers), int(dirs), int(steps), int(hidden), int(batch), prec, dev, a.reps,
-                cycles_per_s, int(inp), a.batch_first)
+                cycles_per_s, int(inp), a.batch_first, int(proj))
         rows.append(r)
-        print("%s L%d D%d T%-3d H%-4d B%-4d %s  fwd %4s launches %7.1f us host (%6.1f dev)  "
+        print("%s L%d D%d T%-3d H%-4d P%-4d B%-4d %s  fwd %4s launches %7.1f us host (%6.1f dev)  "
               "bwd %4s launches %7.1f us host (%6.1f dev)" % (
-                  cell, int(layers), int(dirs), int(steps), int(hidden), int(batch), prec, r["fwd_launches"], r["fwd_host_s"] * 1e6,
+                  cell, int(layers), int(dirs), int(steps), int(hidden), int(proj), int(batch), prec,
+                  r["fwd_launches"], r["fwd_host_s"] * 1e6,
                   r["fwd_device_s"] * 1e6, r["bwd_launches"], r["bwd_host_s"] * 1e6,
                   r["bwd_device_s"] * 1e6), flush=True)
         print("    loaded: fwd %7.1f us host (%6.1f dev)  bwd %7.1f us host (%6.1f dev)" % (

@@ -62,6 +62,11 @@ static int rnn_persistent(const struct est *c, const struct op *op, int64_t batc
     int plain = strncmp(ts->kop, "rnn_", 4) == 0;
     int gated = strcmp(ts->kop, "lstm") == 0 || strcmp(ts->kop, "gru") == 0;
     int64_t h = dim[RNN_HIDDEN];
+    /* an LSTM with projections runs the standard algorithm at every size
+     * (the H200's projected layers launch per step where the same layers
+     * without projections run persistent: estimators/h200/rnn-host/run4) */
+    if (dim[RNN_PROJ] > 0)
+        return 0;
     if ((!plain && !gated) || h <= 0 || !c->m->vendor || !strstr(c->m->vendor, "NVIDIA")
         || machine_peak(c->m, PREC_FP16, EXEC_MATRIX) <= 0)
         return 0;
@@ -86,6 +91,20 @@ static int64_t rnn_target_batch(const struct est *c, const struct op *op)
     return b == c->b_old && c->b_new > 0 ? c->b_new : b;
 }
 
+/* Kernels of one time step of the standard algorithm: the recurrent
+ * GEMM and the pointwise kernel; an LSTM with projections (RNN_PROJ)
+ * adds the projection's GEMM forward, and backward its data gradient's
+ * GEMM and the kernel that sums the hidden state's two gradients (an
+ * H200 trace of such a layer: nvjet GEMMs, elemWiseRNNcell,
+ * LSTM_dgrad_combine_dh_di, 3.3 and 5.4 kernels a step with cuBLAS's
+ * split-K reductions). */
+static double rnn_step_launches(const struct op *op)
+{
+    if (op_sizes(op)->kdim[RNN_PROJ] <= 0)
+        return 2;
+    return op->phase == PHASE_BACKWARD ? 4 : 3;
+}
+
 /* Kernels one call of a CPU trace's recurrent layer launches on a GPU,
  * one by one from the host (0 when the trace does not say its layers and
  * steps).  cuDNN's standard algorithm, PyTorch's default, runs per layer
@@ -107,7 +126,7 @@ double est_rnn_launches(const struct est *c, const struct op *op)
     double dirs = op->kflag > 0 ? 2 : 1;
     if (rnn_persistent(c, op, rnn_target_batch(c, op)))
         return (double)dim[RNN_LAYERS] * dirs * (op->phase == PHASE_BACKWARD ? 7 : 9);
-    return (double)dim[RNN_LAYERS] * dirs * (2 * (double)dim[RNN_SEQ] + 1);
+    return (double)dim[RNN_LAYERS] * dirs * (rnn_step_launches(op) * (double)dim[RNN_SEQ] + 1);
 }
 
 /* Ops whose CUDA implementation in PyTorch launches more than one kernel
@@ -165,6 +184,17 @@ double est_gpu_kernels_per_call(const struct est *c, const struct op *op)
     return mk ? mk->kernels : 0;
 }
 
+/* A step of an LSTM with projections costs the host this many times a
+ * step of the same layer without: the medians, forward and backward, of
+ * 192 pairs of layers with and without projections (P 192 and 384, H
+ * 768 to 3072, 1 and 2 layers and directions, 40 and 100 steps, batch 24
+ * and 96, fp32 and bf16; the device kept busy, so the issue cost alone)
+ * on a lent H200 machine's host (estimators/h200/rnn-host/run4): cuDNN's
+ * bookkeeping per GEMM it calls, which the machine file's per-step
+ * figures (layers without projections) do not hold. */
+#define RNN_PROJ_FWD_STEP 1.42
+#define RNN_PROJ_BWD_STEP 1.41
+
 /* What one call of a CPU trace's recurrent layer costs a GPU target's
  * host besides its dispatch (0 when it is not such a call).  cuDNN issues
  * the layer as a loop on the host, a time step's kernels while the device
@@ -179,7 +209,10 @@ double est_gpu_kernels_per_call(const struct est *c, const struct op *op)
  * launch latency, a bare launch, which is below what cuDNN spends. */
 static double rnn_step_s(const struct machine *m, const struct op *op)
 {
-    return op->phase == PHASE_BACKWARD ? m->rnn_bwd_step_s : m->rnn_fwd_step_s;
+    double step_s = op->phase == PHASE_BACKWARD ? m->rnn_bwd_step_s : m->rnn_fwd_step_s;
+    if (op_sizes(op)->kdim[RNN_PROJ] > 0)
+        step_s *= op->phase == PHASE_BACKWARD ? RNN_PROJ_BWD_STEP : RNN_PROJ_FWD_STEP;
+    return step_s;
 }
 
 /* A persistent call's host time (the machine file's per-call figure for

@@ -295,6 +295,53 @@ static int conv_needs_call_lookup(const struct shape *s)
     return s->conv.groups > 1 || s->conv.dims == 3 || s->conv.d > 1 || s->conv.t > 1;
 }
 
+/* A recurrent call of an LSTM with projections (RNN_PROJ: P below the
+ * cell size H), which no table times: cuDNN runs it as the LSTM of H
+ * whose steps do other GEMMs (cudnnRNNForward with projSize < hiddenSize;
+ * the H200 trace of such a layer shows one more GEMM a step forward and
+ * a data-gradient GEMM more a step backward).  Forward, a step's
+ * recurrent GEMM reads the projected state (B x 4H x P for the table's
+ * B x 4H x H) and the projection GEMM (B x P x H) follows the cell;
+ * backward, the recurrent data gradient gives P values (B x P x 4H for
+ * B x H x 4H) and the projection's (B x H x P) brings them back to H.
+ * acc, the row of the LSTM of H, moves by the difference of those
+ * per-step GEMMs in the same table's GEMM rows (the weight gradients,
+ * one GEMM over every step, are left as the row's: 4H x P + P x H
+ * weights against 4H x H, never more work); never below the projected
+ * steps' GEMMs alone.  -1 when the table has no GEMM rows to say. */
+static int lk_rnn_projection(const struct kernel_table *t, const struct op *op,
+                             const struct shape *s, struct lookup *acc)
+{
+    int64_t p = s->kdim[RNN_PROJ], h = s->kdim[RNN_HIDDEN], b = s->kdim[RNN_BATCH];
+    if (p <= 0 || h <= p || b <= 0)
+        return 0;
+    double steps = (double)s->kdim[RNN_LAYERS] * (op->kflag > 0 ? 2 : 1) * (double)s->kdim[RNN_SEQ] *
+                   (s->calls > 0 ? s->calls : 1);
+    struct lookup plain = { .method = LOOKUP_NONE }, proj = { .method = LOOKUP_NONE };
+    int rc;
+    if (op->phase == PHASE_BACKWARD)
+        rc = lk_gemm(t, s->prec, b, h, 4 * h, 'N', 'N', steps, &plain) |
+             lk_gemm(t, s->prec, b, p, 4 * h, 'N', 'N', steps, &proj) |
+             lk_gemm(t, s->prec, b, h, p, 'N', 'N', steps, &proj);
+    else
+        rc = lk_gemm(t, s->prec, b, 4 * h, h, 'N', 'N', steps, &plain) |
+             lk_gemm(t, s->prec, b, 4 * h, p, 'N', 'N', steps, &proj) |
+             lk_gemm(t, s->prec, b, p, h, 'N', 'N', steps, &proj);
+    if (rc != 0)
+        return -1;
+    double *v[3] = { &acc->time_s, &acc->lo_s, &acc->hi_s };
+    const double *pl[3] = { &plain.time_s, &plain.lo_s, &plain.hi_s };
+    const double *pr[3] = { &proj.time_s, &proj.lo_s, &proj.hi_s };
+    for (int i = 0; i < 3; i++) {
+        *v[i] += *pr[i] - *pl[i];
+        if (*v[i] < *pr[i])
+            *v[i] = *pr[i];
+    }
+    if (proj.method > acc->method)
+        acc->method = proj.method;
+    return 0;
+}
+
 /* One table lookup of a whole op per pass.  Returns 0 or -1 (no rows). */
 int est_lookup_op(const struct kernel_table *t, const struct op *op, const struct shape *s,
                      double bw_bs, struct lookup *acc)
@@ -343,7 +390,7 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
         return lk_flops(t, s->prec, s->flops, s->calls, 1, acc);
     case OP_RNN:
         if (lk_call(t, op, s, acc) == 0)
-            return 0;
+            return lk_rnn_projection(t, op, s, acc);
         memset(acc, 0, sizeof *acc);
         /* RNN: its GEMM per time step, nb time steps per call. */
         if (s->m > 0 && s->n > 0 && s->k > 0)

@@ -29,7 +29,9 @@ enum kernel_pass { KPASS_FWD, KPASS_BWD, KPASS_BWD_DATA, KPASS_BWD_WEIGHT, KPASS
 /* Size parameters of the kinds without fields of their own, in
  * kernel_row.dim / kernel_query.dim; each >= 1. */
 #define KERNEL_DIMS_MAX 6
-enum { RNN_INPUT, RNN_HIDDEN, RNN_LAYERS, RNN_SEQ, RNN_BATCH };
+/* RNN_PROJ: an LSTM's projection size (proj_size), 0 without; no table
+ * keys on it (tables time layers without projections, est_lookup.c) */
+enum { RNN_INPUT, RNN_HIDDEN, RNN_LAYERS, RNN_SEQ, RNN_BATCH, RNN_PROJ };
 enum { ATT_BATCH, ATT_HEADS, ATT_Q_LEN, ATT_KV_LEN, ATT_HEAD_DIM };
 enum { NORM_N, NORM_C, NORM_S, NORM_GROUPS };
 enum { EMB_ROWS, EMB_DIM, EMB_LOOKUPS, EMB_BATCH };

@@ -84,27 +84,28 @@ static void set_str(char *dst, size_t cap, const char *s)
 static const struct rnn_schema {
     const char *name;
     int hx, mode, hidden, layers, batch_first, bidir;
+    int proj;           /* cuDNN's proj_size (an LSTM's projection), -1 none */
     int per_layer;      /* one layer and direction, input (seq, batch, feature) */
     /* a per-layer call's arguments that give its stack: num_layers and
      * bidirectional (oneDNN's mkldnn_rnn_layer and its backward) */
     int stack_layers, stack_bidir;
 } rnn_schemas[] = {
-    { "lstm", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
-    { "gru", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
-    { "rnn_tanh", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
-    { "rnn_relu", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
+    { "lstm", 1, -1, -1, 4, 8, 7, -1, 0, -1, -1 },
+    { "gru", 1, -1, -1, 4, 8, 7, -1, 0, -1, -1 },
+    { "rnn_tanh", 1, -1, -1, 4, 8, 7, -1, 0, -1, -1 },
+    { "rnn_relu", 1, -1, -1, 4, 8, 7, -1, 0, -1, -1 },
     /* a layer run step by step, its backward read as one call (the
      * Kineto reader names it "<layer>_backward" with the layer's
      * arguments) */
-    { "lstm_backward", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
-    { "gru_backward", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
-    { "rnn_tanh_backward", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
-    { "rnn_relu_backward", 1, -1, -1, 4, 8, 7, 0, -1, -1 },
-    { "_cudnn_rnn", 4, 6, 7, 9, 10, 13, 0, -1, -1 },
-    { "_cudnn_rnn_backward", 4, 10, 11, 13, 14, 17, 0, -1, -1 },
-    { "miopen_rnn", 3, 5, 6, 7, 8, 11, 0, -1, -1 },
-    { "mkldnn_rnn_layer", -1, 9, 10, -1, -1, -1, 1, 11, 13 },
-    { "mkldnn_rnn_layer_backward", -1, 14, 15, -1, -1, -1, 1, 16, 19 },
+    { "lstm_backward", 1, -1, -1, 4, 8, 7, -1, 0, -1, -1 },
+    { "gru_backward", 1, -1, -1, 4, 8, 7, -1, 0, -1, -1 },
+    { "rnn_tanh_backward", 1, -1, -1, 4, 8, 7, -1, 0, -1, -1 },
+    { "rnn_relu_backward", 1, -1, -1, 4, 8, 7, -1, 0, -1, -1 },
+    { "_cudnn_rnn", 4, 6, 7, 9, 10, 13, 8, 0, -1, -1 },
+    { "_cudnn_rnn_backward", 4, 10, 11, 13, 14, 17, 12, 0, -1, -1 },
+    { "miopen_rnn", 3, 5, 6, 7, 8, 11, -1, 0, -1, -1 },
+    { "mkldnn_rnn_layer", -1, 9, 10, -1, -1, -1, -1, 1, 11, 13 },
+    { "mkldnn_rnn_layer_backward", -1, 14, 15, -1, -1, -1, -1, 1, 16, 19 },
 };
 
 static const char *rnn_cell(int64_t mode)
@@ -138,6 +139,25 @@ static void fill_rnn(struct op *o, const struct targ *a, int na, char *const *co
         conc_int(conc, nc, rs->hidden, &hidden);
     else if (rs->hx >= 0 && rs->hx < na && a[rs->hx].present && a[rs->hx].ndim >= 2)
         hidden = a[rs->hx].d[a[rs->hx].ndim - 1];
+    /* An LSTM with projections (proj_size P) keeps a hidden state of P
+     * and a cell state of H: cuDNN's call says both; the layer op's hx
+     * list (h [layers x dirs, batch, P], c [.., H]) gives H as the
+     * elements past h's. */
+    int64_t proj = 0;
+    if (rs->proj >= 0)
+        conc_int(conc, nc, rs->proj, &proj);
+    else if (rs->hx >= 0 && rs->hx < na && a[rs->hx].present && a[rs->hx].ntensors == 2 &&
+             a[rs->hx].ndim == 3 && strcmp(ts->kop, "lstm") == 0) {
+        const struct targ *hx = &a[rs->hx];
+        double rows = (double)hx->d[0] * (double)hx->d[1];
+        double cell = rows > 0 ? (hx->elems - rows * (double)hx->d[2]) / rows : 0;
+        if (cell >= 1 && cell < 1e9 && cell != (double)hx->d[2] && cell == floor(cell)) {
+            proj = hidden;
+            hidden = (int64_t)cell;
+        }
+    }
+    if (proj < 0 || proj >= hidden)
+        proj = 0;
     if (rs->layers >= 0 && !conc_int(conc, nc, rs->layers, &layers))
         layers = 0;
     int batch_first = rs->batch_first >= 0 ? conc_bool(conc, nc, rs->batch_first) : 0;
@@ -153,6 +173,7 @@ static void fill_rnn(struct op *o, const struct targ *a, int na, char *const *co
     ts->kdim[2] = layers;
     ts->kdim[3] = seq;
     ts->kdim[4] = batch;
+    ts->kdim[5] = proj;                 /* RNN_PROJ: 0 without projections */
     o->kflag = rs->per_layer ? 0 : conc_bool(conc, nc, rs->bidir);
     /* a per-layer call keeps its stack in kmode, "layers x directions":
      * the GPU runs the stack as one call, whose shape decides cuDNN's

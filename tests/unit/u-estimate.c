@@ -1043,6 +1043,86 @@ static void test_rnn_persistent(void **state)
         }
 }
 
+/* An LSTM with projections (RNN_PROJ) is timed from the row of the LSTM
+ * of its cell size, moved by the per-step GEMMs that the projection
+ * changes (est_lookup.c: lk_rnn_projection): forward the recurrent GEMM
+ * B x 4H x P and the projection B x P x H for the row's B x 4H x H,
+ * backward B x P x 4H and B x H x P for B x H x 4H.  A row of 10 ms over
+ * 50 steps at B 64, H 1024, P 256: forward 10 ms + 50 x (8 + 6 - 20) us,
+ * backward 10 ms + 50 x (9 + 7 - 30) us; never below the projected
+ * GEMMs alone (a row of 0.5 ms: 50 x 14 us).  Without projections the
+ * row's time.  Its host: never persistent, each step 1.42 (forward) and
+ * 1.41 (backward) times the machine's figure (run4 of the H200's
+ * rnn-host measurements), where the same layer without projections runs
+ * persistent in bf16. */
+static void test_rnn_projection(void **state)
+{
+    (void)state;
+    for (int low = 0; low < 2; low++) {
+        struct machine m;
+        struct kernel_set ks;
+        struct kernel_table *t = gpu_with_table(&m, &ks);
+        m.vendor = "NVIDIA";
+        m.compute_units = 132;
+        m.peak_flops[PREC_FP16][EXEC_MATRIX] = 100e12;
+        m.rnn_fwd_step_s = 26e-6;
+        m.rnn_bwd_step_s = 34e-6;
+        m.rnn_persist_fwd_half_s = 623e-6;
+        m.rnn_persist_bwd_half_s = 1268e-6;
+        double row_s = low ? 0.5e-3 : 10e-3;
+        for (int bwd = 0; bwd < 2; bwd++) {
+            struct kernel_row *r = kernel_table_add(t);
+            r->kind = KERNEL_RNN;
+            r->prec = PREC_FP32;
+            r->pass = bwd ? KPASS_BWD : KPASS_FWD;
+            r->op = xstrdup("lstm");
+            const int64_t dim[5] = { 256, 1024, 1, 50, 64 };
+            memcpy(r->dim, dim, sizeof dim);
+            r->time_s[0] = row_s;
+            r->reps = 20;
+        }
+        gemm_row(t, PREC_FP32, 64, 4096, 1024, 20e-6);
+        gemm_row(t, PREC_FP32, 64, 4096, 256, 8e-6);
+        gemm_row(t, PREC_FP32, 64, 256, 1024, 6e-6);
+        gemm_row(t, PREC_FP32, 64, 1024, 4096, 30e-6);
+        gemm_row(t, PREC_FP32, 64, 256, 4096, 9e-6);
+        gemm_row(t, PREC_FP32, 64, 1024, 256, 7e-6);
+        struct profile p;
+        profile_init(&p);
+        const char *names[4] = { "plain.f", "plain.b", "proj.f", "proj.b" };
+        for (int i = 0; i < 4; i++) {
+            struct op *o = add_rnn(&p, names[i], "lstm", i % 2 ? PHASE_BACKWARD : PHASE_FORWARD, 256,
+                                   1024, 50, 64);
+            op_sizes_mut(o)->kdim[RNN_PROJ] = i >= 2 ? 256 : 0;
+        }
+        struct estimate e;
+        FILE *fp;
+        assert_int_equal(estimate_quiet(&p, &m, &ks, PREC_FP32, &e, &fp), 0);
+        assert_close(est_named(&e, "plain.f")->device_s, row_s, 1e-9);
+        assert_close(est_named(&e, "plain.b")->device_s, row_s, 1e-9);
+        if (low) {
+            assert_close(est_named(&e, "proj.f")->device_s, 50 * 14e-6, 1e-9);
+            assert_close(est_named(&e, "proj.b")->device_s, 50 * 16e-6, 1e-9);
+        } else {
+            assert_close(est_named(&e, "proj.f")->device_s, 10e-3 + 50 * (14e-6 - 20e-6), 1e-9);
+            assert_close(est_named(&e, "proj.b")->device_s, 10e-3 + 50 * (16e-6 - 30e-6), 1e-9);
+        }
+        double disp = m.dispatch_s;
+        assert_close(est_named(&e, "proj.f")->host_s - disp, 50 * 26e-6 * 1.42, 1e-9);
+        assert_close(est_named(&e, "proj.b")->host_s - disp, 50 * 34e-6 * 1.41, 1e-9);
+        estimate_release(&e);
+        fclose(fp);
+        /* bf16: the layer without projections persistent, with them not */
+        assert_int_equal(estimate_quiet(&p, &m, &ks, PREC_BF16, &e, &fp), 0);
+        assert_close(est_named(&e, "plain.f")->host_s - disp, 623e-6, 1e-9);
+        assert_close(est_named(&e, "proj.f")->host_s - disp, 50 * 26e-6 * 1.42, 1e-9);
+        estimate_release(&e);
+        fclose(fp);
+        profile_release(&p);
+        kernel_set_release(&ks);
+    }
+}
+
 static void test_batched_rows(void **state)
 {
     (void)state;
@@ -2505,6 +2585,7 @@ int main(void)
         cmocka_unit_test(test_gemm_past_rows),
         cmocka_unit_test(test_batched_rows),
         cmocka_unit_test(test_rnn_persistent),
+        cmocka_unit_test(test_rnn_projection),
         cmocka_unit_test(test_autocast_conv_bias),
         cmocka_unit_test(test_autocast_flow),
         cmocka_unit_test(test_autocast_promotion),

@@ -430,6 +430,37 @@ static void test_table_params(void **state)
     assert_memory_equal(op_sizes(&o)->kdim, rnn, sizeof rnn);
     assert_int_equal(o.kflag, 0);
     clear(&o);
+    /* an LSTM with projections (the held-out LSTM-2048-512's traces):
+     * cuDNN's call gives proj_size at 8 (its backward at 12) */
+    fill(&o, "aten::_cudnn_rnn", OP_RNN,
+         "[[64, 128, 512], [[8192, 512], [8192, 512], [8192], [8192], [512, 2048]], [], [18907136], [2, 64, 512], [2, 64, 2048], [], [], [], [], [], [], [], [], [], [6488064]]",
+         NULL, NULL,
+         "[\"\", \"\", \"5\", \"\", \"\", \"\", \"2\", \"2048\", \"512\", \"2\", \"True\", \"0.1\", \"True\", \"False\", \"[]\", \"\"]",
+         &f, &b);
+    const int64_t lstmp[6] = { 512, 2048, 2, 128, 64, 512 };
+    assert_memory_equal(op_sizes(&o)->kdim, lstmp, sizeof lstmp);
+    clear(&o);
+    fill(&o, "aten::_cudnn_rnn_backward", OP_RNN,
+         "[[64, 128, 512], [[8192, 512]], [], [18907136], [2, 64, 512], [2, 64, 2048], [64, 128, 512], [64, 128, 512], [], [], [], [], [], [], [], [], [], [], [], [], [], [6488064], [453509376], []]",
+         NULL, NULL,
+         "[\"\", \"\", \"5\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"2\", \"2048\", \"512\", \"2\", \"True\", \"0.1\", \"True\", \"False\", \"[]\", \"\", \"\", \"[True, False, False, True]\"]",
+         &f, &b);
+    assert_memory_equal(op_sizes(&o)->kdim, lstmp, sizeof lstmp);
+    clear(&o);
+    /* the CPU's layer op: h [2, 8, 512] and c [2, 8, 2048] in one list,
+     * the cell size from c's elements; a plain LSTM's h and c agree */
+    fill(&o, "aten::lstm", OP_RNN,
+         "[[8, 128, 512], [[2, 8, 512], [2, 8, 2048]], [[8192, 512], [8192, 512], [8192], [8192], [512, 2048]], [], [], [], [], [], []]",
+         NULL, NULL, "[\"\", \"\", \"\", \"True\", \"2\", \"0.1\", \"True\", \"False\", \"True\"]", &f, &b);
+    const int64_t lstmp_cpu[6] = { 512, 2048, 2, 128, 8, 512 };
+    assert_memory_equal(op_sizes(&o)->kdim, lstmp_cpu, sizeof lstmp_cpu);
+    clear(&o);
+    fill(&o, "aten::lstm", OP_RNN,
+         "[[8, 128, 512], [[2, 8, 256], [2, 8, 256]], [[1024, 512], [1024, 256], [1024], [1024]], [], [], [], [], [], []]",
+         NULL, NULL, "[\"\", \"\", \"\", \"True\", \"2\", \"0.1\", \"True\", \"False\", \"True\"]", &f, &b);
+    const int64_t lstm_cpu[6] = { 512, 256, 2, 128, 8, 0 };
+    assert_memory_equal(op_sizes(&o)->kdim, lstm_cpu, sizeof lstm_cpu);
+    clear(&o);
     /* gru, sequence first, bidirectional: hidden from hx [L*2, B, H] */
     fill(&o, "aten::gru", OP_RNN, "[[50, 8, 32], [4, 8, 64], [[192, 32]], [], [], [], [], [], []]", NULL,
          NULL, "[\"\", \"\", \"\", \"True\", \"2\", \"0.\", \"True\", \"True\", \"False\"]", &f, &b);
