@@ -79,6 +79,7 @@ struct est {
     size_t n_channels_last;         /* channels-last convolutions timed from table rows */
     size_t n_dilation_unmeasured;   /* dilated convolutions timed as undilated ones */
     size_t n_filter_unmeasured;     /* convolutions of filters the rows do not measure */
+    size_t n_grouped_dense;         /* grouped convolutions timed as their groups' dense ones */
     /* ops of the forward and backward passes whose batch dimension --batch
      * did not find (their profiled sizes kept), and their device time */
     size_t n_batch_kept;
@@ -153,6 +154,8 @@ struct lookup {
                                        alone (the table measured no dilation) */
     int filter_unmeasured;          /* a convolution whose filter volume no row of its
                                        spatial dimensions measures (kernel_hit) */
+    int grouped_dense;              /* a grouped convolution outside its rows timed as its
+                                       groups' dense convolutions (est_lookup.c) */
 };
 
 struct roof {

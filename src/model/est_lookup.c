@@ -295,6 +295,118 @@ static int conv_needs_call_lookup(const struct shape *s)
     return s->conv.groups > 1 || s->conv.dims == 3 || s->conv.d > 1 || s->conv.t > 1;
 }
 
+static int64_t one_if_0(int64_t v)
+{
+    return v > 0 ? v : 1;
+}
+
+/* The grouped row of the table nearest to convolution cs (in log sizes
+ * of batch, channels, filters and input points) among the rows of its
+ * precision, groups, spatial dimensions, filter, strides, dilations and
+ * layout that time pass `pass`; NULL when none. */
+static const struct kernel_row *nearest_grouped_row(const struct kernel_table *t, enum precision p,
+                                                    const struct conv_shape *cs, int cl,
+                                                    enum conv_pass pass)
+{
+    const struct kernel_row *best = NULL;
+    double best_d2 = INFINITY;
+    double pts = (double)one_if_0(cs->d) * (double)cs->h * (double)cs->w;
+    int dims = cs->dims > 0 ? cs->dims : 2;
+    for (size_t i = 0; i < t->n_rows; i++) {
+        const struct kernel_row *r = &t->rows[i];
+        if (r->kind != KERNEL_CONV || r->prec != p || r->groups != cs->groups ||
+            (r->dims > 0 ? r->dims : 2) != dims || r->flag != cl || r->r != cs->r || r->s != cs->s ||
+            one_if_0(r->t) != one_if_0(cs->t) || one_if_0(r->stride_h) != one_if_0(cs->stride_h) ||
+            one_if_0(r->stride_w) != one_if_0(cs->stride_w) ||
+            one_if_0(r->stride_d) != one_if_0(cs->stride_d) || one_if_0(r->dil_h) != one_if_0(cs->dil_h) ||
+            one_if_0(r->dil_w) != one_if_0(cs->dil_w) || one_if_0(r->dil_d) != one_if_0(cs->dil_d) ||
+            !(r->time_s[pass] > 0) || r->n_ < 1 || r->c < 1 || r->kf < 1 || r->h < 1 || r->w < 1)
+            continue;
+        double a[4] = { log((double)r->n_ / (double)cs->n), log((double)r->c / (double)cs->c),
+                        log((double)r->kf / (double)cs->k),
+                        log((double)one_if_0(r->d) * (double)r->h * (double)r->w / pts) };
+        double d2 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3];
+        if (d2 < best_d2) {
+            best_d2 = d2;
+            best = r;
+        }
+    }
+    return best;
+}
+
+/* The dense convolution of one group of cs, timed in pass `pass` by the
+ * dense rows; -1 when they would extrapolate (or have no rows). */
+static int dense_group_s(const struct kernel_table *t, enum precision p, const struct conv_shape *cs,
+                         enum conv_pass pass, enum conv_layout layout, struct kernel_estimate *e)
+{
+    struct conv_shape one = *cs;
+    one.c = cs->c / cs->groups;
+    one.k = cs->k / cs->groups;
+    one.groups = 1;
+    return kernel_table_conv(t, p, &one, pass, layout, e) == 0 && e->time_s > 0 &&
+           e->method != LOOKUP_EXTRAP ? 0 : -1;
+}
+
+/* A grouped convolution (not depthwise) whose grouped rows the op lies
+ * outside of (LOOKUP_EXTRAP): the rows of a few groups stop at a few
+ * hundred channels, where the ResNeSt-style layers of two groups run to
+ * a thousand and more, and a small row's rate carried to such a layer is
+ * several times too slow.  Per pass, the op is timed as its groups' dense
+ * convolutions, which the dense rows do reach, at the grouped kernels'
+ * measured speed relative to them: the nearest grouped row's time over
+ * the same dense convolutions of its own shape (0.5x to 4x in the H200's
+ * rows of 2 to 32 groups, in the medians by groups, pass and precision).
+ * -1 (the extrapolation stays) when a dense lookup would extrapolate
+ * too, or no grouped row times one of the op's passes. */
+static int lk_grouped_as_dense(const struct kernel_table *t, const struct op *op,
+                               const struct shape *s, struct lookup *acc)
+{
+    const struct conv_shape *cs = &s->conv;
+    if (cs->groups < 2 || cs->groups >= cs->c || cs->c % cs->groups || cs->k % cs->groups)
+        return -1;
+    int cl = op_has_flag(op, "channels-last") && !s->contiguous &&
+             (kernel_table_conv_layouts(t, s->prec) & 1 << CONV_CHANNELS_LAST);
+    enum conv_layout layout = cl ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS;
+    enum conv_pass passes[2] = { CONV_FWD, CONV_FWD };
+    int np = 1;
+    if (is_conv_backward(op)) {
+        passes[0] = CONV_BWD_DATA;
+        passes[1] = CONV_BWD_FILTER;
+        np = 2;
+    }
+    double calls = s->calls > 0 ? s->calls : 1, t_s = 0, lo_s = 0, hi_s = 0;
+    for (int i = 0; i < np; i++) {
+        const struct kernel_row *r = nearest_grouped_row(t, s->prec, cs, cl, passes[i]);
+        if (!r)
+            return -1;
+        struct conv_shape rc = {
+            .n = r->n_, .c = r->c, .h = r->h, .w = r->w, .k = r->kf, .r = r->r, .s = r->s,
+            .stride_h = r->stride_h, .stride_w = r->stride_w, .pad_h = r->pad_h, .pad_w = r->pad_w,
+            .dil_h = r->dil_h, .dil_w = r->dil_w, .groups = r->groups, .d = r->d, .t = r->t,
+            .stride_d = r->stride_d, .pad_d = r->pad_d, .dil_d = r->dil_d, .dims = r->dims,
+        };
+        struct kernel_estimate eq, er;
+        if (dense_group_s(t, s->prec, cs, passes[i], layout, &eq) != 0 ||
+            dense_group_s(t, s->prec, &rc, passes[i], layout, &er) != 0)
+            return -1;
+        double f = r->time_s[passes[i]] / er.time_s * calls;
+        t_s += eq.time_s * f;
+        lo_s += (eq.time_lo_s > 0 ? eq.time_lo_s : eq.time_s) * f;
+        hi_s += (eq.time_hi_s > 0 ? eq.time_hi_s : eq.time_s) * f;
+    }
+    memset(acc, 0, sizeof *acc);
+    acc->time_s = t_s;
+    acc->lo_s = lo_s;
+    acc->hi_s = hi_s;
+    acc->method = LOOKUP_INTERP;
+    acc->distance = DIST_INTERP;
+    acc->calls = calls;
+    acc->kind = KERNEL_CONV;
+    acc->layout_fallback = op_has_flag(op, "channels-last") && !cl;
+    acc->grouped_dense = 1;
+    return 0;
+}
+
 /* A recurrent call of an LSTM with projections (RNN_PROJ: P below the
  * cell size H), which no table times: cuDNN runs it as the LSTM of H
  * whose steps do other GEMMs (cudnnRNNForward with projSize < hiddenSize;
@@ -397,8 +509,16 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
             return lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc);
         return lk_flops(t, s->prec, s->flops, s->kernels, 1, acc);
     case OP_CONV:
-        if (conv_needs_call_lookup(s))
-            return lk_call(t, op, s, acc);
+        if (conv_needs_call_lookup(s)) {
+            if (lk_call(t, op, s, acc) != 0)
+                return -1;
+            if (acc->method == LOOKUP_EXTRAP) {
+                struct lookup dense = { .method = LOOKUP_NONE };
+                if (lk_grouped_as_dense(t, op, s, &dense) == 0)
+                    *acc = dense;
+            }
+            return 0;
+        }
         if (lk_conv(t, op, s, acc) == 0)
             return 0;
         memset(acc, 0, sizeof *acc);

@@ -121,6 +121,11 @@ static void warn_counted(struct est *c, const struct estimate *out)
                     "dilation (estimators/measure/measure.py --grid dilated), which costs cuDNN up to "
                     "4x in the dilated grid",
                 c->n_dilation_unmeasured);
+    if (c->n_grouped_dense)
+        est_warn(c, "%zu grouped convolution(s) lie outside the table's grouped rows: each is timed "
+                    "as its groups' dense convolutions, which the dense rows measure, at the speed "
+                    "of the grouped kernels over such dense ones at the nearest grouped row",
+                c->n_grouped_dense);
     if (c->n_filter_unmeasured)
         est_warn(c, "%zu convolution(s) have filter volumes that no table row of their spatial "
                     "dimensions measures: rows of other filters are extrapolations for them, which "

@@ -1284,6 +1284,65 @@ static void test_dilation_unmeasured(void **state)
     fclose(fp);
 }
 
+/* A convolution of 2 groups far past its table's grouped rows (512
+ * channels against rows of 64): timed as its two groups' dense
+ * convolutions (256 to 256 channels, a dense row of 200 us) at the
+ * grouped kernel's speed over such dense ones at its nearest grouped row
+ * (the rows of 64 channels in 2 groups: 50 us, where two dense
+ * convolutions of 32 take 2 x 20 us), 2 x 200 x 50 / 40 = 500 us, and
+ * the estimate says so.  Depthwise convolutions never (their groups are
+ * their channels), nor ops inside the grouped rows. */
+static void test_grouped_as_dense(void **state)
+{
+    (void)state;
+    struct machine m;
+    struct kernel_set ks;
+    struct kernel_table *t = gpu_with_table(&m, &ks);
+    const int64_t dense_c[] = { 32, 64, 128, 256 };
+    for (int i = 0; i < 4; i++) {
+        struct kernel_row *r = kernel_table_add(t);
+        r->kind = KERNEL_CONV;
+        r->prec = PREC_FP32;
+        r->dims = 2;
+        r->n_ = 8, r->c = dense_c[i], r->h = r->w = 14, r->kf = dense_c[i], r->r = r->s = 3;
+        r->pad_h = r->pad_w = 1, r->stride_h = r->stride_w = 1, r->groups = 1;
+        r->dil_h = r->dil_w = 1;
+        r->time_s[CONV_FWD] = i == 0 ? 20e-6 : i == 3 ? 200e-6 : 20e-6 * (1 << (2 * i));
+    }
+    for (int i = 0; i < 2; i++) {
+        struct kernel_row *r = kernel_table_add(t);
+        r->kind = KERNEL_CONV;
+        r->prec = PREC_FP32;
+        r->dims = 2;
+        r->n_ = 8, r->c = 64, r->h = r->w = i ? 7 : 14, r->kf = 64, r->r = r->s = 3;
+        r->pad_h = r->pad_w = 1, r->stride_h = r->stride_w = 1, r->groups = 2;
+        r->dil_h = r->dil_w = 1;
+        r->time_s[CONV_FWD] = i ? 30e-6 : 50e-6;
+    }
+    struct profile p;
+    profile_init(&p);
+    const int64_t ch[2] = { 512, 64 };
+    for (int i = 0; i < 2; i++) {
+        struct op *c = add(&p, i ? "small" : "wide", OP_CONV, 1);
+        *op_conv_mut(c) = (struct conv_shape){ .n = 8, .c = ch[i], .h = 14, .w = 14, .k = ch[i], .r = 3,
+                                              .s = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1,
+                                              .stride_w = 1, .dil_h = 1, .dil_w = 1, .p = 14, .q = 14,
+                                              .groups = 2, .dims = 2 };
+        c->flops = 2.0 * 8 * (double)ch[i] * (double)ch[i] / 2 * 9 * 14 * 14;
+        c->time_s = 1e-3;
+    }
+    struct estimate e;
+    FILE *fp;
+    assert_int_equal(estimate_quiet(&p, &m, &ks, PREC_FP32, &e, &fp), 0);
+    assert_close(est_named(&e, "wide")->device_s, 2 * 200e-6 * 50e-6 / 40e-6, 1e-9);
+    assert_close(est_named(&e, "small")->device_s, 50e-6, 1e-9);
+    assert_true(warned(&e, "1 grouped convolution(s) lie outside the table's grouped rows"));
+    estimate_release(&e);
+    fclose(fp);
+    profile_release(&p);
+    kernel_set_release(&ks);
+}
+
 /* --batch on the profiled device (its own table, no warning): memory-bound
  * ops grow linearly above their fixed part, GEMMs by the table's ratio kept
  * within [measured, linear], convolutions beyond the table's batches
@@ -2586,6 +2645,7 @@ int main(void)
         cmocka_unit_test(test_batched_rows),
         cmocka_unit_test(test_rnn_persistent),
         cmocka_unit_test(test_rnn_projection),
+        cmocka_unit_test(test_grouped_as_dense),
         cmocka_unit_test(test_autocast_conv_bias),
         cmocka_unit_test(test_autocast_flow),
         cmocka_unit_test(test_autocast_promotion),
