@@ -10702,6 +10702,437 @@ def transolver(batch, device):
         return torch.rand(batch, 221 * 51, 2, device=device), torch.randn(batch, 221 * 51, device=device)
     return Transolver(), make, _rel_l2_loss, "adamw"
 
+# -- twenty-ninth round --------------------------------------------------------
+# Models added after the twenty-eighth round: a GhostNet-1.0-shaped
+# classifier whose ghost modules are written out (a 1x1 Conv2d to half
+# the output channels, a cheap depthwise 3x3 Conv2d of those, the two
+# concatenated and sliced; depthwise stride-2 convolutions and
+# squeeze-excitation with a hard-sigmoid gate inside the bottlenecks), a
+# BLOOM-shaped decoder whose ALiBi attention is written out (per-head
+# slopes times the key positions as the baddbmm bias of the scores, the
+# causal mask filled, an fp32 softmax, LayerNorm after the word
+# embedding), an xLSTM-shaped language model of sLSTM cells unrolled in a
+# Python loop over 128 steps (exponential input and forget gates
+# stabilised by a running max in log space, a normaliser state,
+# block-diagonal recurrent weights per head as one bmm per step, a
+# per-head GroupNorm, a gated MLP), a FinalMLP-shaped click model (39
+# tables from 10 to 1,000,000 rows, two MLP streams behind per-stream
+# feature gates, fused by a 50-head bilinear interaction by einsum) and a
+# MedNeXt-shaped 3-D segmenter (ConvNeXt-style blocks of depthwise 5x5x5
+# Conv3d, a GroupNorm of one channel per group and 1x1x1 expansion x4,
+# strided depthwise down blocks and depthwise ConvTranspose3d up blocks,
+# Dice plus cross-entropy over 14 classes).
+
+class GhostModule(nn.Module):
+    """GhostNet's ghost module (ratio 2, cheap kernel 3) from cin to cout
+    channels: a 1x1 Conv2d to ceil(cout / 2) channels, BatchNorm2d and
+    (if relu) ReLU; a depthwise 3x3 Conv2d of those (groups = channels),
+    BatchNorm2d and (if relu) ReLU; both concatenated and sliced to
+    cout."""
+
+    def __init__(self, cin, cout, relu=True):
+        super().__init__()
+        init = math.ceil(cout / 2)
+        act = (lambda: nn.ReLU(inplace=True)) if relu else nn.Identity
+        self.primary = nn.Sequential(nn.Conv2d(cin, init, 1, bias=False), nn.BatchNorm2d(init), act())
+        self.cheap = nn.Sequential(nn.Conv2d(init, init, 3, 1, 1, groups=init, bias=False),
+                                   nn.BatchNorm2d(init), act())
+        self.cout = cout
+
+    def forward(self, x):
+        a = self.primary(x)
+        return torch.cat([a, self.cheap(a)], dim=1)[:, :self.cout]
+
+
+class GhostSE(nn.Module):
+    """GhostNet's squeeze-excitation: the mean over the positions, a 1x1
+    Conv2d to a quarter of the channels (rounded to a multiple of 4),
+    ReLU, a 1x1 Conv2d back, a hard-sigmoid gate scaling the map per
+    channel."""
+
+    def __init__(self, c):
+        super().__init__()
+        r = _round_width(c * 0.25, 4, 4)
+        self.reduce, self.expand = nn.Conv2d(c, r, 1), nn.Conv2d(r, c, 1)
+
+    def forward(self, x):
+        s = self.expand(F.relu(self.reduce(x.mean((2, 3), keepdim=True))))
+        return x * F.hardsigmoid(s)
+
+
+class GhostBottleneck(nn.Module):
+    """GhostNet's bottleneck: a GhostModule to the inner width with ReLU;
+    where the stride is 2 a depthwise k x k stride-2 Conv2d and
+    BatchNorm2d; GhostSE where the paper has it; a GhostModule to the
+    output width without ReLU. The shortcut the identity, or where the
+    shape changes a depthwise k x k Conv2d of the stride with BatchNorm2d,
+    a 1x1 Conv2d and BatchNorm2d."""
+
+    def __init__(self, cin, mid, cout, k, stride, se):
+        super().__init__()
+        self.ghost1 = GhostModule(cin, mid, True)
+        self.dw = None
+        if stride > 1:
+            self.dw = nn.Sequential(nn.Conv2d(mid, mid, k, stride, k // 2, groups=mid, bias=False),
+                                    nn.BatchNorm2d(mid))
+        self.se = GhostSE(mid) if se else None
+        self.ghost2 = GhostModule(mid, cout, False)
+        self.short = None
+        if stride > 1 or cin != cout:
+            self.short = nn.Sequential(nn.Conv2d(cin, cin, k, stride, k // 2, groups=cin, bias=False),
+                                       nn.BatchNorm2d(cin), nn.Conv2d(cin, cout, 1, bias=False),
+                                       nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.ghost1(x)
+        if self.dw is not None:
+            y = self.dw(y)
+        if self.se is not None:
+            y = self.se(y)
+        y = self.ghost2(y)
+        return y + (x if self.short is None else self.short(x))
+
+
+class GhostNet(nn.Module):
+    """A GhostNet-1.0-shaped classifier (Han et al. 2020) at 224x224,
+    1,000 classes: a 3x3 stride-2 Conv2d to 16 with BatchNorm2d and ReLU;
+    16 GhostBottlenecks (kernel, inner width, output width, SE, stride as
+    the paper's table: outputs 16, 24, 40, 80, 112 and 160 at 112 down to
+    7); a 1x1 Conv2d to 960 with BatchNorm2d and ReLU; the mean over the
+    positions, a 1x1 Conv2d to 1,280 with bias and ReLU, dropout 0.2 and
+    a Linear head."""
+
+    CFG = ((3, 16, 16, 0, 1),
+           (3, 48, 24, 0, 2), (3, 72, 24, 0, 1),
+           (5, 72, 40, 1, 2), (5, 120, 40, 1, 1),
+           (3, 240, 80, 0, 2), (3, 200, 80, 0, 1), (3, 184, 80, 0, 1), (3, 184, 80, 0, 1),
+           (3, 480, 112, 1, 1), (3, 672, 112, 1, 1),
+           (5, 672, 160, 1, 2), (5, 960, 160, 0, 1), (5, 960, 160, 1, 1), (5, 960, 160, 0, 1),
+           (5, 960, 160, 1, 1))
+
+    def __init__(self, classes=1000):
+        super().__init__()
+        layers = [nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True)]
+        c = 16
+        for k, mid, cout, se, stride in self.CFG:
+            layers.append(GhostBottleneck(c, mid, cout, k, stride, se))
+            c = cout
+        layers += [nn.Conv2d(c, 960, 1, bias=False), nn.BatchNorm2d(960), nn.ReLU(inplace=True)]
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Conv2d(960, 1280, 1)
+        self.drop = nn.Dropout(0.2)
+        self.fc = nn.Linear(1280, classes)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = self.body(x).mean((2, 3), keepdim=True)         # b, 960, 1, 1
+        return self.fc(self.drop(F.relu(self.head(x)).flatten(1)))   # b, 1000
+
+
+def ghostnet(batch, device):
+    """ImageNet images and labels."""
+    return GhostNet(), _images(batch, device), _cls_loss, "sgd_momentum"
+
+
+def _alibi_slopes(heads):
+    """ALiBi's per-head slopes: for the largest power of two p <= heads
+    the geometric series 2^(-8 i / p), i = 1..p; any further heads take
+    the odd terms of the series for 2p."""
+    p = 2 ** int(math.floor(math.log2(heads)))
+    s = [2 ** (-8 * i / p) for i in range(1, p + 1)]
+    s += [2 ** (-4 * i / p) for i in range(1, 2 * (heads - p), 2)]
+    return torch.tensor(s)
+
+
+class BloomBlock(nn.Module):
+    """A BLOOM decoder layer, pre-LN: LayerNorm (fp32), one Linear to q, k
+    and v laid out per head, the scores by torch.baddbmm of the ALiBi
+    bias (b * heads, 1, t) and q k^T / sqrt(dh), the causal mask filled
+    with the fp32 minimum, softmax in fp32, bmm with v, the dense Linear
+    and the residual; LayerNorm, Linear 4x, GELU (tanh approximation),
+    Linear and the residual."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.qkv, self.dense = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads = heads
+
+    def forward(self, x, alibi, mask):                      # b, t, d; b h, 1, t; t, t
+        b, t, d = x.shape
+        h = self.heads
+        dh = d // h
+        qkv = self.qkv(self.ln1(x)).view(b, t, h, 3, dh)
+        q = qkv[:, :, :, 0].transpose(1, 2).reshape(b * h, t, dh)
+        k = qkv[:, :, :, 1].permute(0, 2, 3, 1).reshape(b * h, dh, t)
+        v = qkv[:, :, :, 2].transpose(1, 2).reshape(b * h, t, dh)
+        s = torch.baddbmm(alibi.to(q.dtype), q, k, beta=1.0, alpha=dh ** -0.5)   # b h, t, t
+        s = s.view(b, h, t, t).float().masked_fill(mask, torch.finfo(torch.float32).min)
+        p = F.softmax(s, dim=-1).to(v.dtype).view(b * h, t, t)
+        a = torch.bmm(p, v).view(b, h, t, dh).transpose(1, 2).reshape(b, t, d)
+        x = x + self.dense(a)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+
+
+class Bloom(nn.Module):
+    """A BLOOM-560M-shaped decoder at half its depth (12 layers of 1,024,
+    16 heads): a 50,257 x 1,024 word embedding followed by LayerNorm, no
+    position embeddings; BloomBlocks with ALiBi biases (the slopes times
+    the key positions, built per step from fixed buffers and repeated
+    over the batch); a final LayerNorm; the head tied to the embedding.
+    Linear and Embedding weights normal of std 0.02."""
+
+    def __init__(self, vocab=50257, d=1024, layers=12, heads=16, seq=512):
+        super().__init__()
+        self.emb, self.emb_ln = nn.Embedding(vocab, d), Fp32LayerNorm(d)
+        self.blocks = nn.ModuleList(BloomBlock(d, heads) for _ in range(layers))
+        self.ln = Fp32LayerNorm(d)
+        self.register_buffer("slopes", _alibi_slopes(heads).view(heads, 1, 1), persistent=False)
+        self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).triu(1), persistent=False)
+        normal_linears_embeddings(self)
+
+    def forward(self, idx):                                 # b, t
+        b, t = idx.shape
+        x = self.emb_ln(self.emb(idx))                      # b, t, 1024
+        pos = torch.arange(t, device=idx.device, dtype=torch.float32)
+        alibi = (self.slopes * pos.view(1, 1, t)).repeat(b, 1, 1)   # b 16, 1, t
+        mask = self.mask[:t, :t]
+        for blk in self.blocks:
+            x = blk(x, alibi, mask)
+        return F.linear(self.ln(x), self.emb.weight)       # b, t, 50257
+
+
+def bloom(batch, device):
+    return Bloom(), _tokens(batch, 512, 50257, device), _lm_loss, "adamw"
+
+
+class SLSTMLayer(nn.Module):
+    """An xLSTM sLSTM layer of d cells in `heads` heads, unrolled in a
+    Python loop: a causal depthwise Conv1d (kernel 4) and SiLU feed the
+    input and forget gates' Linear, the normed input itself the cell
+    input's and output gate's; all steps' input projections computed
+    ahead of the loop (in fp32). Per step one bmm of the hidden state
+    (heads, b, dh) by the block-diagonal recurrent weights (heads, dh, 4
+    dh) added to the step's projections, then with exponential input and
+    forget gates stabilised in log space, m_t = max(f~_t + m_{t-1},
+    i~_t), i_t = exp(i~_t - m_t), f_t = exp(f~_t + m_{t-1} - m_t), c_t =
+    f_t c_{t-1} + i_t tanh(z~_t), n_t = f_t n_{t-1} + i_t, h_t =
+    sigmoid(o~_t) c_t / n_t. The stacked outputs through a GroupNorm of
+    one group per head (fp32)."""
+
+    def __init__(self, d, heads, conv=4):
+        super().__init__()
+        dh = d // heads
+        self.conv = nn.Conv1d(d, d, conv, groups=d)
+        self.w_if, self.w_zo = nn.Linear(d, 2 * d), nn.Linear(d, 2 * d)
+        self.r = nn.Parameter(torch.randn(heads, dh, 4 * dh) * dh ** -0.5)
+        self.norm = Fp32GroupNorm(heads, d)
+        self.heads, self.k = heads, conv
+
+    def forward(self, x):                                   # b, t, d
+        b, t, d = x.shape
+        nh = self.heads
+        dh = d // nh
+        c = F.silu(self.conv(F.pad(x.transpose(1, 2), (self.k - 1, 0)))).transpose(1, 2)   # b, t, d
+        g = torch.cat([self.w_if(c).view(b, t, 2, nh, dh), self.w_zo(x).view(b, t, 2, nh, dh)], 2)
+        wx = g.permute(1, 3, 0, 2, 4).reshape(t, nh, b, 4 * dh).float()   # t, heads, b, [i f z o] dh
+        h = wx.new_zeros(nh, b, dh)
+        cell, n, m = h, h, h
+        hs = []
+        for w in wx.unbind(0):                              # t x (heads, b, 4 dh)
+            i, f, z, o = (w + torch.bmm(h, self.r)).chunk(4, -1)
+            fm = f + m
+            m = torch.maximum(fm, i)
+            ig, fg = torch.exp(i - m), torch.exp(fm - m)
+            cell = fg * cell + ig * torch.tanh(z)
+            n = fg * n + ig
+            h = torch.sigmoid(o) * cell / n
+            hs.append(h)
+        y = torch.stack(hs).permute(2, 0, 1, 3).reshape(b * t, d)   # b t, d
+        return self.norm(y).view(b, t, d)
+
+
+class SLSTMBlock(nn.Module):
+    """An xLSTM sLSTM block, post-up-projection: LayerNorm (fp32),
+    SLSTMLayer, the residual; LayerNorm, a gated MLP (a Linear to 2 x 704,
+    about 4/3 d rounded up to 64, GELU of one half times the other, a
+    Linear back), the residual."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        inner = 64 * math.ceil(4 * d / 3 / 64)
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.cell = SLSTMLayer(d, heads)
+        self.up, self.down = nn.Linear(d, 2 * inner), nn.Linear(inner, d)
+
+    def forward(self, x):
+        x = x + self.cell(self.ln1(x))
+        g, u = self.up(self.ln2(x)).chunk(2, -1)
+        return x + self.down(F.gelu(g) * u)
+
+
+class SLSTMLM(nn.Module):
+    """An xLSTM[0:1]-shaped language model of sLSTM blocks only: a 10,000
+    x 512 embedding, 2 SLSTMBlocks of 512 cells in 4 heads, a final
+    LayerNorm and the head tied to the embedding."""
+
+    def __init__(self, vocab=10000, d=512, layers=2, heads=4):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        nn.init.normal_(self.emb.weight, std=0.02)
+        self.blocks = nn.ModuleList(SLSTMBlock(d, heads) for _ in range(layers))
+        self.ln = Fp32LayerNorm(d)
+
+    def forward(self, idx):                                 # b, 128
+        x = self.emb(idx)
+        for blk in self.blocks:
+            x = blk(x)
+        return F.linear(self.ln(x), self.emb.weight)       # b, 128, 10000
+
+
+def slstm(batch, device):
+    return SLSTMLM(), _tokens(batch, 128, 10000, device), _lm_loss, "adam"
+
+
+# 39 categorical fields' vocabulary sizes, log-spaced from 10 to 1,000,000
+_FINALMLP_VOCABS = tuple(int(round(10 * 10 ** (5 * i / 38))) for i in range(39))
+
+
+def _gated_mlp_stream(cin, widths, drop=0.2):
+    """One of FinalMLP's streams: Linear, BatchNorm1d, ReLU and dropout per
+    width."""
+    layers = []
+    for w in widths:
+        layers += [nn.Linear(cin, w), nn.BatchNorm1d(w), nn.ReLU(inplace=True), nn.Dropout(drop)]
+        cin = w
+    return nn.Sequential(*layers)
+
+
+class FinalMLP(nn.Module):
+    """A FinalMLP-shaped CTR model (Mao et al. 2023): one nn.Embedding of
+    16 per categorical field (39 tables of 10 to 1,000,000 rows, normal of
+    std 1e-4), the 13 dense features each scaling a learned 16-vector;
+    the 52 x 16 embeddings flattened (832). Per stream a feature gate: a
+    ReLU MLP (context 32 -> 800 -> 832) of two context fields' embeddings
+    (the two largest tables for stream 1, the next two for stream 2) whose
+    2 x sigmoid scales the flattened embeddings; stream 1 an MLP of
+    400-400-400, stream 2 of 800-800 (Linear, BatchNorm1d, ReLU, dropout
+    0.2). The fusion: Linear(400, 1) + Linear(800, 1) + a 50-head
+    bilinear term, the streams' outputs split into 50 heads of 8 and 16
+    and each head's x^T W_h y by two einsums. Returns b logits."""
+
+    def __init__(self, vocabs=_FINALMLP_VOCABS, dense=13, d=16, mlp1=(400, 400, 400), mlp2=(800, 800),
+                 gate=800, heads=50):
+        super().__init__()
+        self.embs = nn.ModuleList(nn.Embedding(v, d) for v in vocabs)
+        for e in self.embs:
+            nn.init.normal_(e.weight, std=1e-4)
+        self.dense = nn.Parameter(torch.randn(dense, d) * 0.01)
+        flat = (len(vocabs) + dense) * d
+        self.gate1 = nn.Sequential(nn.Linear(2 * d, gate), nn.ReLU(inplace=True), nn.Linear(gate, flat))
+        self.gate2 = nn.Sequential(nn.Linear(2 * d, gate), nn.ReLU(inplace=True), nn.Linear(gate, flat))
+        self.mlp1, self.mlp2 = _gated_mlp_stream(flat, mlp1), _gated_mlp_stream(flat, mlp2)
+        self.wx, self.wy = nn.Linear(mlp1[-1], 1), nn.Linear(mlp2[-1], 1)
+        self.wxy = nn.Parameter(torch.empty(heads, mlp1[-1] // heads, mlp2[-1] // heads))
+        nn.init.xavier_normal_(self.wxy)
+        self.heads, self.d = heads, d
+
+    def forward(self, inp):
+        dense, ids = inp                                    # b, 13; b, 39
+        e = torch.stack([emb(i) for emb, i in zip(self.embs, ids.unbind(1))], 1)   # b, 39, 16
+        e = torch.cat([e, dense.unsqueeze(-1) * self.dense], 1)   # b, 52, 16
+        flat = e.flatten(1)                                 # b, 832
+        d = self.d
+        g1 = 2 * torch.sigmoid(self.gate1(flat[:, 37 * d:39 * d]))
+        g2 = 2 * torch.sigmoid(self.gate2(flat[:, 35 * d:37 * d]))
+        x, y = self.mlp1(flat * g1), self.mlp2(flat * g2)   # b, 400; b, 800
+        b = x.shape[0]
+        xw = torch.einsum("bhi,hij->bhj", x.view(b, self.heads, -1), self.wxy)   # b, 50, 16
+        xy = torch.einsum("bhj,bhj->b", xw, y.view(b, self.heads, -1))
+        return (self.wx(x) + self.wy(y)).squeeze(1) + xy   # b
+
+
+def finalmlp(batch, device):
+    """batch: 13 dense features, 39 ids each uniform below its field's
+    vocabulary, a 0/1 label."""
+    sizes = torch.tensor(_FINALMLP_VOCABS, dtype=torch.float32, device=device)
+
+    def make():
+        ids = (torch.rand(batch, len(_FINALMLP_VOCABS), device=device) * sizes).long()
+        return ((torch.randn(batch, 13, device=device), ids),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return FinalMLP(), make, _bce_loss, "adam"
+
+
+class MedNeXtBlock(nn.Module):
+    """A MedNeXt block from c to cout channels: a depthwise k^3 Conv3d
+    (groups = c; stride 2 in a down block), or in an up block a depthwise
+    k^3 ConvTranspose3d of stride 2 (padding k // 2: 2n - 1 voxels a
+    side); GroupNorm of one channel per group (fp32); a 1x1x1 Conv3d to
+    exp x c, GELU, a 1x1x1 Conv3d to cout; the residual, through a 1x1x1
+    stride-2 Conv3d (ConvTranspose3d going up) where the shape changes;
+    an up block's sum padded by one voxel at the start of each axis to
+    2n."""
+
+    def __init__(self, c, cout, exp=4, k=5, down=False, up=False):
+        super().__init__()
+        if up:
+            self.dw = nn.ConvTranspose3d(c, c, k, stride=2, padding=k // 2, groups=c)
+            self.res = nn.ConvTranspose3d(c, cout, 1, stride=2)
+        else:
+            self.dw = nn.Conv3d(c, c, k, stride=2 if down else 1, padding=k // 2, groups=c)
+            self.res = nn.Conv3d(c, cout, 1, stride=2) if down else None
+        self.norm = Fp32GroupNorm(c, c)
+        self.expand, self.compress = nn.Conv3d(c, exp * c, 1), nn.Conv3d(exp * c, cout, 1)
+        self.up = up
+
+    def forward(self, x):
+        y = self.compress(F.gelu(self.expand(self.norm(self.dw(x)))))
+        y = y + (x if self.res is None else self.res(x))
+        return F.pad(y, (1, 0, 1, 0, 1, 0)) if self.up else y
+
+
+class MedNeXt(nn.Module):
+    """A MedNeXt-shaped segmenter (Roy et al. 2023; kernel 5, expansion 4,
+    2 blocks per stage) on 1-channel volumes: a 1x1x1 Conv3d stem to 32;
+    4 encoder stages of 2 MedNeXtBlocks at 32, 64, 128 and 256 channels,
+    each followed by a down block doubling the channels at half the size;
+    2 blocks of 512 at the bottleneck (128^3 to 8^3); up blocks halving
+    the channels at twice the size, the encoder's output at that size
+    added, 2 blocks per stage; a 1x1x1 Conv3d to 14 classes per voxel."""
+
+    def __init__(self, cin=1, classes=14, c=32, levels=4, blocks=2, exp=4, k=5):
+        super().__init__()
+        ws = [c * 2 ** i for i in range(levels + 1)]        # 32 .. 512
+        stage = lambda w: nn.Sequential(*[MedNeXtBlock(w, w, exp, k) for _ in range(blocks)])
+        self.stem = nn.Conv3d(cin, c, 1)
+        self.enc = nn.ModuleList(stage(w) for w in ws[:-1])
+        self.down = nn.ModuleList(MedNeXtBlock(w, 2 * w, exp, k, down=True) for w in ws[:-1])
+        self.bottleneck = stage(ws[-1])
+        self.up = nn.ModuleList(MedNeXtBlock(2 * w, w, exp, k, up=True) for w in ws[-2::-1])
+        self.dec = nn.ModuleList(stage(w) for w in ws[-2::-1])
+        self.out = nn.Conv3d(c, classes, 1)
+
+    def forward(self, x):                                   # b, 1, s, s, s
+        x, skips = self.stem(x), []
+        for enc, down in zip(self.enc, self.down):
+            x = enc(x)
+            skips.append(x)
+            x = down(x)
+        x = self.bottleneck(x)                              # b, 512, s/16 ^3
+        for up, dec in zip(self.up, self.dec):
+            x = dec(up(x) + skips.pop())
+        return self.out(x)                                  # b, 14, s, s, s
+
+
+def mednext(batch, device):
+    """1 x 128^3 CT patches and their labels of 14 classes."""
+    def make():
+        return (torch.randn(batch, 1, 128, 128, 128, device=device),
+                torch.randint(0, 14, (batch, 128, 128, 128), device=device))
+    return MedNeXt(), make, _dice_ce_loss, "adamw"
+
+
 
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
@@ -10850,4 +11281,9 @@ MODELS = {
     "lstmp": (lstmp, "Big-LSTM-shaped LM (LSTM-2048-512), seq 128, 267,735-word vocab with Zipfian (log-uniform) tokens, 512-d embedding, 2-layer nn.LSTM of 2,048 cells with proj_size 512 (cuDNN LSTMP), dropout 0.1, adaptive softmax written out as nn.AdaptiveLogSoftmaxWithLoss's forward with cutoffs 20k-40k-200k and div 4 (head 512 x 20,003, tails 512-128-20k, 512-32-160k, 512-8-67,735, no biases; rows picked per cluster by mask and nonzero, index_select, fp32 log_softmax, gather, index_copy_ and index_fill_: target-dependent shapes, host syncs), mean NLL, Adam; twenty-eighth round"),
     "youtubednn": (youtubednn, "YouTube-DNN-shaped candidate generator, ragged watch histories (1-50 of 500k videos) through a 500k x 64 EmbeddingBag (sum) with offsets and normalised per_sample_weights, ragged search histories (1-50 of 100k tokens) through an EmbeddingBag (mean), 2,000 x 16 region embedding, 7 dense features, ReLU tower 1,024-512-256, sampled softmax over 500k x 256 output embeddings + biases (8,192 log-uniform candidates drawn per step by exp and floor, shared by the batch, logits by F.linear less log expected count, accidental hits masked to -inf), CE over 8,193 columns, Adam; twenty-eighth round"),
     "transolver": (transolver, "Transolver-shaped neural PDE solver on a 221 x 51 airfoil mesh (11,271 points), coordinates -> MLP 256-128 + placeholder, 8 pre-LN blocks of 128 with physics attention (two 3x3 Conv2d over the structured mesh, 8 heads, softmax of a Linear to 64 slices at a clamped learned temperature, slice tokens by einsum over the points and normalised, q/k/v Linears, matmul-softmax attention among the 64 slices, deslicing by einsum), MLP 256 GELU, LayerNorm, Linear to 1 field, relative L2 loss, AdamW; twenty-eighth round"),
+    "ghostnet": (ghostnet, "GhostNet-1.0-shaped classifier 224x224, 3x3 stride-2 Conv-BN-ReLU stem to 16, 16 ghost bottlenecks (outputs 16-24-40-80-112-160 at 112 down to 7, inner widths 16 to 960) with ghost modules written out (1x1 Conv2d-BN-ReLU to half the channels, cheap depthwise 3x3 Conv2d-BN-ReLU of those, torch.cat and a channel slice), depthwise 3x3 or 5x5 stride-2 Conv2d-BN in the 4 strided bottlenecks, squeeze-excitation in 7 (mean, 1x1 Conv2d, ReLU, 1x1 Conv2d, hard-sigmoid gate), depthwise + 1x1 Conv-BN shortcuts where the shape changes, 1x1 Conv-BN-ReLU to 960, global mean, 1x1 Conv2d 960-1,280 + ReLU, dropout 0.2, 1,000 classes, SGD momentum; twenty-ninth round"),
+    "bloom": (bloom, "BLOOM-560M-shaped decoder at half its depth, d1,024 x 12, 16 heads, MLP 4,096 GELU (tanh approximation), pre-LN, seq 512, 50,257 vocab, LayerNorm after the word embedding and no position embeddings, ALiBi attention written out (per-head slopes 2^(-i/2) times the key positions, repeated over the batch, as the torch.baddbmm bias of q k^T / 8; causal mask filled with the fp32 minimum, softmax in fp32, bmm with v), tied head, AdamW; twenty-ninth round"),
+    "slstm": (slstm, "xLSTM-shaped LM of 2 sLSTM blocks of 512 (4 heads of 128), seq 128, 10k vocab, tied head, sLSTM cells written out in a Python loop over the 128 steps (per step one bmm of the state by block-diagonal 4 x 128 x 512 recurrent weights added to the precomputed input projections, exponential input and forget gates stabilised by m_t = max(f~ + m_{t-1}, i~), cell and normaliser states, h = sigmoid(o) c / n, states in fp32), i and f gates fed by a causal depthwise Conv1d k4 + SiLU, per-head GroupNorm, pre-LN residuals, gated MLP 2 x 704 GELU, Adam; twenty-ninth round"),
+    "finalmlp": (finalmlp, "FinalMLP-shaped CTR model, 39 categorical fields in 39 nn.Embedding tables of 16 with vocabularies log-spaced from 10 to 1,000,000 rows (3.8M rows, dense gradients), 13 dense features each scaling a learned 16-vector, 52 x 16 flattened to 832, two streams each behind a feature gate (ReLU MLP 32-800-832 of two context fields' embeddings, 2 x sigmoid times the flattened embeddings), stream MLPs 400-400-400 and 800-800 (Linear-BN-ReLU-dropout 0.2), multi-head bilinear fusion (Linear(400, 1) + Linear(800, 1) + 50 heads of 8 x 16 split by view, x W y by two einsums), BCE, Adam; twenty-ninth round"),
+    "mednext": (mednext, "MedNeXt-shaped 3-D segmenter on 1 x 128^3 CT patches, 14 classes, 1x1x1 Conv3d stem to 32, MedNeXt blocks written out (depthwise 5x5x5 Conv3d with groups = channels, GroupNorm of one channel per group in fp32, 1x1x1 Conv3d expansion x4, GELU, 1x1x1 Conv3d back, residual), 2 blocks per stage at 32-64-128-256 and 2 at the 512 bottleneck (8^3), down blocks by depthwise 5x5x5 stride-2 Conv3d with 1x1x1 stride-2 Conv3d residuals, up blocks by depthwise 5x5x5 stride-2 ConvTranspose3d with 1x1x1 stride-2 ConvTranspose3d residuals, F.pad to 2n and the skip added, 1x1x1 Conv3d to 14 classes, soft Dice + CE, AdamW; twenty-ninth round"),
 }

@@ -64,6 +64,7 @@ BATCH = {
     "convnext_nn": (64, 8), "swin_nn": (64, 8), "gru4rec": (512, 64), "resnet3d": (16, 2), "retnet": (8, 1),
     "demucs": (64, 8), "longformer": (8, 1), "x3d": (32, 4), "pinn": (16384, 2048), "fnet": (32, 4),
     "resnest": (32, 4), "deberta": (8, 1), "lstmp": (64, 8), "youtubednn": (8192, 1024), "transolver": (4, 1),
+    "ghostnet": (128, 16), "bloom": (8, 1), "slstm": (64, 8), "finalmlp": (8192, 1024), "mednext": (2, 1),
 }
 
 
