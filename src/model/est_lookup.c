@@ -54,16 +54,24 @@ static int is_conv_backward(const struct op *op)
     return op->phase == PHASE_BACKWARD || (op->name && strstr(op->name, "backward"));
 }
 
+/* The convolution passes a call of op runs: the forward, or the data and
+ * filter gradients.  Returns how many. */
+static int conv_passes(const struct op *op, enum conv_pass passes[2])
+{
+    if (!is_conv_backward(op)) {
+        passes[0] = CONV_FWD;
+        return 1;
+    }
+    passes[0] = CONV_BWD_DATA;
+    passes[1] = CONV_BWD_FILTER;
+    return 2;
+}
+
 static int lk_conv(const struct kernel_table *t, const struct op *op, const struct shape *s,
                    struct lookup *acc)
 {
-    enum conv_pass passes[2] = { CONV_FWD, CONV_FWD };
-    int np = 1;
-    if (is_conv_backward(op)) {
-        passes[0] = CONV_BWD_DATA;
-        passes[1] = CONV_BWD_FILTER;
-        np = 2;
-    }
+    enum conv_pass passes[2];
+    int np = conv_passes(op, passes);
     if (s->conv.n < 1 || s->conv.c < 1 || s->conv.k < 1)
         return -1;
     /* grouped and depthwise convolutions are other kernels than the
@@ -367,13 +375,8 @@ static int lk_grouped_as_dense(const struct kernel_table *t, const struct op *op
     int cl = op_has_flag(op, "channels-last") && !s->contiguous &&
              (kernel_table_conv_layouts(t, s->prec) & 1 << CONV_CHANNELS_LAST);
     enum conv_layout layout = cl ? CONV_CHANNELS_LAST : CONV_CONTIGUOUS;
-    enum conv_pass passes[2] = { CONV_FWD, CONV_FWD };
-    int np = 1;
-    if (is_conv_backward(op)) {
-        passes[0] = CONV_BWD_DATA;
-        passes[1] = CONV_BWD_FILTER;
-        np = 2;
-    }
+    enum conv_pass passes[2];
+    int np = conv_passes(op, passes);
     double calls = s->calls > 0 ? s->calls : 1, t_s = 0, lo_s = 0, hi_s = 0;
     for (int i = 0; i < np; i++) {
         const struct kernel_row *r = nearest_grouped_row(t, s->prec, cs, cl, passes[i]);

@@ -975,20 +975,27 @@ static struct op *add_rnn(struct profile *p, const char *name, const char *cell,
     return o;
 }
 
+/* An NVIDIA GPU of 132 multiprocessors with the H200 machine file's
+ * recurrent host figures: per step, and per persistent call. */
+static void rnn_host_figures(struct machine *m)
+{
+    m->vendor = "NVIDIA";
+    m->compute_units = 132;
+    m->peak_flops[PREC_FP16][EXEC_MATRIX] = 100e12;
+    m->rnn_fwd_step_s = 26e-6;
+    m->rnn_bwd_step_s = 34e-6;
+    m->rnn_persist_fwd_s = 280e-6;
+    m->rnn_persist_bwd_s = 1058e-6;
+    m->rnn_persist_fwd_half_s = 623e-6;
+    m->rnn_persist_bwd_half_s = 1268e-6;
+}
+
 static void test_rnn_persistent(void **state)
 {
     (void)state;
     struct machine m;
     gpu(&m, "Test GPU");
-    m.vendor = "NVIDIA";
-    m.compute_units = 132;
-    m.peak_flops[PREC_FP16][EXEC_MATRIX] = 100e12;
-    m.rnn_fwd_step_s = 26e-6;
-    m.rnn_bwd_step_s = 34e-6;
-    m.rnn_persist_fwd_s = 280e-6;
-    m.rnn_persist_bwd_s = 1058e-6;
-    m.rnn_persist_fwd_half_s = 623e-6;
-    m.rnn_persist_bwd_half_s = 1268e-6;
+    rnn_host_figures(&m);
     for (int v = 0; v < 2; v++)
         for (int half = 0; half < 2; half++) {
             if (v)
@@ -1062,13 +1069,7 @@ static void test_rnn_projection(void **state)
         struct machine m;
         struct kernel_set ks;
         struct kernel_table *t = gpu_with_table(&m, &ks);
-        m.vendor = "NVIDIA";
-        m.compute_units = 132;
-        m.peak_flops[PREC_FP16][EXEC_MATRIX] = 100e12;
-        m.rnn_fwd_step_s = 26e-6;
-        m.rnn_bwd_step_s = 34e-6;
-        m.rnn_persist_fwd_half_s = 623e-6;
-        m.rnn_persist_bwd_half_s = 1268e-6;
+        rnn_host_figures(&m);
         double row_s = low ? 0.5e-3 : 10e-3;
         for (int bwd = 0; bwd < 2; bwd++) {
             struct kernel_row *r = kernel_table_add(t);
