@@ -303,45 +303,6 @@ static int conv_needs_call_lookup(const struct shape *s)
     return s->conv.groups > 1 || s->conv.dims == 3 || s->conv.d > 1 || s->conv.t > 1;
 }
 
-static int64_t one_if_0(int64_t v)
-{
-    return v > 0 ? v : 1;
-}
-
-/* The grouped row of the table nearest to convolution cs (in log sizes
- * of batch, channels, filters and input points) among the rows of its
- * precision, groups, spatial dimensions, filter, strides, dilations and
- * layout that time pass `pass`; NULL when none. */
-static const struct kernel_row *nearest_grouped_row(const struct kernel_table *t, enum precision p,
-                                                    const struct conv_shape *cs, int cl,
-                                                    enum conv_pass pass)
-{
-    const struct kernel_row *best = NULL;
-    double best_d2 = INFINITY;
-    double pts = (double)one_if_0(cs->d) * (double)cs->h * (double)cs->w;
-    int dims = cs->dims > 0 ? cs->dims : 2;
-    for (size_t i = 0; i < t->n_rows; i++) {
-        const struct kernel_row *r = &t->rows[i];
-        if (r->kind != KERNEL_CONV || r->prec != p || r->groups != cs->groups ||
-            (r->dims > 0 ? r->dims : 2) != dims || r->flag != cl || r->r != cs->r || r->s != cs->s ||
-            one_if_0(r->t) != one_if_0(cs->t) || one_if_0(r->stride_h) != one_if_0(cs->stride_h) ||
-            one_if_0(r->stride_w) != one_if_0(cs->stride_w) ||
-            one_if_0(r->stride_d) != one_if_0(cs->stride_d) || one_if_0(r->dil_h) != one_if_0(cs->dil_h) ||
-            one_if_0(r->dil_w) != one_if_0(cs->dil_w) || one_if_0(r->dil_d) != one_if_0(cs->dil_d) ||
-            !(r->time_s[pass] > 0) || r->n_ < 1 || r->c < 1 || r->kf < 1 || r->h < 1 || r->w < 1)
-            continue;
-        double a[4] = { log((double)r->n_ / (double)cs->n), log((double)r->c / (double)cs->c),
-                        log((double)r->kf / (double)cs->k),
-                        log((double)one_if_0(r->d) * (double)r->h * (double)r->w / pts) };
-        double d2 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3];
-        if (d2 < best_d2) {
-            best_d2 = d2;
-            best = r;
-        }
-    }
-    return best;
-}
-
 /* The dense convolution of one group of cs, timed in pass `pass` by the
  * dense rows; -1 when they would extrapolate (or have no rows). */
 static int dense_group_s(const struct kernel_table *t, enum precision p, const struct conv_shape *cs,
@@ -379,15 +340,10 @@ static int lk_grouped_as_dense(const struct kernel_table *t, const struct op *op
     int np = conv_passes(op, passes);
     double calls = s->calls > 0 ? s->calls : 1, t_s = 0, lo_s = 0, hi_s = 0;
     for (int i = 0; i < np; i++) {
-        const struct kernel_row *r = nearest_grouped_row(t, s->prec, cs, cl, passes[i]);
+        struct conv_shape rc;
+        const struct kernel_row *r = kernel_table_nearest_conv(t, s->prec, cs, cl, passes[i], &rc);
         if (!r)
             return -1;
-        struct conv_shape rc = {
-            .n = r->n_, .c = r->c, .h = r->h, .w = r->w, .k = r->kf, .r = r->r, .s = r->s,
-            .stride_h = r->stride_h, .stride_w = r->stride_w, .pad_h = r->pad_h, .pad_w = r->pad_w,
-            .dil_h = r->dil_h, .dil_w = r->dil_w, .groups = r->groups, .d = r->d, .t = r->t,
-            .stride_d = r->stride_d, .pad_d = r->pad_d, .dil_d = r->dil_d, .dims = r->dims,
-        };
         struct kernel_estimate eq, er;
         if (dense_group_s(t, s->prec, cs, passes[i], layout, &eq) != 0 ||
             dense_group_s(t, s->prec, &rc, passes[i], layout, &er) != 0)

@@ -778,3 +778,44 @@ int kernel_query_from_op(const struct op *o, enum kernel_pass pass, struct kerne
             return -1;
     return 0;
 }
+
+/* The row of t nearest to convolution cs (in log sizes of batch,
+ * channels, filters and input points) among the rows of precision p,
+ * cs's groups, spatial dimensions, filter, strides and dilations, layout
+ * flag channels_last, that time pass `pass`; its shape in *row_shape.
+ * NULL when there is none. */
+const struct kernel_row *kernel_table_nearest_conv(const struct kernel_table *t, enum precision p,
+                                                   const struct conv_shape *cs, int channels_last,
+                                                   enum conv_pass pass, struct conv_shape *row_shape)
+{
+    const struct kernel_row *best = NULL;
+    double best_d2 = INFINITY;
+    double pts = (double)one_if_0(cs->d) * (double)cs->h * (double)cs->w;
+    int dims = cs->dims > 0 ? cs->dims : 2;
+    for (size_t i = 0; i < t->n_rows; i++) {
+        const struct kernel_row *r = &t->rows[i];
+        if (r->kind != KERNEL_CONV || r->prec != p || one_if_0(r->groups) != one_if_0(cs->groups) ||
+            (r->dims > 0 ? r->dims : 2) != dims || r->flag != channels_last || r->r != cs->r ||
+            r->s != cs->s || one_if_0(r->t) != one_if_0(cs->t) ||
+            one_if_0(r->stride_h) != one_if_0(cs->stride_h) ||
+            one_if_0(r->stride_w) != one_if_0(cs->stride_w) ||
+            one_if_0(r->stride_d) != one_if_0(cs->stride_d) || one_if_0(r->dil_h) != one_if_0(cs->dil_h) ||
+            one_if_0(r->dil_w) != one_if_0(cs->dil_w) || one_if_0(r->dil_d) != one_if_0(cs->dil_d) ||
+            !(r->time_s[pass] > 0) || r->n_ < 1 || r->c < 1 || r->kf < 1 || r->h < 1 || r->w < 1)
+            continue;
+        double a[4] = { log((double)r->n_ / (double)cs->n), log((double)r->c / (double)cs->c),
+                        log((double)r->kf / (double)cs->k),
+                        log((double)one_if_0(r->d) * (double)r->h * (double)r->w / pts) };
+        double d2 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3];
+        if (d2 < best_d2) {
+            best_d2 = d2;
+            best = r;
+        }
+    }
+    if (best) {
+        struct kernel_query q;
+        row_query(best, (int)pass, &q);
+        *row_shape = q.conv;
+    }
+    return best;
+}

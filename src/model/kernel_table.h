@@ -222,6 +222,13 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
  * in precision p: the tables keep GEMMs of aligned and unaligned sizes
  * apart (their kernels differ). */
 int kernel_table_gemm_align(enum precision p);
+/* The convolution row of t nearest to cs among the rows of its precision,
+ * groups, dimensions, filter, strides, dilations and layout that time
+ * pass `pass`, its shape in *row_shape; NULL when none
+ * (src/model/kernel_lookup.c). */
+const struct kernel_row *kernel_table_nearest_conv(const struct kernel_table *t, enum precision p,
+                                                   const struct conv_shape *cs, int channels_last,
+                                                   enum conv_pass pass, struct conv_shape *row_shape);
 /* The layouts of the table's dense 2-D convolution rows in precision p:
  * bit 1 << CONV_CONTIGUOUS, bit 1 << CONV_CHANNELS_LAST. */
 int kernel_table_conv_layouts(const struct kernel_table *t, enum precision p);
