@@ -11134,6 +11134,438 @@ def mednext(batch, device):
 
 
 
+# -- thirtieth round -----------------------------------------------------------
+# Models added after the twenty-ninth round: a Mistral-shaped decoder
+# (grouped-query attention with 8 query heads over 2 key/value heads, k and
+# v expanded by repeat_interleave, rotary embeddings, RMSNorm written out in
+# fp32, a SwiGLU MLP, causal attention within a sliding window of 128 over
+# 512 tokens given to scaled_dot_product_attention as a boolean band mask),
+# a CRNN text recogniser (a VGG-style Conv-BN-ReLU stack with (2, 1)
+# max pools to a 65-step sequence, a bidirectional nn.LSTM, CTC against
+# targets of per-sample lengths), an S4D-shaped state-space classifier
+# (the diagonal SSM's kernel computed each step by a complex Vandermonde
+# product, exp and einsum on complex tensors, the long convolution by
+# rfft and irfft over 2L), ELECTRA-small-shaped replaced-token-detection
+# pretraining (a small generator's MLM head on gathered positions,
+# replacements drawn by torch.multinomial, a discriminator's per-token
+# binary cross-entropy) and a CGCNN-shaped crystal graph network
+# (neighbour features gathered by advanced indexing, gated convolutions
+# with BatchNorm1d over atom-neighbour pairs, index_add_ pooling).
+
+class MistralRMSNorm(nn.Module):
+    """Mistral's RMSNorm written out as the reference computes it: the input
+    cast to fp32, scaled by rsqrt(mean(x^2) + eps), cast back to the input's
+    dtype and multiplied by the weight (no centring, no bias)."""
+
+    def __init__(self, d, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        y = x.float()
+        y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * y.to(x.dtype)
+
+
+def _band_attention(q, k, v, allow):
+    """Attention under a boolean mask (True: the key takes part): one call
+    of scaled_dot_product_attention with the mask as attn_mask where the
+    torch has it (2.0 on), else written out (matmul, the masked logits
+    filled with the fp32 minimum, softmax in fp32, matmul)."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=allow)
+    s = (q @ k.transpose(-1, -2)).float() * q.shape[-1] ** -0.5
+    s = s.masked_fill(~allow, torch.finfo(torch.float32).min)
+    return s.softmax(-1).to(v.dtype) @ v
+
+
+class MistralBlock(nn.Module):
+    """A Mistral decoder layer, pre-norm, no biases: RMSNorm; q by a Linear
+    d -> d (8 heads of 64), k and v by Linears d -> 128 (2 heads of 64);
+    rotary embeddings on q and k; k and v repeated 4 times along the heads
+    by repeat_interleave (grouped-query attention); attention within the
+    sliding window; the output Linear and the residual; RMSNorm, SwiGLU
+    (gate and up Linears to ff, SiLU(gate) * up, down Linear) and the
+    residual."""
+
+    def __init__(self, d, heads, kv_heads, ff):
+        super().__init__()
+        self.heads, self.kv_heads, self.dh = heads, kv_heads, d // heads
+        self.n1, self.n2 = MistralRMSNorm(d), MistralRMSNorm(d)
+        self.q = nn.Linear(d, d, bias=False)
+        self.k = nn.Linear(d, kv_heads * self.dh, bias=False)
+        self.v = nn.Linear(d, kv_heads * self.dh, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+        self.gate = nn.Linear(d, ff, bias=False)
+        self.up = nn.Linear(d, ff, bias=False)
+        self.down = nn.Linear(ff, d, bias=False)
+
+    def forward(self, x, cos, sin, allow):                  # b, t, d; t, 64; t, 64; t, t
+        b, t, d = x.shape
+        h = self.n1(x)
+        q = self.q(h).view(b, t, self.heads, self.dh).transpose(1, 2)        # b, 8, t, 64
+        k = self.k(h).view(b, t, self.kv_heads, self.dh).transpose(1, 2)     # b, 2, t, 64
+        v = self.v(h).view(b, t, self.kv_heads, self.dh).transpose(1, 2)
+        q, k = _rope(q, cos, sin), _rope(k, cos, sin)
+        rep = self.heads // self.kv_heads
+        k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)   # b, 8, t, 64
+        a = _band_attention(q, k, v, allow)                 # b, 8, t, 64
+        x = x + self.o(a.transpose(1, 2).reshape(b, t, d))
+        h = self.n2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+class Mistral(nn.Module):
+    """A Mistral-shaped decoder LM (Jiang et al. 2023) scaled down: a 32,000
+    x 512 embedding, 6 MistralBlocks of 512 with 8 query and 2 key/value
+    heads and SwiGLU MLPs of 1,536, rotary angles of base 10,000 (fixed
+    buffers, rotate-half), sliding-window causal attention (query i sees
+    keys i - 127 .. i: a fixed t x t boolean band), a final RMSNorm, an
+    untied Linear head to the vocabulary."""
+
+    def __init__(self, vocab=32000, d=512, layers=6, heads=8, kv_heads=2, ff=1536, seq=512, window=128):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(MistralBlock(d, heads, kv_heads, ff) for _ in range(layers))
+        self.norm = MistralRMSNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        hd = d // heads
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        ang = torch.outer(torch.arange(seq).float(), inv)
+        ang = torch.cat((ang, ang), dim=-1)
+        self.register_buffer("cos", ang.cos(), persistent=False)
+        self.register_buffer("sin", ang.sin(), persistent=False)
+        i = torch.arange(seq)
+        off = i.view(-1, 1) - i.view(1, -1)                 # query minus key
+        self.register_buffer("allow", (off >= 0) & (off < window), persistent=False)
+
+    def forward(self, idx):                                 # b, t
+        t = idx.shape[1]
+        x = self.emb(idx)                                   # b, t, 512
+        cos, sin, allow = self.cos[:t], self.sin[:t], self.allow[:t, :t]
+        for blk in self.blocks:
+            x = blk(x, cos, sin, allow)
+        return self.head(self.norm(x))                      # b, t, 32000
+
+
+def mistral(batch, device):
+    return Mistral(), _tokens(batch, 512, 32000, device), _lm_loss, "adamw"
+
+
+class CRNN(nn.Module):
+    """A CRNN text recogniser (Shi et al. 2017) on 1 x 32 x 256 grey
+    text-line images: a VGG-style stack of 3x3 Conv2d (padding 1, no bias),
+    each with BatchNorm2d and ReLU, at 64, 128, 256, 256, 512 and 512
+    channels and a final 2x2 Conv2d (no padding) to 512 with BatchNorm2d
+    and ReLU; a 2x2 MaxPool2d after the first and the second, and one of
+    kernel 2, stride (2, 1) and padding (0, 1) after the fourth and the
+    sixth (32 x 256 -> 16 x 128 -> 8 x 64 -> 4 x 65 -> 2 x 66 -> 1 x 65).
+    The 65 columns of 512 features through a 2-layer bidirectional
+    nn.LSTM of 256 (batch first), a Linear to the 37 classes (the blank
+    0, 0-9 and a-z) and log_softmax in fp32. Returns b, 65, 37."""
+
+    CFG = (64, "pool", 128, "pool", 256, 256, "pool21", 512, 512, "pool21", "last")
+
+    def __init__(self, cin=1, classes=37, hidden=256):
+        super().__init__()
+        layers, c = [], cin
+        for item in self.CFG:
+            if item == "pool":
+                layers.append(nn.MaxPool2d(2, 2))
+            elif item == "pool21":
+                layers.append(nn.MaxPool2d(2, (2, 1), (0, 1)))
+            else:
+                w, k, p = (512, 2, 0) if item == "last" else (item, 3, 1)
+                layers += [nn.Conv2d(c, w, k, 1, p, bias=False), nn.BatchNorm2d(w), nn.ReLU(inplace=True)]
+                c = w
+        self.cnn = nn.Sequential(*layers)
+        self.rnn = nn.LSTM(c, hidden, num_layers=2, bidirectional=True, batch_first=True)
+        self.fc = nn.Linear(2 * hidden, classes)
+
+    def forward(self, x):                                   # b, 1, 32, 256
+        f = self.cnn(x).squeeze(2).transpose(1, 2)          # b, 512, 1, 65 -> b, 65, 512
+        h, _ = self.rnn(f)                                  # b, 65, 512
+        return self.fc(h).float().log_softmax(-1)           # b, 65, 37
+
+
+def _ctc_lengths_loss(out, y):
+    """CTC of b, t, classes log-probabilities (every input length t)
+    against targets padded to a common length, y = (targets, their
+    lengths)."""
+    targets, lengths = y
+    t = out.shape[1]
+    return F.ctc_loss(out.transpose(0, 1), targets,
+                      torch.full((out.shape[0],), t, dtype=torch.long, device=out.device), lengths)
+
+
+def crnn(batch, device):
+    """batch: 1 x 32 x 256 text-line images and transcripts of 5 to 20
+    symbols from 1 .. 36 (0 is the blank) padded to 20; the lengths drawn
+    once from a generator of seed 0, so fixed for the batch."""
+    def make():
+        g = torch.Generator().manual_seed(0)
+        lengths = torch.randint(5, 21, (batch,), generator=g)
+        return (torch.randn(batch, 1, 32, 256, device=device),
+                (torch.randint(1, 37, (batch, 20), device=device), lengths.to(device)))
+    return CRNN(), make, _ctc_lengths_loss, "adam"
+
+
+class S4DKernel(nn.Module):
+    """S4D's convolution kernel (Gu et al. 2022, the reference's
+    S4DKernel) for h channels of n complex modes, computed each call in
+    fp32 from the learned parameters: dt = exp(log_dt) (h, log-uniform in
+    [0.001, 0.1]), A = -exp(log_A_real) + i A_imag (S4D-Lin: -0.5 + i pi
+    n), C complex normal (stored as h, n, 2 and taken by view_as_complex);
+    dtA = A dt, C' = C (exp(dtA) - 1) / A (zero-order hold), and the
+    Vandermonde product K = 2 Re(einsum(C', exp(dtA x arange(L)))), the
+    h, n, L complex exponentials and a complex einsum over the modes.
+    Returns h, L."""
+
+    def __init__(self, h, n=64, dt_min=0.001, dt_max=0.1):
+        super().__init__()
+        self.log_dt = nn.Parameter(torch.rand(h) * (math.log(dt_max) - math.log(dt_min)) + math.log(dt_min))
+        self.log_a_real = nn.Parameter(torch.full((h, n), math.log(0.5)))
+        self.a_imag = nn.Parameter(math.pi * torch.arange(n, dtype=torch.float32).repeat(h, 1))
+        self.c = nn.Parameter(torch.randn(h, n, 2) * 0.5 ** 0.5)
+
+    def forward(self, length):
+        dt = torch.exp(self.log_dt.float()).unsqueeze(-1)   # h, 1
+        a = torch.complex(-torch.exp(self.log_a_real.float()), self.a_imag.float())   # h, n
+        dta = a * dt                                        # h, n
+        c = torch.view_as_complex(self.c.float()) * (torch.exp(dta) - 1.0) / a   # h, n
+        pos = torch.arange(length, device=dta.device, dtype=torch.float32)
+        vand = torch.exp(dta.unsqueeze(-1) * pos)           # h, n, L
+        return 2 * torch.einsum("hn,hnl->hl", c, vand).real   # h, L
+
+
+class S4DLayer(nn.Module):
+    """An S4D layer over b, h, L: the kernel by S4DKernel, the long
+    convolution by FFTs of length 2L in fp32 (rfft of the input and of the
+    kernel, their product, irfft, the first L kept), the skip u x D, GELU,
+    dropout 0.1, a 1x1 Conv1d h -> 2h (the position-wise Linear) and GLU
+    over the channels."""
+
+    def __init__(self, h, n=64, drop=0.1):
+        super().__init__()
+        self.kernel = S4DKernel(h, n)
+        self.d = nn.Parameter(torch.randn(h))
+        self.drop = nn.Dropout(drop)
+        self.out = nn.Conv1d(h, 2 * h, 1)
+
+    def forward(self, u):                                   # b, h, L
+        n = 2 * u.shape[-1]
+        u = u.float()
+        k = self.kernel(u.shape[-1])                        # h, L
+        y = torch.fft.irfft(torch.fft.rfft(u, n=n) * torch.fft.rfft(k, n=n), n=n)[..., :u.shape[-1]]   # b, h, L
+        y = y + u * self.d.float().unsqueeze(-1)
+        return F.glu(self.out(self.drop(F.gelu(y))), dim=1)   # b, 2h, L -> b, h, L
+
+
+class S4DClassifier(nn.Module):
+    """An S4D sequence classifier as the reference's example.py on
+    sequential CIFAR: the 1,024 pixels of 3 channels encoded by a Linear
+    to 256, 4 prenorm residual layers (LayerNorm over the channels in
+    fp32, S4DLayer of 64 complex modes per channel, dropout 0.1, the
+    residual) on b, 256, 1,024, the mean over the sequence and a Linear
+    to 10 classes."""
+
+    def __init__(self, cin=3, d=256, layers=4, n=64, classes=10, drop=0.1):
+        super().__init__()
+        self.enc = nn.Linear(cin, d)
+        self.norms = nn.ModuleList(Fp32LayerNorm(d) for _ in range(layers))
+        self.layers = nn.ModuleList(S4DLayer(d, n, drop) for _ in range(layers))
+        self.drops = nn.ModuleList(nn.Dropout(drop) for _ in range(layers))
+        self.dec = nn.Linear(d, classes)
+
+    def forward(self, x):                                   # b, 1024, 3
+        x = self.enc(x).transpose(1, 2)                     # b, 256, 1024
+        for norm, layer, drop in zip(self.norms, self.layers, self.drops):
+            z = norm(x.transpose(1, 2)).transpose(1, 2)
+            x = x + drop(layer(z))
+        return self.dec(x.mean(-1))                         # b, 10
+
+
+def s4d(batch, device):
+    """batch: CIFAR-sized images as sequences of 1,024 pixels of 3
+    channels, and labels of 10 classes."""
+    def make():
+        return (torch.randn(batch, 1024, 3, device=device),
+                torch.randint(0, 10, (batch,), device=device))
+    return S4DClassifier(), make, _cls_loss, "adamw"
+
+
+class ElectraLayer(nn.Module):
+    """ELECTRA's (BERT's) post-LN encoder layer: q, k and v Linears, the
+    scores q k^T / sqrt(dh) by matmul, softmax in fp32, dropout 0.1,
+    matmul with v, the output Linear, dropout, the residual and LayerNorm
+    (fp32, eps 1e-12); Linear to ffn, GELU, Linear back, dropout, the
+    residual and LayerNorm."""
+
+    def __init__(self, d, heads, ffn, drop=0.1):
+        super().__init__()
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.ln1, self.ln2 = Fp32LayerNorm(d, eps=1e-12), Fp32LayerNorm(d, eps=1e-12)
+        self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
+        self.drop = nn.Dropout(drop)
+        self.heads = heads
+
+    def forward(self, x):                                   # b, t, d
+        b, t, d = x.shape
+        q, k, v = (m(x).view(b, t, self.heads, -1).transpose(1, 2) for m in (self.q, self.k, self.v))
+        s = torch.matmul(q, k.transpose(-1, -2)) * (d // self.heads) ** -0.5   # b, heads, t, t
+        p = self.drop(s.float().softmax(-1)).to(v.dtype)
+        a = torch.matmul(p, v).transpose(1, 2).reshape(b, t, d)
+        x = self.ln1(x + self.drop(self.o(a)))
+        return self.ln2(x + self.drop(self.fc2(F.gelu(self.fc1(x)))))
+
+
+class Electra(nn.Module):
+    """ELECTRA-small-shaped replaced-token-detection pretraining (Clark et
+    al. 2020): word (30,522), position (512) and token-type (2) embeddings
+    of 128 shared by both encoders, summed, LayerNorm and dropout 0.1, a
+    Linear to each encoder's width. The generator 4 ElectraLayers of 64 (4
+    heads of 16, FFN 256) on the masked ids; its hidden states at the
+    masked positions gathered, a Linear 64 -> 128, GELU, LayerNorm, and
+    logits by the word embedding (tied) plus a bias, in fp32; the MLM
+    cross-entropy on them. Replacements sampled by torch.multinomial from
+    the generator's softmax (no gradient) and scattered into the masked
+    positions; the discriminator 12 ElectraLayers of 256 (4 heads, FFN
+    1,024) on those ids, a Linear 256 -> 256, GELU and a Linear to one
+    logit per token; binary cross-entropy against "replaced" (sampled id
+    differs from the original) over all tokens. Linear and embedding
+    weights normal of std 0.02. Returns b, 2: per sample the MLM loss and
+    50 x the discriminator's."""
+
+    def __init__(self, vocab=30522, e=128, seq=512, gen=(64, 4, 4, 256), disc=(256, 12, 4, 1024),
+                 drop=0.1, weight=50.0):
+        super().__init__()
+        self.word, self.pos, self.seg = nn.Embedding(vocab, e), nn.Embedding(seq, e), nn.Embedding(2, e)
+        self.emb_ln, self.emb_drop = Fp32LayerNorm(e, eps=1e-12), nn.Dropout(drop)
+        gd, gl, gh, gf = gen
+        dd, dl, dh, df = disc
+        self.gen_proj = nn.Linear(e, gd)
+        self.gen = nn.ModuleList(ElectraLayer(gd, gh, gf, drop) for _ in range(gl))
+        self.gen_dense, self.gen_ln = nn.Linear(gd, e), Fp32LayerNorm(e, eps=1e-12)
+        self.gen_bias = nn.Parameter(torch.zeros(vocab))
+        self.disc_proj = nn.Linear(e, dd)
+        self.disc = nn.ModuleList(ElectraLayer(dd, dh, df, drop) for _ in range(dl))
+        self.disc_dense, self.disc_out = nn.Linear(dd, dd), nn.Linear(dd, 1)
+        self.weight = weight
+        normal_linears_embeddings(self)
+
+    def embed(self, ids, types):
+        pos = self.pos(torch.arange(ids.shape[1], device=ids.device))
+        return self.emb_drop(self.emb_ln(self.word(ids) + pos + self.seg(types)))   # b, t, 128
+
+    def forward(self, inp):
+        ids, types, masked, target = inp                    # b, 128 ([MASK] at the masked); b, 128; b, 19; b, 19
+        x = self.gen_proj(self.embed(ids, types))           # b, 128, 64
+        for blk in self.gen:
+            x = blk(x)
+        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 19, 64
+        h = self.gen_ln(F.gelu(self.gen_dense(x)))          # b, 19, 128
+        logits = F.linear(h, self.word.weight, self.gen_bias).float()   # b, 19, 30522
+        mlm = F.cross_entropy(logits.transpose(1, 2), target, reduction="none").mean(1)   # b
+        with torch.no_grad():
+            probs = logits.detach().softmax(-1).view(-1, logits.shape[-1])
+            sampled = torch.multinomial(probs, 1).view_as(target)   # b, 19
+        fake = ids.scatter(1, masked, sampled)              # b, 128
+        labels = torch.zeros(ids.shape, device=ids.device).scatter(1, masked, (sampled != target).float())
+        y = self.disc_proj(self.embed(fake, types))         # b, 128, 256
+        for blk in self.disc:
+            y = blk(y)
+        d = self.disc_out(F.gelu(self.disc_dense(y))).squeeze(-1).float()   # b, 128
+        disc = F.binary_cross_entropy_with_logits(d, labels, reduction="none").mean(1)   # b
+        return torch.stack([mlm, self.weight * disc], 1)    # b, 2
+
+
+def electra(batch, device):
+    """batch: sequences of 128 tokens in two segments, 15% of the
+    positions (19, distinct, fixed for the batch) replaced by [MASK] (103);
+    the MLM targets are the original ids there."""
+    seq, n_mask = 128, round(0.15 * 128)
+
+    def make():
+        ids = torch.randint(0, 30522, (batch, seq), device=device)
+        cut = torch.randint(16, seq - 16, (batch, 1), device=device)
+        types = (torch.arange(seq, device=device).unsqueeze(0) >= cut).long()
+        masked = torch.rand(batch, seq, device=device).argsort(1)[:, :n_mask]
+        target = ids.gather(1, masked)
+        return (ids.scatter(1, masked, 103), types, masked, target), target
+    return Electra(), make, _gan_sum_loss, "adamw"
+
+
+class CGCNNConv(nn.Module):
+    """CGCNN's convolution (the reference's ConvLayer): each atom's 12
+    neighbours' features gathered by index (x[nbr]), concatenated with the
+    atom's own (expanded) and the edge features (64 + 64 + 41), a Linear
+    to 128, BatchNorm1d over the n x 12 rows, split into a filter
+    (sigmoid) and a core (softplus), their product summed over the
+    neighbours, BatchNorm1d, and softplus of the residual."""
+
+    def __init__(self, d=64, e=41):
+        super().__init__()
+        self.fc = nn.Linear(2 * d + e, 2 * d)
+        self.bn1, self.bn2 = nn.BatchNorm1d(2 * d), nn.BatchNorm1d(d)
+
+    def forward(self, x, nbr, edge):                        # n, 64; n, 12; n, 12, 41
+        n, m = nbr.shape
+        h = torch.cat([x.unsqueeze(1).expand(n, m, x.shape[1]), x[nbr], edge], dim=2)   # n, 12, 169
+        g = self.bn1(self.fc(h).view(n * m, -1)).view(n, m, -1)   # n, 12, 128
+        filt, core = g.chunk(2, dim=2)
+        s = (torch.sigmoid(filt) * F.softplus(core)).sum(1)   # n, 64
+        return F.softplus(x + self.bn2(s))
+
+
+class CGCNN(nn.Module):
+    """A CGCNN-shaped crystal property regressor (Xie and Grossman 2018)
+    over crystals of 24 atoms with 12 neighbours each: the 92 atom
+    features by a Linear to 64; the neighbour distances expanded on 41
+    Gaussians (centres 0 to 8 A by 0.2, exp(-(d - c)^2 / 0.2^2)); 3
+    CGCNNConv; the mean over each crystal's atoms by index_add_; softplus,
+    a Linear 64 -> 128, softplus and a Linear to one value per crystal.
+    Returns b."""
+
+    def __init__(self, fin=92, d=64, e=41, layers=3, h=128, atoms=24, dmax=8.0):
+        super().__init__()
+        self.emb = nn.Linear(fin, d)
+        self.register_buffer("centres", torch.linspace(0.0, dmax, e), persistent=False)   # 41
+        self.var = dmax / (e - 1)                           # 0.2
+        self.convs = nn.ModuleList(CGCNNConv(d, e) for _ in range(layers))
+        self.fc, self.out = nn.Linear(d, h), nn.Linear(h, 1)
+        self.atoms = atoms
+
+    def forward(self, inp):
+        feat, nbr, dist, crystal = inp                      # n, 92; n, 12; n, 12; n (n = 24 b)
+        edge = torch.exp(-(dist.unsqueeze(-1) - self.centres) ** 2 / self.var ** 2)   # n, 12, 41
+        x = self.emb(feat)                                  # n, 64
+        for conv in self.convs:
+            x = conv(x, nbr, edge)
+        pooled = x.new_zeros(x.shape[0] // self.atoms, x.shape[1]).index_add_(0, crystal, x) / self.atoms   # b, 64
+        return self.out(F.softplus(self.fc(F.softplus(pooled)))).squeeze(1)   # b
+
+
+def cgcnn(batch, device):
+    """batch: crystals of 24 atoms (binary atom features, one in ten set),
+    each atom's 12 neighbours within its crystal drawn once from a
+    generator of seed 0 (the crystals numbered one after another, so the
+    indices are offset by 24 per crystal), distances 1 to 8 A sorted
+    ascending, and one target value per crystal."""
+    atoms, nbrs = 24, 12
+
+    def make():
+        g = torch.Generator().manual_seed(0)
+        local = torch.randint(0, atoms, (batch, atoms, nbrs), generator=g)
+        nbr = (local + atoms * torch.arange(batch).view(-1, 1, 1)).view(-1, nbrs).to(device)   # n, 12
+        n = batch * atoms
+        dist = (1.0 + 7.0 * torch.rand(n, nbrs, device=device)).sort(1)[0]
+        crystal = torch.arange(batch, device=device).repeat_interleave(atoms)   # n
+        feat = (torch.rand(n, 92, device=device) < 0.1).float()
+        return (feat, nbr, dist, crystal), torch.randn(batch, device=device)
+    return CGCNN(), make, _mse_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -11286,4 +11718,9 @@ MODELS = {
     "slstm": (slstm, "xLSTM-shaped LM of 2 sLSTM blocks of 512 (4 heads of 128), seq 128, 10k vocab, tied head, sLSTM cells written out in a Python loop over the 128 steps (per step one bmm of the state by block-diagonal 4 x 128 x 512 recurrent weights added to the precomputed input projections, exponential input and forget gates stabilised by m_t = max(f~ + m_{t-1}, i~), cell and normaliser states, h = sigmoid(o) c / n, states in fp32), i and f gates fed by a causal depthwise Conv1d k4 + SiLU, per-head GroupNorm, pre-LN residuals, gated MLP 2 x 704 GELU, Adam; twenty-ninth round"),
     "finalmlp": (finalmlp, "FinalMLP-shaped CTR model, 39 categorical fields in 39 nn.Embedding tables of 16 with vocabularies log-spaced from 10 to 1,000,000 rows (3.8M rows, dense gradients), 13 dense features each scaling a learned 16-vector, 52 x 16 flattened to 832, two streams each behind a feature gate (ReLU MLP 32-800-832 of two context fields' embeddings, 2 x sigmoid times the flattened embeddings), stream MLPs 400-400-400 and 800-800 (Linear-BN-ReLU-dropout 0.2), multi-head bilinear fusion (Linear(400, 1) + Linear(800, 1) + 50 heads of 8 x 16 split by view, x W y by two einsums), BCE, Adam; twenty-ninth round"),
     "mednext": (mednext, "MedNeXt-shaped 3-D segmenter on 1 x 128^3 CT patches, 14 classes, 1x1x1 Conv3d stem to 32, MedNeXt blocks written out (depthwise 5x5x5 Conv3d with groups = channels, GroupNorm of one channel per group in fp32, 1x1x1 Conv3d expansion x4, GELU, 1x1x1 Conv3d back, residual), 2 blocks per stage at 32-64-128-256 and 2 at the 512 bottleneck (8^3), down blocks by depthwise 5x5x5 stride-2 Conv3d with 1x1x1 stride-2 Conv3d residuals, up blocks by depthwise 5x5x5 stride-2 ConvTranspose3d with 1x1x1 stride-2 ConvTranspose3d residuals, F.pad to 2n and the skip added, 1x1x1 Conv3d to 14 classes, soft Dice + CE, AdamW; twenty-ninth round"),
+    "mistral": (mistral, "Mistral-shaped decoder LM d512 x 6, seq 512, 32,000 vocab, 8 query heads and 2 key/value heads of 64 (grouped-query attention: q Linear 512-512, k and v Linears 512-128, k and v expanded to 8 heads by repeat_interleave), rotary embeddings (base 10,000, rotate-half), RMSNorm written out in fp32 (rsqrt of the mean square), sliding-window causal attention of window 128 (SDPA with a boolean band mask), SwiGLU MLP 1,536 (SiLU(gate) x up, down), no biases, untied head, CE, AdamW; thirtieth round"),
+    "crnn": (crnn, "CRNN text recogniser on 1 x 32 x 256 grey text lines, VGG-style stack of 3x3 Conv-BN-ReLU (no bias) 64, 2x2 max pool, 128, 2x2 max pool, 256, 256, max pool kernel 2 stride (2, 1) padding (0, 1), 512, 512, the same pool, 2x2 Conv-BN-ReLU 512 (no padding) to a 1 x 65 sequence of 512 features, 2-layer bidirectional nn.LSTM 256 (batch first), Linear to 37 classes (36 symbols + blank), log_softmax in fp32, CTC (F.ctc_loss) against targets padded to 20 with lengths 5-20 drawn once from a seeded generator, every input length 65, Adam; thirtieth round"),
+    "s4d": (s4d, "S4D-shaped diagonal state-space classifier on sequential CIFAR (1,024 steps of 3 channels), Linear encoder to 256, 4 prenorm residual layers (fp32 LayerNorm over the channels on b x 256 x 1,024, S4D kernel computed each step from learned log_dt, A = -exp(log_A_real) + i A_imag and C of 64 complex modes per channel by view_as_complex and torch.complex: zero-order-hold C (exp(dtA) - 1) / A, Vandermonde exp(dtA x arange(1,024)) over 256 x 64 x 1,024 and a complex einsum, 2 x real part; long convolution by torch.fft.rfft of input and kernel over 2,048, product, irfft, first 1,024 kept, in fp32; skip D, GELU, dropout 0.1, 1x1 Conv1d 256-512 + GLU, dropout, residual), mean over the sequence, Linear to 10 classes, CE, AdamW; thirtieth round"),
+    "electra": (electra, "ELECTRA-small-shaped replaced-token-detection pretraining, seq 128, 30,522 vocab, shared 128-d word, position and token-type embeddings (LayerNorm, dropout 0.1) projected by a Linear to each encoder's width, generator 4 post-LN layers of 64 (4 heads of 16, FFN 256), discriminator 12 post-LN layers of 256 (4 heads, FFN 1,024), GELU, attention written out (matmul, fp32 softmax, dropout, matmul), 19 masked positions (15%, fixed per batch) gathered from the generator, Linear 64-128 + GELU + LayerNorm, tied output embedding + bias, MLM CE; replacements by torch.multinomial from the detached fp32 softmax over b x 19 rows of 30,522, scattered into the ids; discriminator head Linear 256-256 + GELU + Linear to 1, BCE over all 128 tokens against replaced labels; loss = MLM + 50 x BCE, AdamW; thirtieth round"),
+    "cgcnn": (cgcnn, "CGCNN-shaped crystal graph regressor, batch = crystals of 24 atoms with 12 neighbours each (index tensors drawn once from a seeded generator, offset by 24 per crystal), 92 atom features -> Linear 64, distances expanded on 41 Gaussians (0-8 A by 0.2), 3 conv layers (neighbour features gathered by x[nbr], concat [self, neighbour, edge] 64 + 64 + 41, Linear 169-128, BatchNorm1d over n x 12 rows, chunk into sigmoid filter and softplus core, product summed over the 12 neighbours, BatchNorm1d, softplus of the residual), mean per crystal by index_add_, softplus, Linear 64-128, softplus, Linear to 1, MSE, Adam; thirtieth round"),
 }
