@@ -69,7 +69,8 @@ struct kpt {
     double x[3];        /* log m, log n, log k */
     double y;           /* log rate (FLOP/s) */
     double lo, hi;      /* log(time_lo/time), log(time_hi/time); NAN if absent */
-    int aligned;        /* every dimension a multiple of 16 bytes of elements */
+    int align_b;        /* the bytes every dimension's rows are a multiple of, to 16 */
+    int cls;            /* kernel_table_gemm_class of align_b */
     size_t id;          /* position in the group's pts (insertion order) */
 };
 
@@ -78,14 +79,21 @@ struct kgroup {
     int built;
     size_t n;
     struct kpt *pts;    /* k-d tree in implicit form (median of each range) */
-    /* The same points split by alignment, each a k-d tree: tensor-core
-     * kernels need dimensions in multiples of 16 bytes, and a misaligned
-     * GEMM runs several times slower than its aligned neighbours, so a
-     * query takes neighbours of its own class when there are enough. */
-    struct kpt *cls[2];
-    size_t n_cls[2];
-    double max_rate_misaligned;  /* the best rate of the misaligned class */
-    int align;          /* elements per 16 bytes for this precision */
+    /* The same points split by alignment class (kernel_table_gemm_class),
+     * each a k-d tree: tensor-core kernels need dimensions in multiples of
+     * 16 bytes, a misaligned GEMM runs several times slower than its
+     * aligned neighbours and an odd-sized one slower still, so a query
+     * takes neighbours of its own class when there are enough. */
+    struct kpt *cls[3];
+    size_t n_cls[3];
+    /* The best rate of the rows of alignment class c or a worse one
+     * (kernel_table_gemm_class; c < 2) and how many rows those are: a
+     * kernel that runs a GEMM of one class runs any better aligned one, so
+     * those rows show what a call of class c reaches. */
+    double max_rate_at[2];
+    size_t n_at[2];
+    int elem_b;         /* bytes per element (GEMM groups; 0 in the convolution ones) */
+    enum precision prec;
     double min_time_s;
     double max_rate;
     double box_lo[3], box_hi[3];
@@ -180,8 +188,8 @@ void kernel_table_init(struct kernel_table *t)
 static void group_release(struct kgroup *g)
 {
     free(g->pts);
-    free(g->cls[0]);
-    free(g->cls[1]);
+    for (int c = 0; c < 3; c++)
+        free(g->cls[c]);
 }
 
 static void index_free(struct kindex *ix)
@@ -667,8 +675,8 @@ static void group_add(struct kgroup *g, double m, double n, double k, double tim
         return;
     struct kpt *pt = &g->pts[g->n++];
     pt->id = g->n - 1;
-    double al = (double)g->align;
-    pt->aligned = fmod(m, al) == 0 && fmod(n, al) == 0 && fmod(k, al) == 0;
+    pt->align_b = g->elem_b > 0 ? kernel_table_gemm_align_bytes(g->elem_b, m, n, k) : 16;
+    pt->cls = g->elem_b > 0 ? kernel_table_gemm_class(g->prec, pt->align_b) : 2;
     pt->x[0] = log(m);
     pt->x[1] = log(n);
     pt->x[2] = log(k);
@@ -694,24 +702,61 @@ int kernel_table_gemm_align(enum precision p)
     return b > 0 && b <= 16 ? 16 / b : 1;
 }
 
-/* Split the points by alignment and build a tree per class; pts keeps
- * insertion order, which the trees' ids refer to.  The whole table's
- * neighbours are the merge of both classes' (see group_estimate), so no
- * third tree is needed. */
+int kernel_table_gemm_align_bytes(int elem_bytes, double m, double n, double k)
+{
+    int a = 16;
+    const double d[3] = { m, n, k };
+    for (int i = 0; i < 3; i++) {
+        if (!(d[i] >= 1) || d[i] > 9e15)
+            continue;
+        /* the largest power of two dividing the row's bytes, to 16 */
+        int64_t bytes = (int64_t)d[i] * elem_bytes;
+        int64_t low = bytes & -bytes;
+        if (low < a)
+            a = (int)low;
+    }
+    return a;
+}
+
+int kernel_table_gemm_class(enum precision p, int align_b)
+{
+    if (p == PREC_FP32)
+        return 2;
+    return align_b >= 16 ? 2 : align_b >= 4 ? 1 : 0;
+}
+
+static double align_cap(const struct kgroup *g, int align_b)
+{
+    int c = g->elem_b > 0 ? kernel_table_gemm_class(g->prec, align_b) : 2;
+    /* four rows of the call's class or worse, as the neighbours need */
+    return c < 2 && g->n_at[c] >= 4 ? g->max_rate_at[c] : 0;
+}
+
+/* Split the points by alignment class and build a tree per class; pts
+ * keeps insertion order, which the trees' ids refer to.  The whole table's
+ * neighbours are the merge of the classes' (see group_estimate), so no
+ * tree of all is needed. */
 static void group_finish(struct kgroup *g)
 {
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         g->cls[c] = xmalloc((g->n ? g->n : 1) * sizeof *g->cls[c]);
         g->n_cls[c] = 0;
     }
-    g->max_rate_misaligned = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        int c = g->pts[i].aligned;
-        g->cls[c][g->n_cls[c]++] = g->pts[i];
-        if (!c && exp(g->pts[i].y) > g->max_rate_misaligned)
-            g->max_rate_misaligned = exp(g->pts[i].y);
+    for (int a = 0; a < 2; a++) {
+        g->max_rate_at[a] = 0;
+        g->n_at[a] = 0;
     }
-    for (int c = 0; c < 2; c++)
+    for (size_t i = 0; i < g->n; i++) {
+        int c = g->pts[i].cls;
+        g->cls[c][g->n_cls[c]++] = g->pts[i];
+        double rate = exp(g->pts[i].y);
+        for (int a = c; a < 2; a++) {
+            g->n_at[a]++;
+            if (rate > g->max_rate_at[a])
+                g->max_rate_at[a] = rate;
+        }
+    }
+    for (int c = 0; c < 3; c++)
         kd_build(g->cls[c], 0, g->n_cls[c], 0);
 }
 
@@ -723,7 +768,8 @@ static const struct kgroup *gemm_group(const struct kernel_table *t, enum precis
     const struct kkeys *kk = keys_of(t, KERNEL_GEMM, p);
     g = &index_of(t)->gemm[p];
     g->built = 1;
-    g->align = kernel_table_gemm_align(p);
+    g->elem_b = precision_bytes(p);
+    g->prec = p;
     g->pts = xmalloc((kk->n ? kk->n : 1) * sizeof *g->pts);
     for (size_t i = 0; i < kk->n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];
@@ -776,7 +822,6 @@ static const struct kgroup *conv_group(const struct kernel_table *t, enum precis
     g->built = 1;
     /* cuDNN pads channels itself (C = 1 or 3 input layers run fine), so
      * the implicit-GEMM shape's alignment says nothing: one class. */
-    g->align = 1;
     g->pts = xmalloc((kk->n ? kk->n : 1) * sizeof *g->pts);
     for (size_t i = 0; i < kk->n; i++) {
         const struct kernel_row *r = &t->rows[kk->rows[i]];
@@ -839,16 +884,18 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
     if (!g->n || !(m > 0 && n > 0 && k > 0))
         return -1;
     double q[3] = { log(m), log(n), log(k) };
-    double al = (double)g->align;
-    int c = fmod(m, al) == 0 && fmod(n, al) == 0 && fmod(k, al) == 0;
+    int align_b = g->elem_b > 0 ? kernel_table_gemm_align_bytes(g->elem_b, m, n, k) : 16;
+    int c = g->elem_b > 0 ? kernel_table_gemm_class(g->prec, align_b) : 2;
     const struct kpt *pts = g->pts;
     /* Neighbours within the query's own alignment class, and in the whole
-     * table: the class's, merged with the other class's. */
+     * table: the class's, merged with the other classes'. */
     struct knn hc = { .k = g->n_cls[c] < KNN_DEFAULT ? (int)g->n_cls[c] : KNN_DEFAULT };
     kd_search(g->cls[c], 0, g->n_cls[c], 0, q, &hc);
     struct knn h = hc;
     h.k = g->n < KNN_DEFAULT ? (int)g->n : KNN_DEFAULT;
-    kd_search(g->cls[!c], 0, g->n_cls[!c], 0, q, &h);
+    for (int o = 0; o < 3; o++)
+        if (o != c)
+            kd_search(g->cls[o], 0, g->n_cls[o], 0, q, &h);
     /* Prefer rows of the query's own alignment class, but only where the
      * class is present near the query: its nearest row must lie within
      * the neighbourhood the whole table gives. */
@@ -899,12 +946,14 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
     if (rate > g->max_rate)
         rate = g->max_rate;
     /* A misaligned call cannot use the kernels that need 16-byte rows,
-     * whichever neighbours were near: it runs no faster than the best
-     * misaligned row measured (a GEMM over a 30,522-word vocabulary in
-     * bf16 ran at 240 TFLOP/s on an H200, its aligned neighbours at 600
-     * and more). */
-    if (!c && g->n_cls[0] >= 4 && rate > g->max_rate_misaligned)
-        rate = g->max_rate_misaligned;
+     * whichever neighbours were near: it runs no faster than the best row
+     * measured in its alignment class or a worse one.  On an H200 in bf16
+     * the rows of sizes 2 or 4 mod 8 (a 30,522-word vocabulary) reach 285
+     * TFLOP/s, those of odd sizes (a 50,257-word one) 156, their aligned
+     * neighbours 600 and more. */
+    double cap = align_cap(g, align_b);
+    if (cap > 0 && rate > cap)
+        rate = cap;
     double flops = gemm_flops(m, n, k);
     double time_s = flops / rate;
     if (time_s < g->min_time_s)
@@ -983,6 +1032,15 @@ int kernel_table_gemm(const struct kernel_table *t, enum precision p,
         return 0;
     }
     return group_estimate(gemm_group(t, p), (double)m, (double)n, (double)k, out);
+}
+
+double kernel_table_gemm_rate_cap(const struct kernel_table *t, enum precision p, double m, double n,
+                                  double k)
+{
+    if (!t || (unsigned)p >= PREC_COUNT || !keys_of(t, KERNEL_GEMM, p)->n)
+        return 0;
+    const struct kgroup *g = gemm_group(t, p);
+    return align_cap(g, kernel_table_gemm_align_bytes(g->elem_b, m, n, k));
 }
 
 /* Whether (m, n, k) lies nowhere below g's rows' range. */

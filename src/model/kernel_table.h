@@ -222,6 +222,25 @@ int kernel_table_conv(const struct kernel_table *t, enum precision p,
  * in precision p: the tables keep GEMMs of aligned and unaligned sizes
  * apart (their kernels differ). */
 int kernel_table_gemm_align(enum precision p);
+/* The bytes (1 to 16) that every row of an m x n x k GEMM of elements of
+ * elem_bytes is a multiple of: 16 lets its kernels load 16-byte vectors,
+ * less restricts them to narrower loads (a measured property of the
+ * kernels, kernel_table.c). */
+int kernel_table_gemm_align_bytes(int elem_bytes, double m, double n, double k);
+/* The kernels' class of a GEMM of precision p whose rows are aligned to
+ * align_b bytes: 2 for 16 (kernels that load 16-byte vectors), 1 for 4
+ * and 8, 0 for 2 and less; fp32 (IEEE, TF32 off) is one class, 2.  On an
+ * H200 the bf16 GEMMs of sizes 2 and 4 mod 8 ran at the same rates
+ * (medians 250 TFLOP/s), odd ones at 95-145, aligned ones at 740, and the
+ * fp32 ones at 48-52 in every class: the classes are what the rates
+ * separate (estimators/h200/h200_gemm_misaligned.csv; the H100's
+ * DeepBench rows agree, odd fp32 at 50-51 and aligned at 53-54). */
+int kernel_table_gemm_class(enum precision p, int align_b);
+/* The best rate (FLOP/s) t's GEMM rows of precision p reach in the
+ * alignment class of an m x n x k GEMM or a worse one; 0 when the GEMM is
+ * aligned or fewer than four rows are that misaligned. */
+double kernel_table_gemm_rate_cap(const struct kernel_table *t, enum precision p, double m, double n,
+                                  double k);
 /* The convolution row of t nearest to cs among the rows of its precision,
  * groups, dimensions, filter, strides, dilations and layout that time
  * pass `pass`, its shape in *row_shape; NULL when none

@@ -2569,6 +2569,56 @@ static void test_efficiency_model(void **state)
     efficiency_or_peer(1);
 }
 
+/* The efficiency model keeps GEMMs apart by the alignment class of their
+ * rows: in bf16 an odd-sized product takes the fraction of the reference's
+ * odd rows (5%), an aligned one the aligned rows' (25%), and one of sizes
+ * 2 mod 4, a class no reference row measures, the aligned rows'. */
+static void test_efficiency_alignment(void **state)
+{
+    (void)state;
+    struct machine tgt, ref;
+    gpu(&tgt, "Target GPU");
+    gpu(&ref, "Ref GPU");
+    double pk = 100e12;     /* both machines' bf16 peak (gpu()) */
+    struct kernel_set refs;
+    kernel_set_init(&refs);
+    struct kernel_table *t = kernel_set_get(&refs, "Ref GPU");
+    t->software = xstrdup(KERNEL_TIMED_PER_CALL);   /* no peer rows: the model alone */
+    double f1 = 2.0 * 1024 * 1024 * 1024, f0 = 2.0 * 1021 * 1021 * 1021;
+    gemm_row(t, PREC_BF16, 1024, 1024, 1024, f1 / (0.25 * pk));
+    gemm_row(t, PREC_BF16, 1021, 1021, 1021, f0 / (0.05 * pk));
+    static const struct { int64_t n; double frac; } cases[] = { { 1023, 0.05 }, { 1024, 0.25 },
+                                                                { 1022, 0.25 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct profile p;
+        profile_init(&p);
+        mm_op(&p, cases[i].n, 0.5);
+        struct estimate_opts eo;
+        struct machine ms[2];
+        with_reference(&eo, &refs, ms, &ref, &tgt);
+        eo.precision = PREC_BF16;
+        struct estimate e;
+        estimate_init(&e);
+        FILE *fp;
+        struct diag d = quiet(&fp);
+        assert_int_equal(estimate_profile(&p, &tgt, NULL, &eo, &e, &d), 0);
+        int seen = 0;
+        for (size_t k = 0; k < e.n_ops; k++) {
+            if (strcmp(e.ops[k].name, "aten::mm") != 0)
+                continue;
+            seen++;
+            assert_int_equal(e.ops[k].method, EST_EFFICIENCY);
+            double n = (double)cases[i].n;
+            assert_close(e.ops[k].device_s, 2 * n * n * n / (cases[i].frac * pk), 1e-9);
+        }
+        assert_int_equal(seen, 1);
+        estimate_release(&e);
+        profile_release(&p);
+        fclose(fp);
+    }
+    kernel_set_release(&refs);
+}
+
 static void test_peer_rows(void **state)
 {
     (void)state;
@@ -2670,6 +2720,7 @@ int main(void)
         cmocka_unit_test(test_host_calibration),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_efficiency_model),
+        cmocka_unit_test(test_efficiency_alignment),
         cmocka_unit_test(test_peer_rows),
         cmocka_unit_test(test_conv_bias),
         cmocka_unit_test(test_dilation_unmeasured),

@@ -369,43 +369,84 @@ static void test_edges(void **state)
     kernel_table_release(&t);
 }
 
+/* A bf16 NN GEMM row of t running at rate FLOP/s. */
+static void bf16_row(struct kernel_table *t, int64_t m, int64_t n, int64_t k, double rate)
+{
+    struct kernel_row *r = kernel_table_add(t);
+    r->kind = KERNEL_GEMM;
+    r->prec = PREC_BF16;
+    r->m = m;
+    r->n = n;
+    r->k = k;
+    r->a_t = r->b_t = 'N';
+    r->time_s[0] = 2.0 * (double)m * (double)n * (double)k / rate;
+}
+
 /* A misaligned GEMM (bf16: a dimension not a multiple of 8 elements)
- * runs no faster than the best misaligned row, even where aligned rows
- * lie nearer: four misaligned rows at 100 TFLOP/s around 1000 (k from
- * 1001 to 1007, odd), a grid of aligned ones at 600 up to 16384. */
+ * runs no faster than the best row of its alignment class or a worse one,
+ * even where aligned rows lie nearer: four odd rows at 100 TFLOP/s around
+ * 1000 (k from 1001 to 1007), four of sizes 4 mod 8 at 250, a grid of
+ * aligned ones at 600 up to 16384. */
 static void test_misaligned(void **state)
 {
     (void)state;
     struct kernel_table t;
     kernel_table_init(&t);
-    for (int i = 0; i < 4; i++) {
-        struct kernel_row *r = kernel_table_add(&t);
-        r->kind = KERNEL_GEMM;
-        r->prec = PREC_BF16;
-        r->m = r->n = 1000;
-        r->k = 1001 + 2 * i;
-        r->a_t = r->b_t = 'N';
-        r->time_s[0] = 2.0 * 1000 * 1000 * (double)r->k / 100e12;
-    }
+    for (int i = 0; i < 4; i++)
+        bf16_row(&t, 1000, 1000, 1001 + 2 * i, 100e12);
     for (int64_t m = 1024; m <= 16384; m *= 2)
-        for (int64_t n = 1024; n <= 16384; n *= 2) {
-            struct kernel_row *r = kernel_table_add(&t);
-            r->kind = KERNEL_GEMM;
-            r->prec = PREC_BF16;
-            r->m = m;
-            r->n = n;
-            r->k = 1024;
-            r->a_t = r->b_t = 'N';
-            r->time_s[0] = 2.0 * (double)m * (double)n * 1024 / 600e12;
-        }
+        for (int64_t n = 1024; n <= 16384; n *= 2)
+            bf16_row(&t, m, n, 1024, 600e12);
+    /* four rows of sizes in multiples of 4 elements (8 bytes) at 250 */
+    for (int i = 0; i < 4; i++)
+        bf16_row(&t, 1000, 1000, 1004 + 8 * i, 250e12);
     struct kernel_estimate e;
-    /* n = 16002 is 2 mod 8: misaligned, its neighbours the aligned grid */
-    assert_int_equal(kernel_table_gemm(&t, PREC_BF16, 8192, 16002, 1024, 'N', 'N', &e), 0);
-    assert_true(2.0 * 8192 * 16002 * 1024 / e.time_s <= 100e12 * (1 + 1e-9));
-    /* the same shape aligned takes the grid's rate */
+    /* n = 16001 is odd (2 bytes): misaligned, its neighbours the aligned
+     * grid; no faster than the odd rows */
+    assert_int_equal(kernel_table_gemm(&t, PREC_BF16, 8192, 16001, 1024, 'N', 'N', &e), 0);
+    assert_true(2.0 * 8192 * 16001 * 1024 / e.time_s <= 100e12 * (1 + 1e-9));
+    assert_close(kernel_table_gemm_rate_cap(&t, PREC_BF16, 8192, 16001, 1024), 100e12, 1e-9);
+    /* n = 16002 (4 bytes) and 16004 (8) are of the 8-byte rows' class:
+     * above the odd rows' rate, never above the 8-byte rows' */
+    static const int64_t ns[] = { 16002, 16004 };
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(kernel_table_gemm(&t, PREC_BF16, 8192, ns[i], 1024, 'N', 'N', &e), 0);
+        double r = 2.0 * 8192 * (double)ns[i] * 1024 / e.time_s;
+        assert_true(r > 100e12 * 1.01 && r <= 250e12 * (1 + 1e-9));
+        assert_close(kernel_table_gemm_rate_cap(&t, PREC_BF16, 8192, ns[i], 1024), 250e12, 1e-9);
+    }
+    /* the same shape aligned takes the grid's rate, and has no cap */
     assert_int_equal(kernel_table_gemm(&t, PREC_BF16, 8192, 16000, 1024, 'N', 'N', &e), 0);
     assert_true(2.0 * 8192 * 16000 * 1024 / e.time_s >= 500e12);
+    assert_true(kernel_table_gemm_rate_cap(&t, PREC_BF16, 8192, 16000, 1024) == 0);
+    /* fp32 has no rows: no cap */
+    assert_true(kernel_table_gemm_rate_cap(&t, PREC_FP32, 8192, 16001, 1024) == 0);
     kernel_table_release(&t);
+}
+
+/* The alignment of a GEMM's rows: the largest power of two of bytes, to
+ * 16, that every size in bytes is a multiple of; and its kernels' class. */
+static void test_align_bytes(void **state)
+{
+    (void)state;
+    assert_int_equal(kernel_table_gemm_align_bytes(2, 4096, 50257, 1024), 2);   /* odd, bf16 */
+    assert_int_equal(kernel_table_gemm_align_bytes(2, 4096, 30522, 1024), 4);   /* 2 mod 4 */
+    assert_int_equal(kernel_table_gemm_align_bytes(2, 8448, 1500, 2816), 8);
+    assert_int_equal(kernel_table_gemm_align_bytes(2, 4096, 4096, 4096), 16);
+    assert_int_equal(kernel_table_gemm_align_bytes(2, 8, 8, 8), 16);
+    assert_int_equal(kernel_table_gemm_align_bytes(4, 1760, 7133, 1760), 4);    /* odd, fp32 */
+    assert_int_equal(kernel_table_gemm_align_bytes(4, 1022, 1024, 1024), 8);
+    assert_int_equal(kernel_table_gemm_align_bytes(4, 4, 4, 4), 16);
+    assert_int_equal(kernel_table_gemm_align_bytes(1, 3, 16, 16), 1);           /* fp8 */
+    assert_int_equal(kernel_table_gemm_class(PREC_BF16, 16), 2);
+    assert_int_equal(kernel_table_gemm_class(PREC_BF16, 8), 1);
+    assert_int_equal(kernel_table_gemm_class(PREC_BF16, 4), 1);
+    assert_int_equal(kernel_table_gemm_class(PREC_BF16, 2), 0);
+    assert_int_equal(kernel_table_gemm_class(PREC_FP16, 1), 0);
+    assert_int_equal(kernel_table_gemm_class(PREC_TF32, 4), 1);
+    /* IEEE fp32: alignment changes nothing measured, one class */
+    assert_int_equal(kernel_table_gemm_class(PREC_FP32, 4), 2);
+    assert_int_equal(kernel_table_gemm_class(PREC_FP32, 16), 2);
 }
 
 static void test_stream(void **state)
@@ -638,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_loo_conv),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_misaligned),
+        cmocka_unit_test(test_align_bytes),
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_layout_column),
