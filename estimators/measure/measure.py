@@ -610,6 +610,25 @@ def conv3d_cases():
     return [(r, "grid") for r in rows]
 
 
+def depthwise3d_cases():
+    """The 3-D depthwise grid (--grid depthwise3d): depthwise 3-D
+    convolutions (a group per channel) as MedNeXt- and X3D-style networks
+    run them: 3^3, 5^3 and 7^3 filters at stride 1 and 3^3 and 5^3 at
+    stride 2, channels 16 to 512 over volumes 8^3 to 64^3 capped at 2^22
+    activation elements per sample, at batches 3 and 12.  cuDNN runs them
+    on kernels of their own (neither the dense 3-D rows nor the 2-D
+    depthwise ones time them).  Contiguous tensors."""
+    rows = []
+    for n in (3, 12):
+        for c in pow2(4, 9):
+            for sp in pow2(3, 6):
+                if c * sp ** 3 > (1 << 22):
+                    continue
+                for f, stride in ((3, 1), (5, 1), (7, 1), (3, 2), (5, 2)):
+                    rows.append(conv_shape(3, n, c, sp, c, f, stride=stride, groups=c))
+    return [(r, "grid") for r in rows]
+
+
 def grouped_cases():
     """The grouped grid (--grid grouped): grouped 2-D convolutions between
     the dense (1 group) and the depthwise (a group per channel) ones, as
@@ -645,6 +664,8 @@ def conv_cases(grid):
         return dilated_cases()
     if grid == "conv3d":
         return conv3d_cases()
+    if grid == "depthwise3d":
+        return depthwise3d_cases()
     if grid == "tiny":
         rows.append(conv_shape(2, 2, 8, 16, 16, 3))
         rows.append(conv_shape(2, 2, 8, 16, 8, 3, groups=8))
@@ -1943,9 +1964,9 @@ def parse_args(argv):
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
     ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
-                                       "grouped", "norm2d", "norm-rows", "batched-small"],
+                                       "depthwise3d", "grouped", "norm2d", "norm-rows", "batched-small"],
                     default="small",
-                    help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D or "
+                    help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D, the 3-D depthwise or "
                          "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv), or "
                          "batch norms over [N, C] inputs (norm2d, --kinds norm), or layer and RMS norms over "
                          "many short rows (norm-rows, --kinds norm), or small matrices in "
@@ -1993,7 +2014,7 @@ def main(argv=None):
 
 # The grids of one kind: (the kind, what it measures).
 GRID_KIND = {g: ("conv", "convolutions") for g in ("depthwise", "dense-layouts", "dilated", "conv3d",
-                                                    "grouped")}
+                                                    "depthwise3d", "grouped")}
 GRID_KIND["norm2d"] = ("norm", "batch norms")
 GRID_KIND["norm-rows"] = ("norm", "layer and RMS norms over short rows")
 GRID_KIND["batched-small"] = ("gemm", "batched GEMMs")

@@ -530,8 +530,13 @@ static void fill_gemm(struct op *o, const struct targ *a, int na, const struct t
 
 /* Positions in the ATen schemas of (input, weight, stride, padding,
  * dilation, groups, output_mask, bias, transposed, output_padding); -1
- * when absent.  bias: the forward's bias tensor (cuDNN's convolution takes
- * none: PyTorch adds the bias after it, see est_conv_bias). */
+ * when absent, and `transposed` CONV_TRANSPOSED for an op that is a
+ * transposed convolution by its name (cuDNN's, whose trace row a GPU
+ * trace keeps under the `convolution` that names it).  bias: the
+ * forward's bias tensor (cuDNN's convolution takes none: PyTorch adds the
+ * bias after it, see est_conv_bias). */
+#define CONV_TRANSPOSED (-2)
+
 static const struct conv_schema {
     const char *name;
     int input, weight, grad_out, stride, pad, dil, groups, mask, bias, transposed, out_pad;
@@ -540,6 +545,7 @@ static const struct conv_schema {
     { "_convolution", 0, 1, -1, 3, 4, 5, 8, -1, 2, 6, 7 },
     { "convolution_overrideable", 0, 1, -1, 3, 4, 5, 8, -1, 2, 6, 7 },
     { "cudnn_convolution", 0, 1, -1, 3, 2, 4, 5, -1, -1, -1, -1 },
+    { "cudnn_convolution_transpose", 0, 1, -1, 4, 2, 5, 6, -1, -1, CONV_TRANSPOSED, 3 },
     { "miopen_convolution", 0, 1, -1, 4, 3, 5, 6, -1, 2, -1, -1 },
     { "mkldnn_convolution", 0, 1, -1, 4, 3, 5, 6, -1, 2, -1, -1 },
     { "convolution_backward", 1, 2, 0, 4, 5, 6, 9, 10, -1, 7, 8 },
@@ -670,7 +676,7 @@ static void fill_conv(struct op *o, const struct targ *a, int na, char **conc, i
         return;
     struct conv_shape *c = op_conv_mut(o);
     int spatial = in->ndim - 2;
-    int transposed = conc_true(conc, nconc, cs->transposed);
+    int transposed = cs->transposed == CONV_TRANSPOSED || conc_true(conc, nconc, cs->transposed);
     int64_t stride[3], pad[3], dil[3];
     c->dims = spatial;
     c->n = in->d[0];

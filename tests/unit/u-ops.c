@@ -389,6 +389,31 @@ static void test_conv_transposed(void **state)
     assert_int_equal(c->p, 16);
     assert_close(f, 2.0 * 2 * 64 * 32 * 3 * 3 * 16 * 16, 1e-15);
     clear(&o);
+    /* cuDNN's transposed convolution, which a GPU trace keeps as the
+     * leaf: transposed by its name, (self, weight, padding,
+     * output_padding, stride, dilation, groups, ...).  A MedNeXt-shaped
+     * depthwise 5^3 up-sampling: [2, 512, 8, 8, 8] -> [2, 512, 16, 16, 16],
+     * stride 2, pad 2, output_padding 1, 512 groups:
+     * (8 - 1) x 2 - 4 + 4 + 1 + 1 = 16 */
+    fill(&o, "aten::cudnn_convolution_transpose", OP_CONV,
+         "[[2, 512, 8, 8, 8], [512, 1, 5, 5, 5], [], [], [], [], [], [], [], []]", NULL, NULL,
+         "[\"\", \"\", \"[2, 2, 2]\", \"[1, 1, 1]\", \"[2, 2, 2]\", \"[1, 1, 1]\", \"512\", "
+         "\"False\", \"False\", \"True\"]",
+         &f, &b);
+    c = op_conv(&o);
+    assert_true(op_has_flag(&o, "transposed"));
+    assert_int_equal(c->dims, 3);
+    assert_int_equal(c->groups, 512);
+    assert_int_equal(c->c, 512);
+    assert_int_equal(c->k, 512);
+    assert_int_equal(c->d, 16);
+    assert_int_equal(c->h, 16);
+    assert_int_equal(c->w, 16);
+    assert_int_equal(c->o, 8);
+    assert_int_equal(c->stride_h, 2);
+    assert_int_equal(c->pad_h, 2);
+    assert_close(f, 2.0 * 2 * 512 * 1 * 125 * 8 * 8 * 8, 1e-15);
+    clear(&o);
     /* sizes whose output would overflow int64 leave the shape unknown */
     fill(&o, "aten::convolution", OP_CONV, "[[8, 48, 100], [48, 4, 8], [4], [], [], [], [], [], []]", NULL, NULL,
          "[\"\", \"\", \"\", \"[4611686018427387904]\", \"[0]\", \"[1]\", \"True\", \"[0]\", \"1\"]",
