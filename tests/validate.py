@@ -77,10 +77,10 @@ TITLES = {
 # set (make validate), rounded up to the next 5%.  A change that makes a
 # group's worst case worse fails make test.  They are not targets.
 GUARDS = {
-    "development": {"replay": 0.60, "gpu-both": 0.70, "gpu-target": 0.70, "cpu-to-gpu": 0.95,
+    "development": {"replay": 1.40, "gpu-both": 0.70, "gpu-target": 0.70, "cpu-to-gpu": 0.95,
                     "fp32-to-bf16": 0.85, "machine-file": 0.95},
-    "held-out": {"replay": 1.40, "gpu-both": 0.30, "gpu-target": 0.30, "cpu-to-gpu": 0.40,
-                 "fp32-to-bf16": 0.40, "machine-file": 0.40},
+    "held-out": {"replay": 0.10, "gpu-both": 0.30, "gpu-target": 0.30, "cpu-to-gpu": 0.65,
+                 "fp32-to-bf16": 0.40, "machine-file": 0.65},
 }
 SETS = ["development", "held-out"]
 
