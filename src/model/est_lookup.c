@@ -446,8 +446,9 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
                 /* a batched GEMM's nb products are one kernel's work (as
                  * above), not nb calls of a tiny cube's launch-bound rate;
                  * the cube is aligned as the GEMM looked up is */
-                int64_t al = kernel_table_gemm_align(s->prec);
-                int aligned = (cx * s->m * s->nb) % al == 0 && s->n % al == 0 && (cx * s->k) % al == 0;
+                int eb = precision_bytes(s->prec);
+                int aligned = eb <= 0 || kernel_table_gemm_align_bytes(eb, (double)(cx * s->m * s->nb),
+                                                                      (double)s->n, (double)(cx * s->k)) >= 16;
                 if (lk_flops(t, s->prec, s->flops, s->calls, aligned, &cube) == 0 && cube.time_s > 0) {
                     double mem = bw_bs > 0 ? s->bytes / bw_bs : 0;
                     double f = (cube.time_s > mem ? cube.time_s : mem) / acc->time_s;

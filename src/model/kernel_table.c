@@ -69,8 +69,7 @@ struct kpt {
     double x[3];        /* log m, log n, log k */
     double y;           /* log rate (FLOP/s) */
     double lo, hi;      /* log(time_lo/time), log(time_hi/time); NAN if absent */
-    int align_b;        /* the bytes every dimension's rows are a multiple of, to 16 */
-    int cls;            /* kernel_table_gemm_class of align_b */
+    int cls;            /* alignment class (group_class) */
     size_t id;          /* position in the group's pts (insertion order) */
 };
 
@@ -668,6 +667,22 @@ static void conv_row_gemm(const struct kernel_row *r, double *m, double *n, doub
     *k = (double)r->c * (double)r->r * (double)r->s;
 }
 
+/* The alignment class of an m x n x k GEMM in g (kernel_table_gemm_class);
+ * the convolution groups' implicit GEMMs are one class, 2. */
+static int group_class(const struct kgroup *g, double m, double n, double k)
+{
+    if (g->elem_b <= 0)
+        return 2;
+    return kernel_table_gemm_class(g->prec, kernel_table_gemm_align_bytes(g->elem_b, m, n, k));
+}
+
+/* The best rate of g's rows of class c or a worse one; 0 for the aligned
+ * class, or with fewer than four such rows (as the neighbours need). */
+static double class_cap(const struct kgroup *g, int c)
+{
+    return c < 2 && g->n_at[c] >= 4 ? g->max_rate_at[c] : 0;
+}
+
 static void group_add(struct kgroup *g, double m, double n, double k, double time_s, double lo_s,
                       double hi_s)
 {
@@ -675,8 +690,7 @@ static void group_add(struct kgroup *g, double m, double n, double k, double tim
         return;
     struct kpt *pt = &g->pts[g->n++];
     pt->id = g->n - 1;
-    pt->align_b = g->elem_b > 0 ? kernel_table_gemm_align_bytes(g->elem_b, m, n, k) : 16;
-    pt->cls = g->elem_b > 0 ? kernel_table_gemm_class(g->prec, pt->align_b) : 2;
+    pt->cls = group_class(g, m, n, k);
     pt->x[0] = log(m);
     pt->x[1] = log(n);
     pt->x[2] = log(k);
@@ -694,12 +708,6 @@ static void group_add(struct kgroup *g, double m, double n, double k, double tim
         if (g->n == 1 || pt->x[a] > g->box_hi[a])
             g->box_hi[a] = pt->x[a];
     }
-}
-
-int kernel_table_gemm_align(enum precision p)
-{
-    int b = precision_bytes(p);
-    return b > 0 && b <= 16 ? 16 / b : 1;
 }
 
 int kernel_table_gemm_align_bytes(int elem_bytes, double m, double n, double k)
@@ -723,13 +731,6 @@ int kernel_table_gemm_class(enum precision p, int align_b)
     if (p == PREC_FP32)
         return 2;
     return align_b >= 16 ? 2 : align_b >= 4 ? 1 : 0;
-}
-
-static double align_cap(const struct kgroup *g, int align_b)
-{
-    int c = g->elem_b > 0 ? kernel_table_gemm_class(g->prec, align_b) : 2;
-    /* four rows of the call's class or worse, as the neighbours need */
-    return c < 2 && g->n_at[c] >= 4 ? g->max_rate_at[c] : 0;
 }
 
 /* Split the points by alignment class and build a tree per class; pts
@@ -884,8 +885,7 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
     if (!g->n || !(m > 0 && n > 0 && k > 0))
         return -1;
     double q[3] = { log(m), log(n), log(k) };
-    int align_b = g->elem_b > 0 ? kernel_table_gemm_align_bytes(g->elem_b, m, n, k) : 16;
-    int c = g->elem_b > 0 ? kernel_table_gemm_class(g->prec, align_b) : 2;
+    int c = group_class(g, m, n, k);
     const struct kpt *pts = g->pts;
     /* Neighbours within the query's own alignment class, and in the whole
      * table: the class's, merged with the other classes'. */
@@ -951,7 +951,7 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
      * the rows of sizes 2 or 4 mod 8 (a 30,522-word vocabulary) reach 285
      * TFLOP/s, those of odd sizes (a 50,257-word one) 156, their aligned
      * neighbours 600 and more. */
-    double cap = align_cap(g, align_b);
+    double cap = class_cap(g, c);
     if (cap > 0 && rate > cap)
         rate = cap;
     double flops = gemm_flops(m, n, k);
@@ -1040,7 +1040,7 @@ double kernel_table_gemm_rate_cap(const struct kernel_table *t, enum precision p
     if (!t || (unsigned)p >= PREC_COUNT || !keys_of(t, KERNEL_GEMM, p)->n)
         return 0;
     const struct kgroup *g = gemm_group(t, p);
-    return align_cap(g, kernel_table_gemm_align_bytes(g->elem_b, m, n, k));
+    return class_cap(g, group_class(g, m, n, k));
 }
 
 /* Whether (m, n, k) lies nowhere below g's rows' range. */

@@ -218,10 +218,6 @@ int kernel_table_gemm(const struct kernel_table *t, enum precision p,
 int kernel_table_conv(const struct kernel_table *t, enum precision p,
                       const struct conv_shape *cs, enum conv_pass pass, enum conv_layout layout,
                       struct kernel_estimate *out);
-/* The elements a GEMM's sizes are multiples of for 16-byte aligned rows
- * in precision p: the tables keep GEMMs of aligned and unaligned sizes
- * apart (their kernels differ). */
-int kernel_table_gemm_align(enum precision p);
 /* The bytes (1 to 16) that every row of an m x n x k GEMM of elements of
  * elem_bytes is a multiple of: 16 lets its kernels load 16-byte vectors,
  * less restricts them to narrower loads (a measured property of the
