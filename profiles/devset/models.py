@@ -11566,6 +11566,383 @@ def cgcnn(batch, device):
     return CGCNN(), make, _mse_loss, "adam"
 
 
+# -- thirty-first round --------------------------------------------------------
+# Models added after the thirtieth round: CANDLE's TC1 tumour classifier
+# (two valid Conv1d over 60,483 gene expression values, one of 128 x 128
+# channels and kernel 10 along 60,455 positions, a size-1 and a size-10
+# max pool, a 773,760 -> 200 dense layer), CANDLE's Combo drug-pair
+# response regressor (one drug tower applied to both drugs, so its weights
+# collect two gradients, residual dense layers of 1,000 at a batch of
+# thousands), a CANDLE ST1-shaped SMILES regressor (40,000-token
+# embedding, two post-LN encoder blocks through nn.MultiheadAttention,
+# average pooling), a LeViT-128S-shaped hybrid vision transformer (a
+# conv-BN stem, Linear + BatchNorm1d projections, attention biases
+# gathered from a heads x offsets table by a fixed n x n index every step,
+# Hardswish, attention that subsamples its queries between stages) and a
+# DCRNN traffic forecaster on METR-LA's shapes (GRU cells whose gates are
+# diffusion convolutions by torch.sparse.mm with two random-walk supports,
+# an encoder and a decoder unrolled in Python over 12 steps each).
+
+class TC1(nn.Module):
+    """CANDLE's TC1 tumour-type classifier from RNA-seq (Pilot1 TC1,
+    tc1_baseline_keras2.py's model) on b x 1 x 60,483 gene expression
+    values: Conv1d 1 -> 128 of kernel 20 (stride 1, no padding), ReLU,
+    MaxPool1d(1); Conv1d 128 -> 128 of kernel 10, ReLU, MaxPool1d(10)
+    (60,483 -> 60,464 -> 60,455 -> 6,045 positions); flattened to
+    773,760, Dense 200 + ReLU, dropout 0.1, Dense 20 + ReLU, dropout 0.1,
+    Dense to the 18 tumour types (the softmax in the loss)."""
+
+    def __init__(self, genes=60483, classes=18, filters=128, drop=0.1):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv1d(1, filters, 20), nn.ReLU(inplace=True), nn.MaxPool1d(1),
+            nn.Conv1d(filters, filters, 10), nn.ReLU(inplace=True), nn.MaxPool1d(10))
+        length = (genes - 19 - 9) // 10                     # 6,045
+        self.classifier = nn.Sequential(
+            nn.Flatten(), nn.Linear(filters * length, 200), nn.ReLU(inplace=True), nn.Dropout(drop),
+            nn.Linear(200, 20), nn.ReLU(inplace=True), nn.Dropout(drop), nn.Linear(20, classes))
+
+    def forward(self, x):                                   # b, 1, 60483
+        return self.classifier(self.features(x))            # b, 128, 6045 -> b, 18
+
+
+def tc1(batch, device):
+    """batch: expression profiles of 60,483 genes (scaled to [0, 1), as
+    TC1 max-abs scales them) and labels of 18 tumour types."""
+    def make():
+        return (torch.rand(batch, 1, 60483, device=device),
+                torch.randint(0, 18, (batch,), device=device))
+    return TC1(), make, _cls_loss, "sgd"
+
+
+class Combo(nn.Module):
+    """CANDLE's Combo drug-pair response regressor (Pilot1 Combo,
+    combo_baseline_keras2.py's model): a cell-line tower over 942 gene
+    expressions and one drug tower over 3,820 descriptors, each 3 dense
+    layers of 1,000 (UnoTower: Linear, ReLU, dropout 0.1, the residual
+    where the widths match); the drug tower applied to both drugs (shared
+    weights); cell, drug 1 and drug 2 concatenated (3,000), 3 residual
+    dense layers of 1,000 and a Linear to the growth. Returns b."""
+
+    def __init__(self, cell=942, drug=3820, width=1000, tower=3, top=3, drop=0.1):
+        super().__init__()
+        self.cell = UnoTower(cell, [width] * tower, drop)
+        self.drug = UnoTower(drug, [width] * tower, drop)
+        self.top = UnoTower(3 * width, [width] * top, drop)
+        self.out = nn.Linear(width, 1)
+
+    def forward(self, inp):                                 # (b, 942), (b, 3820), (b, 3820)
+        cell, drug1, drug2 = inp
+        h = torch.cat([self.cell(cell), self.drug(drug1), self.drug(drug2)], dim=1)   # b, 3000
+        return self.out(self.top(h)).squeeze(1)             # b
+
+
+def combo(batch, device):
+    """batch: a cell line's 942 expression values, two drugs' 3,820
+    descriptors and the pair's growth (percent growth / 100, in -1 .. 1)."""
+    def make():
+        return ((torch.randn(batch, 942, device=device),
+                 torch.randn(batch, 3820, device=device),
+                 torch.randn(batch, 3820, device=device)),
+                torch.rand(batch, device=device) * 2 - 1)
+    return Combo(), make, _mse_loss, "adam"
+
+
+class ST1Block(nn.Module):
+    """The Keras TransformerBlock of CANDLE's ST1 (post-LN): self-attention
+    by nn.MultiheadAttention (batch first, no weights returned), dropout
+    0.1, the residual and LayerNorm (fp32, eps 1e-6); Dense to ff + ReLU,
+    Dense back, dropout, the residual and LayerNorm."""
+
+    def __init__(self, d, heads, ff, drop=0.1):
+        super().__init__()
+        self.att = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.ln1, self.ln2 = Fp32LayerNorm(d, eps=1e-6), Fp32LayerNorm(d, eps=1e-6)
+        self.ffn = nn.Sequential(nn.Linear(d, ff), nn.ReLU(inplace=True), nn.Linear(ff, d))
+        self.drop1, self.drop2 = nn.Dropout(drop), nn.Dropout(drop)
+
+    def forward(self, x):                                   # b, t, d
+        x = self.ln1(x + self.drop1(self.att(x, x, x, need_weights=False)[0]))
+        return self.ln2(x + self.drop2(self.ffn(x)))
+
+
+class ST1(nn.Module):
+    """A CANDLE ST1-shaped SMILES regressor (Pilot1 ST1,
+    smiles_regress_transformer's TokenAndPositionEmbedding and
+    TransformerBlock): token ids of length 250 over a 40,000-word vocabulary,
+    token and position embeddings of 128 summed, 2 ST1Blocks (4 heads of
+    32, FFN 256), the average over the 250 tokens, dropout 0.1, Dense 256
+    + ReLU, dropout and a Dense to one value (a docking score). Returns b."""
+
+    def __init__(self, vocab=40000, seq=250, d=128, heads=4, ff=256, layers=2, hidden=256, drop=0.1):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        self.blocks = nn.ModuleList(ST1Block(d, heads, ff, drop) for _ in range(layers))
+        self.head = nn.Sequential(nn.Dropout(drop), nn.Linear(d, hidden), nn.ReLU(inplace=True),
+                                  nn.Dropout(drop), nn.Linear(hidden, 1))
+
+    def forward(self, ids):                                 # b, 250
+        x = self.tok(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device))   # b, 250, 128
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(x.mean(1)).squeeze(1)              # b, 128 -> b
+
+
+def st1(batch, device):
+    """batch: tokenised SMILES of 20 to 250 tokens (ids 1 .. 39,999),
+    pre-padded with 0 to 250 as Keras' pad_sequences does (the lengths
+    drawn once from a generator of seed 0), and one score per molecule."""
+    seq, vocab = 250, 40000
+
+    def make():
+        g = torch.Generator().manual_seed(0)
+        lengths = torch.randint(20, seq + 1, (batch, 1), generator=g)
+        ids = torch.randint(1, vocab, (batch, seq), generator=g)
+        ids = ids.masked_fill(torch.arange(seq).unsqueeze(0) < seq - lengths, 0)   # b, 250
+        return ids.to(device), torch.randn(batch, device=device)
+    return ST1(), make, _mse_loss, "adamw"
+
+
+class LeViTLinearBN(nn.Module):
+    """LeViT's Linear_BN: a Linear without bias and BatchNorm1d over the
+    flattened b x n rows (weight initialised to bn_weight, 0 on the last
+    layer of each residual branch), reshaped back to b, n, cout."""
+
+    def __init__(self, cin, cout, bn_weight=1.0):
+        super().__init__()
+        self.fc = nn.Linear(cin, cout, bias=False)
+        self.bn = nn.BatchNorm1d(cout)
+        nn.init.constant_(self.bn.weight, bn_weight)
+
+    def forward(self, x):                                   # b, n, cin
+        y = self.fc(x)
+        return self.bn(y.flatten(0, 1)).view_as(y)          # b, n, cout
+
+
+def _levit_bias_index(res, res_q, stride):
+    """LeViT's attention-bias index: for each query of a res_q x res_q grid
+    (the res x res keys' grid subsampled by stride) and each key, the
+    number of its absolute offset (|dy|, |dx|) among the distinct offsets.
+    Returns the number of offsets and the res_q^2 x res^2 long index."""
+    keys = [(i, j) for i in range(res) for j in range(res)]
+    queries = [(i * stride, j * stride) for i in range(res_q) for j in range(res_q)]
+    offsets, idx = {}, []
+    for qi, qj in queries:
+        for ki, kj in keys:
+            idx.append(offsets.setdefault((abs(qi - ki), abs(qj - kj)), len(offsets)))
+    return len(offsets), torch.tensor(idx).view(len(queries), len(keys))
+
+
+class LeViTAttention(nn.Module):
+    """LeViT's attention, plain (stride 1) or subsampling (stride 2, the
+    queries from the tokens of every other row and column): k and v (and q
+    when not subsampling) from one LeViTLinearBN, heads of key dim 16 and
+    value dim ratio x 16; scores q k^T / 4 plus the learned per-head bias
+    gathered every step from the heads x offsets parameter by the fixed
+    index buffer (biases[:, idx]), softmax, times v; Hardswish and a
+    LeViTLinearBN to the output width (BN weight 0 when the block is a
+    residual branch)."""
+
+    def __init__(self, cin, cout, key_dim, heads, ratio, res, stride=1):
+        super().__init__()
+        self.heads, self.kd, self.vd, self.res, self.stride = heads, key_dim, ratio * key_dim, res, stride
+        self.res_q = (res - 1) // stride + 1
+        if stride == 1:
+            self.qkv = LeViTLinearBN(cin, heads * (2 * key_dim + self.vd))
+        else:
+            self.kv = LeViTLinearBN(cin, heads * (key_dim + self.vd))
+            self.q = LeViTLinearBN(cin, heads * key_dim)
+        self.proj = LeViTLinearBN(heads * self.vd, cout, bn_weight=0.0 if stride == 1 else 1.0)
+        n_off, idx = _levit_bias_index(res, self.res_q, stride)
+        self.biases = nn.Parameter(torch.zeros(heads, n_off))
+        self.register_buffer("bias_idx", idx, persistent=False)   # n_q, n
+
+    def forward(self, x):                                   # b, n, cin
+        b, n, c = x.shape
+        if self.stride == 1:
+            q, k, v = self.qkv(x).view(b, n, self.heads, -1).split([self.kd, self.kd, self.vd], dim=3)
+        else:
+            k, v = self.kv(x).view(b, n, self.heads, -1).split([self.kd, self.vd], dim=3)
+            xq = x.reshape(b, self.res, self.res, c)[:, ::self.stride, ::self.stride].reshape(b, -1, c)   # b, n_q, cin
+            q = self.q(xq).view(b, xq.shape[1], self.heads, self.kd)
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)   # b, h, n_q or n, d
+        s = q @ k.transpose(-1, -2) * self.kd ** -0.5 + self.biases[:, self.bias_idx]   # b, h, n_q, n
+        a = (s.softmax(-1) @ v).transpose(1, 2).reshape(b, q.shape[2], -1)   # b, n_q, h vd
+        return self.proj(F.hardswish(a))                    # b, n_q, cout
+
+
+class LeViTMLP(nn.Module):
+    """LeViT's residual MLP: LeViTLinearBN to ratio x d, Hardswish,
+    LeViTLinearBN back (BN weight 0)."""
+
+    def __init__(self, d, ratio=2):
+        super().__init__()
+        self.fc1, self.fc2 = LeViTLinearBN(d, ratio * d), LeViTLinearBN(ratio * d, d, bn_weight=0.0)
+
+    def forward(self, x):
+        return self.fc2(F.hardswish(self.fc1(x)))
+
+
+class LeViT(nn.Module):
+    """A LeViT-128S-shaped classifier (Graham et al. 2021) at 224x224: a
+    stem of four 3x3 stride-2 Conv2d (no bias) + BatchNorm2d, 3 -> 16 ->
+    32 -> 64 -> 128, Hardswish between (224 -> 14), flattened to 196 tokens;
+    stages of widths 128, 256, 384, depths 2, 3, 4, heads 4, 6, 8 of key
+    dim 16 and value dim 32 (attention ratio 2), each block a residual
+    LeViTAttention and a residual LeViTMLP (ratio 2); between stages a
+    subsampling LeViTAttention (heads width / 16, value dim 64, queries
+    from a stride-2 subsample: 14x14 -> 7x7 -> 4x4) to the next width,
+    no residual, then a residual LeViTMLP; the mean over the tokens,
+    BatchNorm1d and a Linear to 1,000 classes (no distillation head)."""
+
+    def __init__(self, widths=(128, 256, 384), depths=(2, 3, 4), heads=(4, 6, 8), key_dim=16,
+                 classes=1000, res=14):
+        super().__init__()
+        stem, c = [], 3
+        for i, w in enumerate((widths[0] // 8, widths[0] // 4, widths[0] // 2, widths[0])):
+            stem += [nn.Conv2d(c, w, 3, 2, 1, bias=False), nn.BatchNorm2d(w)]
+            if i < 3:
+                stem.append(nn.Hardswish())
+            c = w
+        self.stem = nn.Sequential(*stem)
+        self.blocks = nn.ModuleList()
+        for s, (w, depth, h) in enumerate(zip(widths, depths, heads)):
+            if s > 0:
+                down = LeViTAttention(widths[s - 1], w, key_dim, widths[s - 1] // key_dim, 4, res, stride=2)
+                res = down.res_q
+                self.blocks.append(down)
+                self.blocks.append(LeViTMLP(w))
+            for _ in range(depth):
+                self.blocks.append(LeViTAttention(w, w, key_dim, h, 2, res))
+                self.blocks.append(LeViTMLP(w))
+        self.norm = nn.BatchNorm1d(widths[-1])
+        self.head = nn.Linear(widths[-1], classes)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = self.stem(x).flatten(2).transpose(1, 2)         # b, 196, 128
+        for blk in self.blocks:
+            y = blk(x)
+            x = x + y if y.shape == x.shape else y          # the subsampling attention: no residual
+        return self.head(self.norm(x.mean(1)))              # b, 16, 384 -> b, 1000
+
+
+def levit(batch, device):
+    return LeViT(), _images(batch, device), _cls_loss, "adamw"
+
+
+def _random_walk_support(adj):
+    """The transposed random-walk matrix (D^-1 A)^T of a dense n x n
+    adjacency as DCRNN's supports hold it (every row has its self-loop,
+    so no degree is 0), as a coalesced sparse COO tensor."""
+    return (adj / adj.sum(1, keepdim=True)).t().to_sparse().coalesce()
+
+
+class DCGRUCell(nn.Module):
+    """DCRNN's DCGRU cell (the reference's DCGRUCell with
+    dual_random_walk): its gates and candidate are diffusion convolutions
+    of [input, state] (b, nodes, c): the signal laid out as nodes x (c b),
+    for each support K = 2 diffusion steps by torch.sparse.mm (x1 = S x0,
+    x2 = 2 S x1 - x0), the 1 + 2 x 2 = 5 signals stacked and laid out as
+    b x nodes x 5c, a Linear to 2 x units (sigmoid: reset and update, bias
+    1.0) and, on [input, r x state], another to units (tanh: the
+    candidate); state' = u x state + (1 - u) x candidate."""
+
+    def __init__(self, cin, units, supports=2, k=2):
+        super().__init__()
+        self.k, self.m = k, 1 + supports * k
+        self.gates = nn.Linear((cin + units) * self.m, 2 * units)
+        self.cand = nn.Linear((cin + units) * self.m, units)
+        nn.init.constant_(self.gates.bias, 1.0)
+
+    def diffuse(self, x, supports):                         # b, n, c
+        b, n, c = x.shape
+        # The diffusion runs in fp32 in both precisions: under autocast
+        # torch.sparse.mm's operands are cast to bf16 (it goes through
+        # addmm), for which the CPU's sparse-dense addmm has no kernel
+        # (torch 1.13: "addmm_sparse_dense" not implemented for
+        # 'BFloat16'); so autocast is off here and the dense operand cast
+        # to fp32, the same sparse fp32 kernels on every device. The
+        # Linears after it run in bf16.
+        with torch.autocast(device_type=x.device.type, enabled=False):
+            x0 = x.float().permute(1, 2, 0).reshape(n, c * b)   # n, c b
+            xs = [x0]
+            for sup in supports:
+                prev, cur = x0, torch.sparse.mm(sup, x0)
+                xs.append(cur)
+                for _ in range(2, self.k + 1):
+                    prev, cur = cur, 2 * torch.sparse.mm(sup, cur) - prev
+                    xs.append(cur)
+            return torch.stack(xs).view(self.m, n, c, b).permute(3, 1, 2, 0).reshape(b, n, c * self.m)   # b, n, 5c
+
+    def forward(self, x, h, supports):                      # b, n, cin; b, n, units
+        g = torch.sigmoid(self.gates(self.diffuse(torch.cat([x, h], dim=2), supports)))   # b, n, 2 units
+        r, u = g.chunk(2, dim=2)
+        c = torch.tanh(self.cand(self.diffuse(torch.cat([x, r * h], dim=2), supports)))   # b, n, units
+        return u * h + (1 - u) * c
+
+
+class DCRNN(nn.Module):
+    """A DCRNN traffic forecaster (Li et al. 2018) on METR-LA's shapes: 207
+    sensors, 12 steps of 2 features in, 12 steps of 1 out. The sensor graph
+    (drawn once from a generator of seed 0): 207 self-loops of weight 1
+    and 1,515 distinct directed edges of weight 0.1 to 1, 1,722 non-zeros
+    as METR-LA's adjacency has; its two supports, the transposed
+    random-walk matrices of A and of A^T, kept as sparse COO tensors in a
+    plain attribute (not buffers: DDP's buffer broadcast takes dense
+    tensors) and moved to the input's device on first use. A 2-layer
+    encoder of DCGRUCells of 64 units over the 12 input steps, then a
+    2-layer decoder from the encoder's states, fed zeros (the GO symbol)
+    and then its own previous prediction (no teacher forcing), each step's
+    top state by a Linear 64 -> 1; both unrolled in Python. Returns b, 12,
+    207, 1."""
+
+    def __init__(self, nodes=207, cin=2, cout=1, units=64, layers=2, k=2, horizon=12, nnz=1722):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        score = torch.rand(nodes, nodes, generator=g).fill_diagonal_(-1.0)
+        pick = score.flatten().topk(nnz - nodes).indices     # 1,515 off-diagonal edges
+        adj = torch.eye(nodes)
+        adj.view(-1)[pick] = 0.1 + 0.9 * torch.rand(nnz - nodes, generator=g)
+        self._supports = [_random_walk_support(adj), _random_walk_support(adj.t())]
+        self.encoder = nn.ModuleList(DCGRUCell(cin if i == 0 else units, units, 2, k) for i in range(layers))
+        self.decoder = nn.ModuleList(DCGRUCell(cout if i == 0 else units, units, 2, k) for i in range(layers))
+        self.proj = nn.Linear(units, cout)
+        self.units, self.cout, self.horizon = units, cout, horizon
+
+    def supports(self, device):
+        if self._supports[0].device != device:
+            self._supports = [s.to(device) for s in self._supports]
+        return self._supports
+
+    def forward(self, x):                                   # b, 12, 207, 2
+        sup = self.supports(x.device)
+        b, t, n, _ = x.shape
+        hs = [x.new_zeros(b, n, self.units) for _ in self.encoder]
+        for step in range(t):
+            inp = x[:, step]
+            for i, cell in enumerate(self.encoder):
+                hs[i] = inp = cell(inp, hs[i], sup)
+        out, outs = x.new_zeros(b, n, self.cout), []
+        for step in range(self.horizon):
+            inp = out
+            for i, cell in enumerate(self.decoder):
+                hs[i] = inp = cell(inp, hs[i], sup)
+            out = self.proj(inp)                            # b, 207, 1
+            outs.append(out)
+        return torch.stack(outs, 1)                         # b, 12, 207, 1
+
+
+def dcrnn(batch, device):
+    """batch: 12 steps of the 207 sensors' (standardised) speed and the
+    time of day in [0, 1), and the next 12 steps' speed; MAE loss (the
+    reference's masked MAE with nothing missing)."""
+    def make():
+        speed = torch.randn(batch, 24, 207, 1, device=device)
+        tod = (torch.arange(24, device=device).view(1, 24, 1, 1) / 288.0).expand(batch, 24, 207, 1)
+        return torch.cat([speed[:, :12], tod[:, :12]], dim=3), speed[:, 12:].contiguous()
+    return DCRNN(), make, _l1_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -11723,4 +12100,9 @@ MODELS = {
     "s4d": (s4d, "S4D-shaped diagonal state-space classifier on sequential CIFAR (1,024 steps of 3 channels), Linear encoder to 256, 4 prenorm residual layers (fp32 LayerNorm over the channels on b x 256 x 1,024, S4D kernel computed each step from learned log_dt, A = -exp(log_A_real) + i A_imag and C of 64 complex modes per channel by view_as_complex and torch.complex: zero-order-hold C (exp(dtA) - 1) / A, Vandermonde exp(dtA x arange(1,024)) over 256 x 64 x 1,024 and a complex einsum, 2 x real part; long convolution by torch.fft.rfft of input and kernel over 2,048, product, irfft, first 1,024 kept, in fp32; skip D, GELU, dropout 0.1, 1x1 Conv1d 256-512 + GLU, dropout, residual), mean over the sequence, Linear to 10 classes, CE, AdamW; thirtieth round"),
     "electra": (electra, "ELECTRA-small-shaped replaced-token-detection pretraining, seq 128, 30,522 vocab, shared 128-d word, position and token-type embeddings (LayerNorm, dropout 0.1) projected by a Linear to each encoder's width, generator 4 post-LN layers of 64 (4 heads of 16, FFN 256), discriminator 12 post-LN layers of 256 (4 heads, FFN 1,024), GELU, attention written out (matmul, fp32 softmax, dropout, matmul), 19 masked positions (15%, fixed per batch) gathered from the generator, Linear 64-128 + GELU + LayerNorm, tied output embedding + bias, MLM CE; replacements by torch.multinomial from the detached fp32 softmax over b x 19 rows of 30,522, scattered into the ids; discriminator head Linear 256-256 + GELU + Linear to 1, BCE over all 128 tokens against replaced labels; loss = MLM + 50 x BCE, AdamW; thirtieth round"),
     "cgcnn": (cgcnn, "CGCNN-shaped crystal graph regressor, batch = crystals of 24 atoms with 12 neighbours each (index tensors drawn once from a seeded generator, offset by 24 per crystal), 92 atom features -> Linear 64, distances expanded on 41 Gaussians (0-8 A by 0.2), 3 conv layers (neighbour features gathered by x[nbr], concat [self, neighbour, edge] 64 + 64 + 41, Linear 169-128, BatchNorm1d over n x 12 rows, chunk into sigmoid filter and softplus core, product summed over the 12 neighbours, BatchNorm1d, softplus of the residual), mean per crystal by index_add_, softplus, Linear 64-128, softplus, Linear to 1, MSE, Adam; thirtieth round"),
+    "tc1": (tc1, "CANDLE TC1 tumour classifier from RNA-seq, b x 1 x 60,483 gene expression values, Conv1d 1-128 kernel 20 (valid) + ReLU, MaxPool1d(1), Conv1d 128-128 kernel 10 + ReLU, MaxPool1d(10) (60,483 -> 60,464 -> 60,455 -> 6,045), flatten 773,760, Linear 200 + ReLU, dropout 0.1, Linear 20 + ReLU, dropout 0.1, Linear to 18 tumour types, CE, plain SGD; thirty-first round"),
+    "combo": (combo, "CANDLE Combo drug-pair response, cell-line tower over 942 expressions and one drug tower over 3,820 descriptors applied to both drugs (shared weights, two gradient contributions), each 3 dense 1,000 (Linear, ReLU, dropout 0.1, residual where widths match), cell + drug 1 + drug 2 concatenated (3,000), 3 residual dense 1,000, Linear to 1, MSE, Adam; thirty-first round"),
+    "st1": (st1, "CANDLE ST1-shaped SMILES regressor, 250 token ids over a 40,000 vocab (pre-padded with 0, lengths 20-250 drawn once from a seeded generator), token + position embeddings of 128, 2 post-LN encoder blocks (nn.MultiheadAttention batch first, 4 heads of 32, need_weights=False, dropout 0.1, residual, fp32 LayerNorm eps 1e-6, FFN 256 ReLU), mean over the 250 tokens, dropout, Linear 256 + ReLU, dropout, Linear to 1, MSE, AdamW; thirty-first round"),
+    "levit": (levit, "LeViT-128S-shaped hybrid ViT at 224x224, stem of four 3x3 stride-2 Conv2d (no bias) + BatchNorm2d 3-16-32-64-128 with Hardswish between (196 tokens of 14x14), stages 128, 256, 384 of depth 2, 3, 4 and 4, 6, 8 heads (key dim 16, value dim 32), Linear_BN projections (Linear without bias + BatchNorm1d over the b*n rows), per-head attention bias gathered each step from a heads x offsets parameter by a fixed n x n index of absolute (dy, dx) offsets, softmax, Hardswish before the output Linear_BN, residual MLPs ratio 2 (Linear_BN, Hardswish, Linear_BN with BN weight 0), subsampling attention between stages (8 and 16 heads, value dim 64, queries from a stride-2 subsample: 14x14 -> 7x7 -> 4x4, no residual), mean over tokens, BatchNorm1d + Linear to 1,000, CE, AdamW; thirty-first round"),
+    "dcrnn": (dcrnn, "DCRNN traffic forecaster on METR-LA shapes, 207 sensors, 12 input steps of 2 features (speed, time of day) and 12 output steps of 1, seeded random graph of 1,722 non-zeros (207 self-loops + 1,515 directed edges), forward and backward random-walk supports as torch sparse COO tensors, DCGRU cells of 64 units whose gates and candidate are diffusion convolutions (per support K = 2 steps by torch.sparse.mm on the nodes x (batch*features) layout in fp32 with autocast off, Chebyshev-style x2 = 2 S x1 - x0, 5 signals stacked, Linear to 128 + sigmoid for reset and update, Linear to 64 + tanh for the candidate), 2-layer encoder and 2-layer decoder unrolled in Python over 12 steps each, decoder fed its own previous prediction (no teacher forcing), Linear 64-1, MAE, Adam; thirty-first round"),
 }
