@@ -6,7 +6,10 @@ Graph and recommendation models spend their time in ops that read or
 add rows chosen by an index: index_select (a gather of rows),
 index_add_ and index_select's backward (scatter-adds of rows, done with
 atomic adds, since several index entries may name one row), gather and
-scatter_add_ (per element).  The element-wise table rows (a stream of
+scatter_add_ (per element), and advanced indexing's pair, x[idx]
+(aten::index, a gather of rows) and its backward (aten::_index_put_impl_
+with accumulate: the indices sorted, then the rows added).  The
+element-wise table rows (a stream of
 contiguous elements) say nothing about them: an indexed kernel reads
 one element per thread through an index, and a scatter-add makes the
 memory system add into a word rather than store it.  These timings show
@@ -19,9 +22,9 @@ what the estimator is built from).  Every op is timed with CUDA events
 around REPS launches after a warm-up, median of ROUNDS rounds.
 
 Writes DIR/index_ops.csv (one row per op, precision and size) and
-DIR/env.json.
+DIR/env.json.  --ops names the ops to time (default: all of them).
 
-  index_ops.py --out DIR [--device cuda:0]
+  index_ops.py --out DIR [--device cuda:0] [--ops index,_index_put_impl_]
 """
 import argparse
 import csv
@@ -78,6 +81,9 @@ def ops_for(n, f, e, dt, dev):
          lambda: torch.ops.aten.index_select_backward(src, [n, f], 0, idx)),
         ("gather", ef, lambda: torch.gather(x, 0, idx2)),
         ("scatter_add_", ef, lambda: out.scatter_add_(0, idx2, src)),
+        ("index", ef, lambda: torch.ops.aten.index(x, [idx])),
+        ("_index_put_impl_", ef,
+         lambda: torch.ops.aten._index_put_impl_(out, [idx], src, True, False)),
         ("copy_", ef, lambda: dst.copy_(src)),
     ]
 
@@ -86,7 +92,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--ops", default="")
     a = ap.parse_args()
+    only = set(x for x in a.ops.split(",") if x)
     dev = torch.device(a.device)
     os.makedirs(a.out, exist_ok=True)
     name = torch.cuda.get_device_name(dev)
@@ -97,6 +105,8 @@ def main():
                 for d in DEGREES:
                     e = n * d
                     for op, elems, fn in ops_for(n, f, e, dt, dev):
+                        if only and op not in only:
+                            continue
                         med, lo, hi = time_us(fn, dev)
                         rows.append(dict(op=op, precision=pname, rows=n, width=f, index=e,
                                          elements=elems, time_us=round(med, 3),
@@ -109,7 +119,8 @@ def main():
         w.writeheader()
         w.writerows(rows)
     env = host_info(dev)
-    env.update(rows=ROWS, widths=WIDTHS, degrees=DEGREES, reps=REPS, rounds=ROUNDS)
+    env.update(rows=ROWS, widths=WIDTHS, degrees=DEGREES, reps=REPS, rounds=ROUNDS,
+               ops=sorted(only) if only else "all")
     with open(os.path.join(a.out, "env.json"), "w") as fh:
         json.dump(env, fh, indent=1)
 

@@ -30,6 +30,13 @@ def op_bytes(op, n, f, e, s):
         return s * (rows + gathered + gathered)
     if op == "scatter_add_":          # (self [N,F], dim, index [E,F], src [E,F])
         return s * (rows + 2 * gathered + max(rows, gathered))
+    # advanced indexing records its indices as a list the trace gives no
+    # shape of: the index is not counted, the result is the gradient's
+    # (ops_index_outputs)
+    if op == "index":                 # (self [N,F], indices)
+        return s * (rows + gathered)
+    if op == "_index_put_impl_":      # (self [N,F], indices, values [E,F], accumulate)
+        return s * (rows + gathered + max(rows, gathered))
     return None
 
 

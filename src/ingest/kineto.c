@@ -2442,6 +2442,7 @@ int kineto_read(const char *path, const struct ingest_opts *o, struct profile *o
     if (rc)
         goto out;
     out->dtype = ops_dominant_dtype(out);
+    ops_index_outputs(out);
     ops_sort(out);
     ops_select_top(out, o && o->top > 0 ? o->top : 1.0);
 out:

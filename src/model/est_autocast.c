@@ -24,7 +24,8 @@
  *    an fp32 result;
  *  - any other op runs in its inputs' type, and mixed inputs promote to
  *    fp32 (a bf16 activation times an fp32 tensor is fp32); an in-place op
- *    keeps its first input's type, an embedding its fp32 weight's;
+ *    keeps its first input's type, an embedding its fp32 weight's; a
+ *    concatenation promotes across its whole list;
  *  - a parameter (a leaf that requires grad) is cast once per autocast
  *    region and the cast reused by every later call (its cast cache): a
  *    layer applied in a loop casts its weight once per step.
@@ -165,7 +166,9 @@ static char *first_list(const struct op *op)
     return s;
 }
 
-#define FLOW_GROUPS 4
+/* enough for the tensor lists of most concatenations (a longer list's
+ * result is not followed) */
+#define FLOW_GROUPS 16
 struct flow_groups {
     int n;
     int rank[FLOW_GROUPS];
@@ -314,6 +317,16 @@ static int name_in(const char *base, const char *const *names)
     return 0;
 }
 
+/* torch.cat and its kin: one result from a list of tensors, in the
+ * type their promotion gives (a bf16 activation concatenated with fp32
+ * features is fp32; PyTorch's cat has promoted its inputs since 1.5) */
+static int is_concat(const struct op *op)
+{
+    static const char *const names[] = { "cat", "_cat", "concat", "concatenate", "stack",
+                                         "hstack", "vstack", NULL };
+    return name_in(ops_base_name(op), names);
+}
+
 static enum flow_policy policy(const struct op *op)
 {
     static const char *const fp32_out[] = { "sum", "prod", "cumsum", "cumprod", "softmax",
@@ -322,6 +335,8 @@ static enum flow_policy policy(const struct op *op)
     const char *base = ops_base_name(op);
     if (name_in(base, fp32_out))
         return POL_FP32_OUT;
+    if (is_concat(op))
+        return POL_PROMOTE;
     if (ops_autocast_fp32(op, 0))
         return POL_FP32;
     if ((op->kind == OP_GEMM || op->kind == OP_CONV || op->kind == OP_ATTENTION)
@@ -345,14 +360,52 @@ static int act_group(const struct op *op, const struct flow_groups *g)
     return a < g->n && a < FLOW_GROUPS ? a : -1;
 }
 
-struct flow_out { int64_t dims[8]; int rank; };
+/* A result's shape, or where only its element count is known (a
+ * concatenation whose axis the shapes do not tell), rank 0 and count. */
+struct flow_out { int64_t dims[8]; int rank; double count; };
+
+/* A concatenation's result: its inputs' shapes summed along the one axis
+ * where they differ; where none differs (the axis cannot be told) or
+ * ranks differ (stack adds one), the summed element count alone. */
+static void concat_shape(const struct flow_groups *g, struct flow_out *o)
+{
+    if (g->n < 1 || g->n > FLOW_GROUPS)
+        return;
+    int r = g->rank[0], axis = -1, same_rank = 1;
+    for (int q = 0; q < g->n; q++) {
+        o->count += numel(g->dims[q], g->rank[q]);
+        if (g->rank[q] != r)
+            same_rank = 0;
+    }
+    if (!same_rank || r < 1 || r > 8)
+        return;
+    for (int i = 0; i < r; i++)
+        for (int q = 1; q < g->n; q++)
+            if (g->dims[q][i] != g->dims[0][i]) {
+                if (axis >= 0 && axis != i)
+                    return;
+                axis = i;
+            }
+    if (axis < 0)
+        return;
+    memcpy(o->dims, g->dims[0], (size_t)r * sizeof *o->dims);
+    o->dims[axis] = 0;
+    for (int q = 0; q < g->n; q++)
+        o->dims[axis] += g->dims[q][axis];
+    o->rank = r;
+}
 
 /* The output shape of op's call (rank 0 when it cannot be told). */
 static void out_shape(const struct op *op, const struct flow_groups *g, enum flow_policy pol,
                       struct flow_out *o)
 {
     o->rank = 0;
+    o->count = 0;
     int ng = g->n < FLOW_GROUPS ? g->n : FLOW_GROUPS;
+    if (is_concat(op)) {
+        concat_shape(g, o);
+        return;
+    }
     if (op->kind == OP_CONV) {
         int64_t d[5];
         conv_output_shape(op, op_conv(op), d);
@@ -399,6 +452,8 @@ static void flow_put(struct flow *f, const struct flow_out *o, int prec, size_t 
     if (o->rank > 0) {
         kmap_put(&f->shape, dims_key(o->dims, o->rank), prec, when);
         kmap_put(&f->count, count_key(numel(o->dims, o->rank)), prec, when);
+    } else if (o->count > 0) {
+        kmap_put(&f->count, count_key(o->count), prec, when);
     }
     f->cur = prec;
 }
@@ -608,7 +663,10 @@ static void flow_call(struct flow *f, const struct op *op, size_t when, int *low
     case POL_KEEP:
         out = in0;
         break;
-    case POL_PROMOTE:
+    case POL_PROMOTE: {
+        /* a tensor that no op of the step made: a parameter (fp32) read
+         * by an elementwise op, the last result in a concatenation */
+        int param = !is_concat(op);
         out = in0;
         for (int q = 1; q < ng; q++) {
             uint64_t key = dims_key(g.dims[q], g.rank[q]);
@@ -618,10 +676,11 @@ static void flow_call(struct flow *f, const struct op *op, size_t when, int *low
             const struct kval *v = kmap_find(&f->shape, key);
             if (key == dims_key(g.dims[0], g.rank[0]) && v && v->prev == F_FP32)
                 out = F_FP32;
-            if (flow_type(f, g.dims[q], g.rank[q], 1) == F_FP32)
+            if (flow_type(f, g.dims[q], g.rank[q], param) == F_FP32)
                 out = F_FP32;
         }
         break;
+    }
     }
     struct flow_out o;
     out_shape(op, &g, pol, &o);

@@ -136,9 +136,9 @@ struct shape {
     int batch_moved;            /* est_retarget found its batch dimension and moved it */
     double fp32_share;          /* share of its elements autocast leaves in fp32
                                    (est_retarget; 0 when none or not known) */
-    int by_bytes;               /* an upsampling op looked up among the elementwise
-                                   rows by its bytes, not among resample rows
-                                   (est_op.c: scaled_table) */
+    int by_bytes;               /* an upsampling or indexed op looked up among the
+                                   elementwise rows by its bytes, not among rows of
+                                   its own (est_op.c: scaled_table) */
 };
 
 struct lookup {
@@ -156,6 +156,8 @@ struct lookup {
                                        spatial dimensions measures (kernel_hit) */
     int grouped_dense;              /* a grouped convolution outside its rows timed as its
                                        groups' dense convolutions (est_lookup.c) */
+    int op_rows;                    /* an indexed op timed from rows of its own op
+                                       (lk_indexed), not from the stream's */
 };
 
 struct roof {
@@ -208,6 +210,7 @@ void est_warn(struct est *c, const char *fmt, ...) __attribute__((format(printf,
 /* est_retarget.c */
 void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void *arg), void *arg);
 void est_collect_flat(const int64_t *dims, int n, void *arg);
+void est_collect_flat_rows(const int64_t *dims, int n, void *arg);
 /* The batch dimensions an indexed op's index names (est_retarget.c). */
 void est_collect_index_rows(struct est *c, const struct op *op);
 /* The [N x C, S] of an instance norm's input (est_retarget.c). */

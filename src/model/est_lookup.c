@@ -223,7 +223,7 @@ static int lk_indexed(const struct kernel_table *t, const struct op *op, const s
                       struct lookup *acc)
 {
     const char *kop = op_sizes(op)->kop;
-    if (!ops_is_indexed(kop) || !(s->bytes > 0) || !(s->calls > 0))
+    if (s->by_bytes || !ops_is_indexed(kop) || !(s->bytes > 0) || !(s->calls > 0))
         return -1;
     struct kernel_query q = { .kind = KERNEL_ELTWISE, .pass = KPASS_FWD, .prec = s->prec,
                               .op = kop, .bytes = s->bytes / s->calls };
@@ -231,6 +231,7 @@ static int lk_indexed(const struct kernel_table *t, const struct op *op, const s
     if (kernel_table_lookup(t, &q, &h) != 0 || !(h.time_s > 0))
         return -1;
     hit_to_lookup(&h, KERNEL_ELTWISE, s->calls, acc);
+    acc->op_rows = 1;
     return 0;
 }
 

@@ -309,10 +309,11 @@ static int scaled_table(struct est *c, const struct op *op, const struct shape *
         if (lookup_again(c, op, &a, &b, &t, src_bw, &ls, &lp, &lt_own) != 0)
             return -1;
         lt = &lt_own;
-    } else if (ls.kind != lp.kind) {
+    } else if (ls.kind != lp.kind || ls.op_rows != lp.op_rows) {
         /* an upsampling op that one table times by its resample rows and
-         * the other by its bytes: a ratio of the two says nothing of the
-         * machines, so all three lookups take the bytes */
+         * the other by its bytes, or an indexed op that one table has
+         * rows of and the other not: a ratio of the two says nothing of
+         * the machines, so all three lookups take the bytes */
         struct shape a = *s0, b = sp, t = *s;
         a.by_bytes = b.by_bytes = t.by_bytes = 1;
         if (lookup_again(c, op, &a, &b, &t, src_bw, &ls, &lp, &lt_own) != 0)

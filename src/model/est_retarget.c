@@ -33,11 +33,10 @@ void est_shape_groups(const char *s, void (*fn)(const int64_t *dims, int n, void
     }
 }
 
-void est_collect_flat(const int64_t *dims, int n, void *arg)
+/* The rows of a tensor flattened to 2-D ([b, t, d] gives b x t) kept
+ * as the batch's, once. */
+static void add_flat_rows(struct est *c, const int64_t *dims, int n)
 {
-    struct est *c = arg;
-    if (n < 3 || dims[0] != c->b_old)
-        return;
     int64_t rows = 1;
     for (int i = 0; i < n - 1; i++)
         rows *= dims[i];
@@ -46,6 +45,29 @@ void est_collect_flat(const int64_t *dims, int n, void *arg)
             return;
     if (c->n_flat < MAX_FLAT)
         c->flat[c->n_flat++] = rows;
+}
+
+void est_collect_flat(const int64_t *dims, int n, void *arg)
+{
+    struct est *c = arg;
+    if (n >= 3 && dims[0] == c->b_old)
+        add_flat_rows(c, dims, n);
+}
+
+/* The rows of a tensor that leads with rows already known to be the
+ * batch's (an index's per-sample length, est_collect_index_rows: a
+ * graph's atoms) and flattens more dimensions into rows: [atoms,
+ * neighbours, F] gives the atom-neighbour pairs, as many per sample. */
+void est_collect_flat_rows(const int64_t *dims, int n, void *arg)
+{
+    struct est *c = arg;
+    if (n < 3 || dims[0] == c->b_old)
+        return;
+    for (size_t i = 0; i < c->n_flat; i++)
+        if (c->flat[i] == dims[0]) {
+            add_flat_rows(c, dims, n);
+            return;
+        }
 }
 
 struct lead_arg { const struct est *c; int hit; };

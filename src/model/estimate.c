@@ -322,6 +322,9 @@ static void setup(struct est *c, const struct profile *p, const struct machine *
             est_collect_index_rows(c, &p->ops[i]);
             est_collect_instance_norm(c, &p->ops[i]);
         }
+        for (size_t i = 0; i < p->n_ops; i++)
+            if (p->ops[i].phase != PHASE_OPTIMIZER)
+                est_shape_groups(p->ops[i].shapes, est_collect_flat_rows, c);
     }
     if (c->want != PREC_UNKNOWN && c->tt) {
         if (!kernel_table_has(c->tt, KERNEL_GEMM, c->want))

@@ -118,7 +118,7 @@ static const char *const meta_names[] = {
 /* Ops that move rows through an index (ops.h). */
 static const char *const indexed_names[] = {
     "index_select", "index_add_", "index_add", "index_select_backward", "gather",
-    "scatter_add_", "scatter_add", NULL,
+    "scatter_add_", "scatter_add", "index", "_index_put_impl_", NULL,
 };
 
 int ops_is_indexed(const char *base)
@@ -983,6 +983,115 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
         op_add_flag(o, "flops-unknown");
     free_strlist(types, nt);
     free_strlist(conc, nc);
+}
+
+/* ------------------------------------------------ advanced indexing */
+
+/* The text of the first group of a shapes string ("[98304, 64]" of
+ * "[98304, 64], []") and the elements of the first non-empty group after
+ * it (0 when none). */
+static size_t first_group(const char *s, double *next_elems)
+{
+    const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+    *next_elems = 0;
+    if (!a || !b || a != s)
+        return 0;
+    for (const char *q = b + 1; (q = strchr(q, '[')) != NULL; q++) {
+        int64_t d[8];
+        const char *e = strchr(q, ']');
+        if (!e)
+            break;
+        char buf[192];
+        size_t n = (size_t)(e - q - 1);
+        if (n == 0 || n >= sizeof buf || memchr(q + 1, '[', n))
+            continue;
+        memcpy(buf, q + 1, n);
+        buf[n] = 0;
+        int k = ops_parse_intlist(buf, d, 8);
+        if (k > 0) {
+            double el = 1;
+            for (int i = 0; i < k; i++)
+                el *= (double)(d[i] > 0 ? d[i] : 0);
+            *next_elems = el;
+            break;
+        }
+    }
+    return (size_t)(b - a + 1);
+}
+
+struct put_key { const char *self; size_t len; double out; };
+
+static int cmp_put(const void *pa, const void *pb)
+{
+    const struct put_key *a = pa, *b = pb;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->self, b->self, n);
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* aten::index (x[idx], advanced indexing) records its indices as a list
+ * whose shapes the profiler leaves out, so its result's size cannot be
+ * told from its own inputs: ops_fill took its input's.  Its gradient
+ * tells it: the backward of x[idx] scatters values of the result's shape
+ * into zeros of x's (aten::index_put_, aten::_index_put_impl_ with
+ * accumulate).  A forward aten::index with no index shapes takes the
+ * result size of the backward puts into a tensor of its input's shape,
+ * where they agree on one; its bytes (input read, result written),
+ * elements and table size follow.  Sorted keys and a binary search: a
+ * trace of many distinct indexings stays linear-logarithmic. */
+void ops_index_outputs(struct profile *p)
+{
+    struct put_key *puts = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const struct op *o = &p->ops[i];
+        if (o->phase != PHASE_BACKWARD || !o->name || !o->shapes ||
+            (strcmp(o->name, "aten::_index_put_impl_") != 0 && strcmp(o->name, "aten::index_put_") != 0))
+            continue;
+        double out;
+        size_t len = first_group(o->shapes, &out);
+        if (!len || !(out > 0))
+            continue;
+        if (!puts)
+            puts = xcalloc(p->n_ops, sizeof *puts);
+        puts[n++] = (struct put_key){ o->shapes, len, out };
+    }
+    if (!n)
+        return;
+    qsort(puts, n, sizeof *puts, cmp_put);
+    for (size_t i = 0; i < p->n_ops; i++) {
+        struct op *o = &p->ops[i];
+        if (o->phase != PHASE_FORWARD || !o->name || !o->shapes || strcmp(o->name, "aten::index") != 0)
+            continue;
+        double idx;
+        size_t len = first_group(o->shapes, &idx);
+        if (!len || idx > 0)
+            continue;   /* the indices' shapes are there: ops_fill used them */
+        struct put_key key = { o->shapes, len, 0 };
+        struct put_key *hit = bsearch(&key, puts, n, sizeof *puts, cmp_put);
+        if (!hit)
+            continue;
+        size_t lo = (size_t)(hit - puts), hi = lo;
+        while (lo > 0 && cmp_put(&puts[lo - 1], &key) == 0)
+            lo--;
+        while (hi + 1 < n && cmp_put(&puts[hi + 1], &key) == 0)
+            hi++;
+        int agree = 1;
+        for (size_t j = lo; j <= hi; j++)
+            agree &= puts[j].out == puts[lo].out;
+        struct op_table_sizes *ts = o->sizes;
+        double in = ts && ts->kdim[0] > 0 ? (double)ts->kdim[0] : 0;
+        int eb = precision_bytes(o->dtype);
+        if (!agree || !(in > 0) || eb <= 0 || !(o->count > 0))
+            continue;
+        double out = puts[lo].out;
+        o->bytes = (double)eb * (in + out) * o->count;
+        if (o->flops > 0)
+            o->flops = out * o->count;
+        ts->kdim[0] = (int64_t)out;
+        op_add_flag(o, "index-size-from-gradient");
+    }
+    free(puts);
 }
 
 /* ------------------------------------------------------- sort, top, dtype */

@@ -68,6 +68,9 @@ void ops_fill(struct op *o, const struct op_args *a, double *flops1, double *byt
 
 /* Sort ops by time_s descending (ties by name) and recompute
  * p->total_time_s.  Ops already in that order stay as they are. */
+/* The result sizes of forward advanced indexings (aten::index) whose
+ * index shapes the trace lacks, from their gradients' puts. */
+void ops_index_outputs(struct profile *p);
 void ops_sort(struct profile *p);
 /* The order of ops_sort, as a qsort comparison of two struct op. */
 int ops_cmp_time_desc(const void *pa, const void *pb);

@@ -498,6 +498,15 @@ static void test_batch_rescale(void **state)
     struct op *a3 = add(&p, "aten::add", OP_ELEMENTWISE, 1);
     a3->shapes = xstrdup("[300, 5], [5]");
     a3->bytes = 1e6;
+    /* the 1,600 edges' rows flattened further: [1600, 12, 8] (an atom's
+     * 12 neighbours' features) is 19,200 rows of the batch's, which the
+     * linear layer over them carries alone */
+    struct op *nb = add(&p, "aten::mul", OP_ELEMENTWISE, 1);
+    nb->shapes = xstrdup("[1600, 12, 8], [1600, 12, 8]");
+    nb->bytes = 1e6;
+    struct op *ng = add(&p, "aten::addmm", OP_GEMM, 1);
+    ng->m = 19200; ng->n = 16; ng->k = 8;
+    ng->flops = 2.0 * 19200 * 16 * 8;
 
     struct estimate_opts eo;
     estimate_opts_init(&eo);
@@ -525,6 +534,8 @@ static void test_batch_rescale(void **state)
     assert_close(e.ops[14].bytes, 1e6, 1e-12);
     assert_close(e.ops[15].bytes, 1e6, 1e-12);
     assert_close(e.ops[16].bytes, 1e6, 1e-12);
+    assert_close(e.ops[17].bytes, 2.5e6, 1e-12);
+    assert_close(e.ops[18].flops, 2.0 * 48000 * 16 * 8, 1e-12);
     /* roofline time follows: 2*250*1000*500 / 10e12 = 25 us */
     assert_close(e.ops[0].device_s, 25e-6, 1e-12);
     /* the forward ops that kept their sizes (the 64-cube product, the
@@ -2017,6 +2028,30 @@ static void call(struct profile *p, size_t id, double start_s, double host_s, do
     c->device_s = dev_s;
 }
 
+/* Op i + 1 of a walk through one step's calls: one call each, in order,
+ * 4 us on the device and 10 us on the host; a GEMM of m x n x k. */
+static struct op *add_called(struct profile *p, size_t i, const char *name, enum op_kind kind,
+                             enum op_phase phase, const char *shapes, double bytes,
+                             int64_t m, int64_t n, int64_t k)
+{
+    struct op *o = add(p, name, kind, 1);
+    o->id = i + 1;
+    o->phase = phase;
+    o->shapes = xstrdup(shapes);
+    o->bytes = bytes;
+    o->device_time_s = 4e-6;
+    o->host_time_s = 10e-6;
+    if (kind == OP_GEMM) {
+        o->m = m;
+        o->n = n;
+        o->k = k;
+        o->batch = 1;
+        o->flops = 2.0 * (double)m * n * k;
+    }
+    call(p, i + 1, (double)i * 10e-6, 10e-6, 4e-6);
+    return o;
+}
+
 /* The ops autocast does not cast run in their inputs' types: after a
  * softplus (autocast's fp32 list) the mul that reads it stays fp32 at
  * bf16, while a relu after a linear runs in bf16; a backward mul of a
@@ -2041,23 +2076,9 @@ static void test_autocast_promotion(void **state)
         { "aten::relu", "[32, 16]", OP_ELEMENTWISE, PHASE_FORWARD },
         { "aten::mul", "[128, 64], [128, 64]", OP_ELEMENTWISE, PHASE_BACKWARD },
     };
-    for (size_t i = 0; i < 6; i++) {
-        struct op *o = add(&p, ops[i].name, ops[i].kind, 1);
-        o->id = i + 1;
-        o->phase = ops[i].phase;
-        o->shapes = xstrdup(ops[i].shapes);
-        o->bytes = 3 * 128 * 64 * 4;
-        o->device_time_s = 4e-6;
-        o->host_time_s = 10e-6;
-        if (ops[i].kind == OP_GEMM) {
-            o->m = i ? 32 : 128;
-            o->n = i ? 16 : 64;
-            o->k = 64;
-            o->batch = 1;
-            o->flops = 2.0 * (double)o->m * o->n * o->k;
-        }
-        call(&p, i + 1, (double)i * 10e-6, 10e-6, 4e-6);
-    }
+    for (size_t i = 0; i < 6; i++)
+        add_called(&p, i, ops[i].name, ops[i].kind, ops[i].phase, ops[i].shapes, 3 * 128 * 64 * 4,
+                   i ? 32 : 128, i ? 16 : 64, 64);
     struct estimate e;
     FILE *fp;
     assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_BF16, &e, &fp), 0);
@@ -2170,6 +2191,45 @@ static void test_autocast_flow(void **state)
     estimate_release(&e);
     profile_release(&p);
     fclose(fp);
+}
+
+/* A concatenation promotes across its list: a linear layer's bf16 output
+ * concatenated with fp32 features ([128, 64] and [128, 16] into
+ * [128, 80]) is fp32, so the linear layer that reads it casts it.  The
+ * walk counts that cast (the [128, 80] activation, forward and back) as
+ * well as the first layer's of the fp32 input, and the two layers'
+ * weights and biases (no optimizer list: at every call). */
+static void test_autocast_concat(void **state)
+{
+    (void)state;
+    struct machine m;
+    struct profile p;
+    gpu_step(&m, &p);
+    static const struct {
+        const char *name, *shapes;
+        enum op_kind kind;
+        int64_t m, n, k;
+    } ops[] = {
+        { "aten::mul", "[128, 16], [16]", OP_ELEMENTWISE, 0, 0, 0 },
+        { "aten::addmm", "[64], [128, 64], [64, 64], [], []", OP_GEMM, 128, 64, 64 },
+        { "aten::cat", "[[128, 64], [128, 16]], []", OP_MEMCPY, 0, 0, 0 },
+        { "aten::addmm", "[32], [128, 80], [80, 32], [], []", OP_GEMM, 128, 32, 80 },
+    };
+    for (size_t i = 0; i < 4; i++)
+        add_called(&p, i, ops[i].name, ops[i].kind, PHASE_FORWARD, ops[i].shapes, 4.0 * 128 * 80,
+                   ops[i].m, ops[i].n, ops[i].k);
+    struct estimate e;
+    FILE *fp;
+    assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_BF16, &e, &fp), 0);
+    fclose(fp);
+    const struct op_estimate *c = &e.ops[e.n_ops - 1];
+    assert_string_equal(c->name, "(autocast casts)");
+    assert_close(c->count, 12, 1e-12);
+    assert_close(c->bytes, 2 * (128.0 * 64 + 128.0 * 80 + 64 * 64 + 64 + 80 * 32 + 32) * 6, 1e-6);
+    /* the cat itself runs in fp32: its bytes stay */
+    assert_int_equal(e.ops[2].prec, PREC_FP32);
+    estimate_release(&e);
+    profile_release(&p);
 }
 
 /* The replay: calls in order, kernels when launched and the device is
@@ -2699,6 +2759,7 @@ int main(void)
         cmocka_unit_test(test_grouped_as_dense),
         cmocka_unit_test(test_autocast_conv_bias),
         cmocka_unit_test(test_autocast_flow),
+        cmocka_unit_test(test_autocast_concat),
         cmocka_unit_test(test_autocast_promotion),
         cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_cpu_view_ops),

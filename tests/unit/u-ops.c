@@ -662,7 +662,9 @@ static void test_indexed(void **state)
     assert_close(b, 4.0 * (n * w + 3 * e * w), 1e-15);
     clear(&o);
     assert_true(ops_is_indexed("index_add_"));
-    assert_false(ops_is_indexed("index"));
+    assert_true(ops_is_indexed("index"));       /* x[idx]: a gather of rows */
+    assert_true(ops_is_indexed("_index_put_impl_"));
+    assert_false(ops_is_indexed("index_put"));
     assert_false(ops_is_indexed("add_"));
     assert_false(ops_is_indexed(NULL));
 }
@@ -708,6 +710,55 @@ static void test_complex(void **state)
     assert_int_equal(ops_complex_parts("c10::complex<int>"), PREC_UNKNOWN);
     assert_int_equal(ops_complex_parts("float"), PREC_UNKNOWN);
     assert_int_equal(ops_complex_parts(NULL), PREC_UNKNOWN);
+}
+
+/* One op of p, as ops_fill leaves it, with count calls per pass. */
+static struct op *add_filled(struct profile *p, const char *name, enum op_phase phase,
+                             const char *dims, const char *types, double count)
+{
+    struct op *o = profile_add_op(p);
+    double f, b;
+    fill(o, name, OP_ELEMENTWISE, dims, types, NULL, NULL, &f, &b);
+    o->phase = phase;
+    o->count = count;
+    o->flops = f * count;
+    o->bytes = b * count;
+    return o;
+}
+
+/* x[nbr] records no shape for its index list, so ops_fill can only take
+ * its input's size; the gradient's put (values of the result's shape
+ * into x's) gives the result: 98,304 x 12 rows of 64 gathered.  Puts
+ * into tensors of x's shape that disagree leave the op as it was, and an
+ * indexing whose index shapes are recorded is not touched. */
+static void test_index_outputs(void **state)
+{
+    (void)state;
+    struct profile p;
+    profile_init(&p);
+    const double n = 98304, w = 64, e = 98304.0 * 12;
+    struct op *ix = add_filled(&p, "aten::index", PHASE_FORWARD, "[[98304, 64], []]",
+                               "[\"c10::BFloat16\", \"\"]", 3);
+    assert_close(ix->bytes, 3 * 2.0 * (n * w + n * w), 1e-15);     /* the input's size */
+    add_filled(&p, "aten::_index_put_impl_", PHASE_BACKWARD, "[[98304, 64], [], [98304, 12, 64], [], []]",
+               "[\"c10::BFloat16\", \"\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]", 3);
+    /* another indexing, of a tensor whose puts disagree */
+    struct op *other = add_filled(&p, "aten::index", PHASE_FORWARD, "[[5000, 32], []]",
+                                  "[\"float\", \"\"]", 1);
+    add_filled(&p, "aten::index_put_", PHASE_BACKWARD, "[[5000, 32], [], [9000, 32], []]",
+               "[\"float\", \"\", \"float\", \"Scalar\"]", 1);
+    add_filled(&p, "aten::index_put_", PHASE_BACKWARD, "[[5000, 32], [], [7000, 32], []]",
+               "[\"float\", \"\", \"float\", \"Scalar\"]", 1);
+    double other_bytes = other->bytes;
+    ops_index_outputs(&p);
+    ix = &p.ops[0];
+    assert_close(ix->bytes, 3 * 2.0 * (n * w + e * w), 1e-15);
+    assert_close(ix->flops, 3 * e * w, 1e-15);
+    assert_int_equal(op_sizes(ix)->kdim[0], (int64_t)(e * w));
+    assert_true(op_has_flag(ix, "index-size-from-gradient"));
+    assert_close(p.ops[2].bytes, other_bytes, 1e-15);
+    assert_false(op_has_flag(&p.ops[2], "index-size-from-gradient"));
+    profile_release(&p);
 }
 
 static void test_top(void **state)
@@ -796,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_rnn),
         cmocka_unit_test(test_elementwise_and_lists),
         cmocka_unit_test(test_indexed),
+        cmocka_unit_test(test_index_outputs),
         cmocka_unit_test(test_complex),
         cmocka_unit_test(test_top),
         cmocka_unit_test(test_borrowed_strings),
