@@ -85,6 +85,9 @@ struct kgroup {
      * takes neighbours of its own class when there are enough. */
     struct kpt *cls[3];
     size_t n_cls[3];
+    /* per class, at each inner node's median: the best log rate of its
+     * subtree (kd_floor's pruning) */
+    double *sub_max[3];
     /* The best rate of the rows of alignment class c or a worse one
      * (kernel_table_gemm_class; c < 2) and how many rows those are: a
      * kernel that runs a GEMM of one class runs any better aligned one, so
@@ -187,8 +190,10 @@ void kernel_table_init(struct kernel_table *t)
 static void group_release(struct kgroup *g)
 {
     free(g->pts);
-    for (int c = 0; c < 3; c++)
+    for (int c = 0; c < 3; c++) {
         free(g->cls[c]);
+        free(g->sub_max[c]);
+    }
 }
 
 static void index_free(struct kindex *ix)
@@ -575,6 +580,51 @@ static void kd_select(struct kpt *p, size_t lo, size_t hi, size_t nth, int ax)
  * search. */
 #define KD_LEAF 8
 
+/* The best log rate of each inner node's subtree, kept at its median. */
+static double kd_sub_max(const struct kpt *p, double *sm, size_t lo, size_t hi, int depth)
+{
+    double best = -INFINITY;
+    if (hi - lo <= KD_LEAF) {
+        for (size_t i = lo; i < hi; i++)
+            best = fmax(best, p[i].y);
+        return best;
+    }
+    size_t mid = lo + (hi - lo) / 2;
+    best = fmax(p[mid].y, fmax(kd_sub_max(p, sm, lo, mid, depth + 1),
+                               kd_sub_max(p, sm, mid + 1, hi, depth + 1)));
+    sm[mid] = best;
+    return best;
+}
+
+static int dominated(const struct kpt *pt, const double q[3])
+{
+    return pt->x[0] <= q[0] + 1e-9 && pt->x[1] <= q[1] + 1e-9 && pt->x[2] <= q[2] + 1e-9;
+}
+
+/* The best log rate (*best, raised) of the points no larger than q in any
+ * dimension: the subtrees whose best cannot raise it are passed by, and a
+ * right subtree (every point at or above its median on the split axis)
+ * only where the median lies at or below q. */
+static void kd_floor(const struct kpt *p, const double *sm, size_t lo, size_t hi, int depth,
+                     const double q[3], double *best)
+{
+    if (hi - lo <= KD_LEAF) {
+        for (size_t i = lo; i < hi; i++)
+            if (p[i].y > *best && dominated(&p[i], q))
+                *best = p[i].y;
+        return;
+    }
+    size_t mid = lo + (hi - lo) / 2;
+    if (sm[mid] <= *best)
+        return;
+    if (p[mid].y > *best && dominated(&p[mid], q))
+        *best = p[mid].y;
+    int ax = depth % 3;
+    kd_floor(p, sm, lo, mid, depth + 1, q, best);
+    if (p[mid].x[ax] <= q[ax] + 1e-9)
+        kd_floor(p, sm, mid + 1, hi, depth + 1, q, best);
+}
+
 static void kd_build(struct kpt *p, size_t lo, size_t hi, int depth)
 {
     if (hi - lo <= KD_LEAF)
@@ -757,8 +807,11 @@ static void group_finish(struct kgroup *g)
                 g->max_rate_at[a] = rate;
         }
     }
-    for (int c = 0; c < 3; c++)
+    for (int c = 0; c < 3; c++) {
         kd_build(g->cls[c], 0, g->n_cls[c], 0);
+        g->sub_max[c] = xmalloc((g->n_cls[c] ? g->n_cls[c] : 1) * sizeof *g->sub_max[c]);
+        kd_sub_max(g->cls[c], g->sub_max[c], 0, g->n_cls[c], 0);
+    }
 }
 
 static const struct kgroup *gemm_group(const struct kernel_table *t, enum precision p)
@@ -930,6 +983,15 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
         if (plane_fit(pts, &h, w, q, &yf) == 0)
             y = fmin(fmax(yf, y_lo - log(PLANE_SPAN)), y_hi + log(PLANE_SPAN));
     }
+
+    /* A problem at least as large in every dimension as a measured row of
+     * its alignment class or a worse one runs no slower per flop (its tiles
+     * fill the machine at least as well: the linear bound of scaled_table in
+     * est_op.c), so the best such row sets a floor under the interpolation,
+     * which rows of other shapes on other sides (tall products' neighbours
+     * of a quarter of the columns) can pull below it. */
+    for (int o = 0; o <= c; o++)
+        kd_floor(g->cls[o], g->sub_max[o], 0, g->n_cls[o], 0, q, &y);
 
     int inside = 1, above = 1;
     for (int a = 0; a < 3; a++) {

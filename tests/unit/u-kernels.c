@@ -424,6 +424,36 @@ static void test_misaligned(void **state)
     kernel_table_release(&t);
 }
 
+/* A product at least as large in every dimension as a measured row runs
+ * no slower per flop: a tall product of 4,096 columns among rows of 16 to
+ * 64 columns (slow: 10 to 40 TFLOP/s) and one square row it contains (600)
+ * takes at least the square row's rate, where the neighbours alone would
+ * put it far below; a product that contains no fast row keeps the
+ * interpolation, and an aligned row sets none for a misaligned product. */
+static void test_gemm_floor(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    for (int64_t m = 131072; m <= 2097152; m *= 4)
+        for (int64_t n = 2048; n <= 8192; n *= 4) {
+            bf16_row(&t, m, n, 16, 10e12);
+            bf16_row(&t, m, n, 64, 40e12);
+        }
+    bf16_row(&t, 1024, 256, 64, 600e12);
+    bf16_row(&t, 4096, 256, 64, 600e12);
+    struct kernel_estimate e;
+    assert_int_equal(kernel_table_gemm(&t, PREC_BF16, 126976, 4096, 64, 'N', 'N', &e), 0);
+    assert_true(2.0 * 126976 * 4096 * 64 / e.time_s >= 600e12 * (1 - 1e-9));
+    /* k = 16 is below the fast rows': no floor from them */
+    assert_int_equal(kernel_table_gemm(&t, PREC_BF16, 126976, 4096, 16, 'N', 'N', &e), 0);
+    assert_true(2.0 * 126976 * 4096 * 16 / e.time_s < 600e12 * 0.5);
+    /* misaligned (k = 65, odd in bf16): the aligned rows set no floor */
+    assert_int_equal(kernel_table_gemm(&t, PREC_BF16, 126976, 4096, 65, 'N', 'N', &e), 0);
+    assert_true(2.0 * 126976 * 4096 * 65 / e.time_s < 600e12 * 0.5);
+    kernel_table_release(&t);
+}
+
 /* The alignment of a GEMM's rows: the largest power of two of bytes, to
  * 16, that every size in bytes is a multiple of; and its kernels' class. */
 static void test_align_bytes(void **state)
@@ -679,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_loo_conv),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_misaligned),
+        cmocka_unit_test(test_gemm_floor),
         cmocka_unit_test(test_align_bytes),
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_bad_input),
