@@ -11943,6 +11943,387 @@ def dcrnn(batch, device):
     return DCRNN(), make, _l1_loss, "adam"
 
 
+# -- thirty-second round -------------------------------------------------------
+# Models added after the thirty-first round: CANDLE's P1B1 gene-expression
+# autoencoder (dense 60,483 -> 2,000 -> 600 -> 100 -> 600 -> 2,000 ->
+# 60,483, two GEMMs of 121M weights at its ends, a sigmoid output under
+# MSE), CANDLE's Attn drug-response classifier (a softmax over 1,000 dense
+# outputs as an elementwise attention gate, Keras-order Dense, ReLU,
+# BatchNorm1d and dropout down to 2 classes at a batch of a thousand), a
+# MobileNetV3-Large written out (inverted residuals with depthwise 3x3 and
+# 5x5 convolutions, squeeze-excitation by adaptive average pooling and a
+# hard-sigmoid gate, ReLU or Hardswish per block), a
+# ConvNeXt-V2-Nano-shaped classifier (the channels-first LayerNorm written
+# out by mean, pow and sqrt, Global Response Normalization by a vector
+# norm over the positions) and an ESM-2-shaped protein masked language
+# model (33 tokens, token dropout, rotary embeddings, scaled dot-product
+# attention under a key-padding mask over sequences of 200 to 1,024
+# tokens, the loss on the masked residues alone by ignore_index).
+
+class P1B1(nn.Module):
+    """CANDLE's P1B1 gene-expression autoencoder (Pilot1 P1B1,
+    p1b1_baseline_keras2.py's 'ae' model) on b x 60,483 expression values
+    min-max scaled to [0, 1]: the encoder Dense 2,000 + ReLU, Dense 600 +
+    ReLU and the latent Dense 100 + ReLU; the decoder the encoder's widths
+    reversed, Dense 600 + ReLU, Dense 2,000 + ReLU, and Dense 60,483 +
+    sigmoid. No dropout or batch normalisation (the defaults drop 0 and
+    batch_normalization False); weights Glorot-uniform and biases zero, as
+    the reference initialises them. Returns b, 60,483."""
+
+    def __init__(self, genes=60483, dense=(2000, 600), latent=100):
+        super().__init__()
+        widths = [genes, *dense, latent, *reversed(dense)]   # 60483, 2000, 600, 100, 600, 2000
+        layers = []
+        for cin, cout in zip(widths[:-1], widths[1:]):
+            layers += [nn.Linear(cin, cout), nn.ReLU(inplace=True)]
+        self.body = nn.Sequential(*layers)
+        self.out = nn.Linear(widths[-1], genes)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.xavier_uniform_(m.weight)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 60483
+        return torch.sigmoid(self.out(self.body(x)))        # b, 2000 .. 100 .. 2000 -> b, 60483
+
+
+def p1b1(batch, device):
+    """batch: expression profiles of 60,483 genes in [0, 1); the target is
+    the input itself (MSE, CANDLE's default loss for P1B1)."""
+    def make():
+        x = torch.rand(batch, 60483, device=device)
+        return x, x
+    return P1B1(), make, _mse_loss, "adam"
+
+
+class CandleAttn(nn.Module):
+    """CANDLE's Attn drug-response classifier (Pilot1 Attn,
+    attn_baseline_keras2.py's build_attention_model with the layer list of
+    attn_default_model.txt) on b x 6,212 min-max scaled features: Dense
+    1,000 + ReLU and BatchNorm1d (the trunk); from it two Dense 1,000, one
+    + ReLU and BatchNorm1d (the values) and one + softmax over its 1,000
+    outputs (the attention), multiplied elementwise; then Dense 500, 250,
+    125, 60 and 30, each + ReLU, BatchNorm1d and dropout 0.2 (Keras' order:
+    the activation before the normalisation); Dense to 2 classes
+    (response or not; the softmax in the loss). BatchNorm1d with Keras'
+    eps 1e-3 and momentum 0.99 (PyTorch's 0.01); weights Glorot-uniform,
+    biases zero. Returns b, 2."""
+
+    def __init__(self, features=6212, dense=(1000, 1000, 1000, 500, 250, 125, 60, 30), classes=2, drop=0.2):
+        super().__init__()
+        def bn(c):
+            return nn.BatchNorm1d(c, eps=1e-3, momentum=0.01)
+        self.trunk, self.trunk_bn = nn.Linear(features, dense[0]), bn(dense[0])
+        self.value, self.value_bn = nn.Linear(dense[0], dense[1]), bn(dense[1])
+        self.attn = nn.Linear(dense[0], dense[2])
+        layers, c = [], dense[2]
+        for w in dense[3:]:
+            layers += [nn.Linear(c, w), nn.ReLU(inplace=True), bn(w), nn.Dropout(drop)]
+            c = w
+        self.body = nn.Sequential(*layers)
+        self.out = nn.Linear(c, classes)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.xavier_uniform_(m.weight)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 6212
+        h = self.trunk_bn(F.relu(self.trunk(x)))            # b, 1000
+        a = self.value_bn(F.relu(self.value(h)))            # b, 1000
+        p = self.attn(h).softmax(-1)                        # b, 1000, rows sum to 1
+        return self.out(self.body(a * p))                   # b, 500 .. 30 -> b, 2
+
+
+def candleattn(batch, device):
+    """batch: 6,212 features per (cell line, drug) pair in [0, 1) and a
+    binary response label (AUC below or above the threshold)."""
+    def make():
+        return (torch.rand(batch, 6212, device=device),
+                torch.randint(0, 2, (batch,), device=device))
+    return CandleAttn(), make, _cls_loss, "sgd_momentum"
+
+
+def _cba(cin, cout, k, stride=1, groups=1, act=None):
+    """A k x k Conv2d without bias ('same' padding), BatchNorm2d with
+    MobileNetV3's eps 1e-3 and momentum 0.01, and act (a module class
+    taking inplace) if given."""
+    layers = [nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False),
+              nn.BatchNorm2d(cout, eps=1e-3, momentum=0.01)]
+    if act is not None:
+        layers.append(act(inplace=True))
+    return nn.Sequential(*layers)
+
+
+class MBV3Block(nn.Module):
+    """MobileNetV3's inverted residual (torchvision's InvertedResidual and
+    SqueezeExcitation written out): where the expansion width differs from
+    the input a 1x1 Conv2d to it with BatchNorm2d and the activation (ReLU
+    or Hardswish); a depthwise k x k Conv2d of the stride with BatchNorm2d
+    and the activation; where the table has it squeeze-excitation (the
+    adaptive average pool to 1x1, a 1x1 Conv2d to the expansion width / 4
+    rounded to a multiple of 8, ReLU, a 1x1 Conv2d back, hard-sigmoid, the
+    map scaled per channel); a 1x1 Conv2d to the output width with
+    BatchNorm2d and no activation; the input added where the stride is 1
+    and the widths match."""
+
+    def __init__(self, cin, exp, cout, k, stride, se, act):
+        super().__init__()
+        self.expand = _cba(cin, exp, 1, act=act) if exp != cin else None
+        self.dw = _cba(exp, exp, k, stride, groups=exp, act=act)
+        self.se = None
+        if se:
+            r = _round_width(exp // 4)
+            self.se = nn.Sequential(nn.Conv2d(exp, r, 1), nn.ReLU(inplace=True), nn.Conv2d(r, exp, 1))
+        self.project = _cba(exp, cout, 1)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x):                                   # b, cin, h, w
+        y = x if self.expand is None else self.expand(x)    # b, exp, h, w
+        y = self.dw(y)                                      # b, exp, h / s, w / s
+        if self.se is not None:
+            y = y * F.hardsigmoid(self.se(F.adaptive_avg_pool2d(y, 1)))   # gate b, exp, 1, 1
+        y = self.project(y)                                 # b, cout, h / s, w / s
+        return x + y if self.residual else y
+
+
+class MobileNetV3(nn.Module):
+    """MobileNetV3-Large (Howard et al. 2019) at 224x224, 1,000 classes,
+    written out rather than torchvision's: a 3x3 stride-2 Conv2d to 16
+    with BatchNorm2d and Hardswish; the 15 MBV3Blocks of the paper's table
+    (kernel, expansion width, output width, SE, activation, stride: outputs
+    16, 24, 40, 80, 112 and 160 at 112 down to 7, expansion widths 16 to
+    960, SE in 8 blocks, ReLU in the first 6 and Hardswish after); a 1x1
+    Conv2d to 960 with BatchNorm2d and Hardswish; the adaptive average pool,
+    Linear 960 -> 1,280 + Hardswish, dropout 0.2 and a Linear head.
+    torchvision's initialisation: Conv2d weights Kaiming-normal (fan out),
+    Linear weights normal of std 0.01, biases zero."""
+
+    CFG = ((3, 16, 16, 0, "RE", 1),
+           (3, 64, 24, 0, "RE", 2), (3, 72, 24, 0, "RE", 1),
+           (5, 72, 40, 1, "RE", 2), (5, 120, 40, 1, "RE", 1), (5, 120, 40, 1, "RE", 1),
+           (3, 240, 80, 0, "HS", 2), (3, 200, 80, 0, "HS", 1), (3, 184, 80, 0, "HS", 1),
+           (3, 184, 80, 0, "HS", 1), (3, 480, 112, 1, "HS", 1), (3, 672, 112, 1, "HS", 1),
+           (5, 672, 160, 1, "HS", 2), (5, 960, 160, 1, "HS", 1), (5, 960, 160, 1, "HS", 1))
+
+    def __init__(self, classes=1000, last=1280, drop=0.2):
+        super().__init__()
+        layers, c = [_cba(3, 16, 3, 2, act=nn.Hardswish)], 16
+        for k, exp, cout, se, nl, stride in self.CFG:
+            layers.append(MBV3Block(c, exp, cout, k, stride, se, nn.Hardswish if nl == "HS" else nn.ReLU))
+            c = cout
+        layers.append(_cba(c, 6 * c, 1, act=nn.Hardswish))   # 160 -> 960
+        self.features = nn.Sequential(*layers)
+        self.classifier = nn.Sequential(nn.Linear(6 * c, last), nn.Hardswish(inplace=True),
+                                        nn.Dropout(drop, inplace=True), nn.Linear(last, classes))
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out")
+                if m.bias is not None:
+                    nn.init.zeros_(m.bias)
+            elif isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, 0, 0.01)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = F.adaptive_avg_pool2d(self.features(x), 1).flatten(1)   # b, 960, 7, 7 -> b, 960
+        return self.classifier(x)                           # b, 1000
+
+
+def mobilenetv3(batch, device):
+    """ImageNet images and labels."""
+    return MobileNetV3(), _images(batch, device), _cls_loss, "sgd_momentum"
+
+
+class ChannelsFirstLN(nn.Module):
+    """ConvNeXt-V2's LayerNorm of data_format "channels_first" as the
+    reference writes it out (the stem and the downsampling layers): over
+    the channels of b, c, h, w, u the mean, s the mean of (x - u)^2, (x -
+    u) / sqrt(s + 1e-6), times a per-channel weight plus a bias."""
+
+    def __init__(self, c, eps=1e-6):
+        super().__init__()
+        self.weight, self.bias = nn.Parameter(torch.ones(c)), nn.Parameter(torch.zeros(c))
+        self.eps = eps
+
+    def forward(self, x):                                   # b, c, h, w
+        u = x.mean(1, keepdim=True)                         # b, 1, h, w
+        s = (x - u).pow(2).mean(1, keepdim=True)
+        x = (x - u) / torch.sqrt(s + self.eps)
+        return self.weight[:, None, None] * x + self.bias[:, None, None]
+
+
+class GlobalResponseNorm(nn.Module):
+    """ConvNeXt-V2's Global Response Normalization (GRN) on a channels-last
+    b, h, w, c map: Gx the L2 norm over the positions (h and w, by
+    torch.linalg.vector_norm), Nx = Gx / (the mean of Gx over the channels
+    + 1e-6), and gamma (x Nx) + beta + x with per-channel gamma and beta
+    initialised to zero (the block starts as if GRN were absent)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.gamma = nn.Parameter(torch.zeros(1, 1, 1, c))
+        self.beta = nn.Parameter(torch.zeros(1, 1, 1, c))
+
+    def forward(self, x):                                   # b, h, w, c
+        gx = torch.linalg.vector_norm(x, 2, dim=(1, 2), keepdim=True)   # b, 1, 1, c
+        nx = gx / (gx.mean(-1, keepdim=True) + 1e-6)
+        return self.gamma * (x * nx) + self.beta + x
+
+
+class ConvNeXtV2Block(nn.Module):
+    """ConvNeXt-V2's block: a depthwise 7x7 Conv2d, the map permuted to
+    channels-last, LayerNorm (fp32, eps 1e-6), Linear to 4 x the channels,
+    GELU, GlobalResponseNorm, Linear back, permuted back and added to the
+    input (no layer scale in V2; stochastic depth left out)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.dw = nn.Conv2d(c, c, 7, padding=3, groups=c)
+        self.ln = Fp32LayerNorm(c, eps=1e-6)
+        self.fc1, self.fc2 = nn.Linear(c, 4 * c), nn.Linear(4 * c, c)
+        self.grn = GlobalResponseNorm(4 * c)
+
+    def forward(self, x):                                   # b, c, h, w
+        y = self.dw(x).permute(0, 2, 3, 1)                  # b, h, w, c
+        y = self.fc2(self.grn(F.gelu(self.fc1(self.ln(y)))))   # b, h, w, 4c -> b, h, w, c
+        return x + y.permute(0, 3, 1, 2)
+
+
+class ConvNeXtV2(nn.Module):
+    """A ConvNeXt-V2-Nano-shaped classifier (Woo et al. 2023) at 224x224,
+    1,000 classes: a 4x4 stride-4 Conv2d stem to 80 and ChannelsFirstLN
+    (56x56); stages of 2, 2, 8 and 2 ConvNeXtV2Blocks at 80, 160, 320 and
+    640 channels, each after the first entered by ChannelsFirstLN and a 2x2
+    stride-2 Conv2d (28, 14, 7); the mean over the positions, LayerNorm
+    (fp32, eps 1e-6) and a Linear head. Conv2d and Linear weights
+    truncated-normal of std 0.02, biases zero."""
+
+    def __init__(self, depths=(2, 2, 8, 2), dims=(80, 160, 320, 640), classes=1000):
+        super().__init__()
+        layers = [nn.Conv2d(3, dims[0], 4, stride=4), ChannelsFirstLN(dims[0])]
+        for i, (n, w) in enumerate(zip(depths, dims)):
+            if i:
+                layers += [ChannelsFirstLN(dims[i - 1]), nn.Conv2d(dims[i - 1], w, 2, stride=2)]
+            layers += [ConvNeXtV2Block(w) for _ in range(n)]
+        self.body = nn.Sequential(*layers)
+        self.norm = Fp32LayerNorm(dims[-1], eps=1e-6)
+        self.head = nn.Linear(dims[-1], classes)
+        for m in self.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                nn.init.trunc_normal_(m.weight, std=0.02)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = self.body(x)                                    # b, 640, 7, 7
+        return self.head(self.norm(x.mean((2, 3))))         # b, 1000
+
+
+def convnextv2(batch, device):
+    """ImageNet images and labels."""
+    return ConvNeXtV2(), _images(batch, device), _cls_loss, "adamw"
+
+
+class ESMLayer(nn.Module):
+    """ESM-2's transformer layer (esm's TransformerLayer with rotary
+    embeddings), pre-LN: LayerNorm (fp32); q, k and v Linears with biases,
+    heads of 16; rotary embeddings on q and k (rotate-half, _rope, the
+    angle tables cast to q's dtype); attention by scaled_dot_product_attention
+    under the b, 1, 1, t key-padding mask (_band_attention); the output
+    Linear and the residual; LayerNorm, Linear to ff, GELU, Linear back and
+    the residual. No dropout (ESM-2 trains without)."""
+
+    def __init__(self, d, heads, ff):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.fc1, self.fc2 = nn.Linear(d, ff), nn.Linear(ff, d)
+
+    def forward(self, x, cos, sin, allow):                  # b, t, d; t, 16; t, 16; b, 1, 1, t
+        b, t, d = x.shape
+        h = self.ln1(x)
+        q, k, v = (m(h).view(b, t, self.heads, -1).transpose(1, 2) for m in (self.q, self.k, self.v))   # b, 20, t, 16
+        cos, sin = cos.to(q.dtype), sin.to(q.dtype)
+        a = _band_attention(_rope(q, cos, sin), _rope(k, cos, sin), v, allow)   # b, 20, t, 16
+        x = x + self.o(a.transpose(1, 2).reshape(b, t, d))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class ESM2(nn.Module):
+    """An ESM-2-shaped protein masked language model (Lin et al. 2023, esm's
+    ESM2 at the 8M configuration) over sequences padded to 1,024: a 33 x
+    320 token embedding (padding row <pad> = 1); token dropout as ESM-2
+    applies it (the <mask> embeddings zeroed, the rest scaled by (1 - 0.15
+    x 0.8) / (1 - each sequence's observed share of <mask>), the padding
+    zeroed); 6 ESMLayers of 320 (20 heads of 16, FFN 1,280) with rotary
+    angles of base 10,000 (fixed buffers) and the key-padding mask from the
+    <pad> ids; the final LayerNorm; the LM head (Linear 320 -> 320, GELU,
+    LayerNorm) and the logits over the 33 tokens by the tied embedding plus
+    a bias, at every position. Linear and embedding weights normal of std
+    0.02 (the padding row zero). Returns b, t, 33."""
+
+    def __init__(self, vocab=33, d=320, layers=6, heads=20, ff=1280, seq=1024, pad=1, mask=32):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d, padding_idx=pad)
+        self.layers = nn.ModuleList(ESMLayer(d, heads, ff) for _ in range(layers))
+        self.ln_after = Fp32LayerNorm(d)
+        self.lm_dense, self.lm_ln = nn.Linear(d, d), Fp32LayerNorm(d)
+        self.lm_bias = nn.Parameter(torch.zeros(vocab))
+        self.pad, self.mask = pad, mask
+        normal_linears_embeddings(self)
+        with torch.no_grad():
+            self.tok.weight[pad].zero_()
+        hd = d // heads
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        ang = torch.outer(torch.arange(seq).float(), inv)
+        ang = torch.cat((ang, ang), dim=-1)                 # 1024, 16
+        self.register_buffer("cos", ang.cos(), persistent=False)
+        self.register_buffer("sin", ang.sin(), persistent=False)
+
+    def forward(self, ids):                                 # b, t
+        t = ids.shape[1]
+        keep = ids.ne(self.pad)                             # b, t: not padding
+        masked = ids.eq(self.mask)
+        x = self.tok(ids).masked_fill(masked.unsqueeze(-1), 0.0)   # b, t, 320
+        observed = masked.sum(-1).to(x.dtype) / keep.sum(-1)   # b
+        x = x * (1 - 0.15 * 0.8) / (1 - observed)[:, None, None]
+        x = x * keep.unsqueeze(-1).to(x.dtype)
+        allow = keep[:, None, None, :]                      # b, 1, 1, t
+        cos, sin = self.cos[:t], self.sin[:t]
+        for layer in self.layers:
+            x = layer(x, cos, sin, allow)
+        h = self.lm_ln(F.gelu(self.lm_dense(self.ln_after(x))))   # b, t, 320
+        return F.linear(h, self.tok.weight, self.lm_bias)   # b, t, 33
+
+
+def esm(batch, device):
+    """batch: protein sequences of 200 to 1,024 tokens, <cls> (0), residues
+    of the 20 standard amino acids (ids 4 .. 23) and <eos> (2), padded at
+    the end with <pad> (1) to 1,024; lengths, residues and masking drawn
+    once from a generator of seed 0, so fixed for the batch. Of each
+    sequence's residues round(15%) are chosen, 80% of those replaced by
+    <mask> (32), 10% by a random residue and 10% left; the targets are the
+    original residues there and -100 elsewhere (cross_entropy's default
+    ignore_index, so the loss is on the chosen positions alone)."""
+    seq = 1024
+
+    def make():
+        g = torch.Generator().manual_seed(0)
+        lengths = torch.randint(200, seq + 1, (batch, 1), generator=g)   # b, 1, <cls> and <eos> included
+        pos = torch.arange(seq).unsqueeze(0)                # 1, t
+        ids = torch.randint(4, 24, (batch, seq), generator=g)
+        ids = ids.masked_fill(pos == 0, 0).masked_fill(pos == lengths - 1, 2).masked_fill(pos >= lengths, 1)
+        residue = (pos > 0) & (pos < lengths - 1)           # b, t
+        score = torch.rand(batch, seq, generator=g).masked_fill(~residue, 2.0)
+        chosen = score.argsort(1).argsort(1) < (0.15 * (lengths - 2)).round().long()   # b, t: the lowest scores
+        u = torch.rand(batch, seq, generator=g)
+        swap = torch.randint(4, 24, (batch, seq), generator=g)
+        inp = torch.where(chosen & (u < 0.9), swap, ids).masked_fill(chosen & (u < 0.8), 32)
+        target = ids.masked_fill(~chosen, -100)
+        return inp.to(device), target.to(device)
+    return ESM2(), make, _lm_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -12105,4 +12486,9 @@ MODELS = {
     "st1": (st1, "CANDLE ST1-shaped SMILES regressor, 250 token ids over a 40,000 vocab (pre-padded with 0, lengths 20-250 drawn once from a seeded generator), token + position embeddings of 128, 2 post-LN encoder blocks (nn.MultiheadAttention batch first, 4 heads of 32, need_weights=False, dropout 0.1, residual, fp32 LayerNorm eps 1e-6, FFN 256 ReLU), mean over the 250 tokens, dropout, Linear 256 + ReLU, dropout, Linear to 1, MSE, AdamW; thirty-first round"),
     "levit": (levit, "LeViT-128S-shaped hybrid ViT at 224x224, stem of four 3x3 stride-2 Conv2d (no bias) + BatchNorm2d 3-16-32-64-128 with Hardswish between (196 tokens of 14x14), stages 128, 256, 384 of depth 2, 3, 4 and 4, 6, 8 heads (key dim 16, value dim 32), Linear_BN projections (Linear without bias + BatchNorm1d over the b*n rows), per-head attention bias gathered each step from a heads x offsets parameter by a fixed n x n index of absolute (dy, dx) offsets, softmax, Hardswish before the output Linear_BN, residual MLPs ratio 2 (Linear_BN, Hardswish, Linear_BN with BN weight 0), subsampling attention between stages (8 and 16 heads, value dim 64, queries from a stride-2 subsample: 14x14 -> 7x7 -> 4x4, no residual), mean over tokens, BatchNorm1d + Linear to 1,000, CE, AdamW; thirty-first round"),
     "dcrnn": (dcrnn, "DCRNN traffic forecaster on METR-LA shapes, 207 sensors, 12 input steps of 2 features (speed, time of day) and 12 output steps of 1, seeded random graph of 1,722 non-zeros (207 self-loops + 1,515 directed edges), forward and backward random-walk supports as torch sparse COO tensors, DCGRU cells of 64 units whose gates and candidate are diffusion convolutions (per support K = 2 steps by torch.sparse.mm on the nodes x (batch*features) layout in fp32 with autocast off, Chebyshev-style x2 = 2 S x1 - x0, 5 signals stacked, Linear to 128 + sigmoid for reset and update, Linear to 64 + tanh for the candidate), 2-layer encoder and 2-layer decoder unrolled in Python over 12 steps each, decoder fed its own previous prediction (no teacher forcing), Linear 64-1, MAE, Adam; thirty-first round"),
+    "p1b1": (p1b1, "CANDLE P1B1 gene-expression autoencoder, b x 60,483 expression values in [0, 1), encoder Linear 2,000 + ReLU, Linear 600 + ReLU, latent Linear 100 + ReLU, decoder Linear 600 + ReLU, Linear 2,000 + ReLU, Linear 60,483 + sigmoid (two 121M-weight GEMMs at the ends, 244M parameters), no dropout or BatchNorm, Glorot-uniform weights, MSE against the input, Adam; thirty-second round"),
+    "candleattn": (candleattn, "CANDLE Attn drug-response classifier, 6,212 input features, Linear 1,000 + ReLU + BatchNorm1d trunk, two parallel Linear 1,000 from it (ReLU + BatchNorm1d values; softmax over the 1,000 outputs as attention) multiplied elementwise, then Linear 500, 250, 125, 60, 30 each + ReLU + BatchNorm1d (eps 1e-3, momentum 0.01) + dropout 0.2 in Keras order, Linear to 2 classes, Glorot-uniform weights, CE, SGD momentum; thirty-second round"),
+    "mobilenetv3": (mobilenetv3, "MobileNetV3-Large written out 224x224 (not torchvision's), 3x3 stride-2 Conv-BN-Hardswish stem to 16, the paper's 15 inverted residuals (1x1 expansion Conv-BN where wider, depthwise 3x3 or 5x5 Conv-BN of stride 1 or 2, squeeze-excitation in 8 by adaptive_avg_pool2d + 1x1 Conv2d to exp/4 rounded to 8 + ReLU + 1x1 Conv2d + hardsigmoid gate, 1x1 projection Conv-BN, ReLU in the first 6 blocks and Hardswish after, residual where stride 1 and widths match; outputs 16-24-40-80-112-160 at 112 down to 7), 1x1 Conv-BN-Hardswish to 960, adaptive avg pool, Linear 1,280 + Hardswish, dropout 0.2, Linear 1,000, CE, SGD momentum; thirty-second round"),
+    "convnextv2": (convnextv2, "ConvNeXt-V2-Nano-shaped classifier 224x224, 4x4 stride-4 Conv2d stem to 80 + channels-first LayerNorm written out (mean, (x - u)^2 mean, sqrt, per-channel affine), depths 2-2-8-2 of 80-160-320-640, downsampling by that LayerNorm + 2x2 stride-2 Conv2d, blocks of depthwise 7x7 Conv2d, permute to channels-last, fp32 LayerNorm, Linear 4x, GELU, Global Response Normalization (torch.linalg.vector_norm over h and w, divided by its mean over channels + 1e-6, gamma * (x * Nx) + beta + x, gamma and beta zero-initialised), Linear back, permute back, residual (no layer scale), mean pool, LayerNorm, Linear 1,000, truncated-normal init, CE, AdamW; thirty-second round"),
+    "esm": (esm, "ESM-2-shaped protein masked LM (8M configuration), 33-token vocabulary, sequences padded to 1,024 (lengths 200-1,024 drawn once from a seeded generator, <cls> ... <eos> then <pad>), token dropout (mask embeddings zeroed, rescaled by 0.88 / (1 - observed mask share), padding zeroed), 6 pre-LN layers of 320 (20 heads of 16, q/k/v/out Linears with bias), rotary embeddings on q and k (base 10,000, rotate-half), F.scaled_dot_product_attention with a b x 1 x 1 x 1,024 boolean key-padding mask, FFN 1,280 GELU, final LayerNorm, LM head Linear 320 + GELU + LayerNorm and logits by the tied embedding + bias over 33 tokens at all positions, 15% of each sequence's residues chosen (80% <mask>, 10% random residue, 10% kept; fixed per batch), CE with ignore_index -100 on the chosen positions only, AdamW; thirty-second round"),
 }
