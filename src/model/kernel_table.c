@@ -989,8 +989,10 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
      * fill the machine at least as well: the linear bound of scaled_table in
      * est_op.c), so the best such row sets a floor under the interpolation,
      * which rows of other shapes on other sides (tall products' neighbours
-     * of a quarter of the columns) can pull below it. */
-    for (int o = 0; o <= c; o++)
+     * of a quarter of the columns) can pull below it.  GEMM groups only: a
+     * convolution's implicit GEMM sizes say nothing of its filter and
+     * strides, which decide its kernel. */
+    for (int o = 0; g->elem_b > 0 && o <= c; o++)
         kd_floor(g->cls[o], g->sub_max[o], 0, g->n_cls[o], 0, q, &y);
 
     int inside = 1, above = 1;
