@@ -66,7 +66,7 @@ BATCH = {
     "resnest": (32, 4), "deberta": (8, 1), "lstmp": (64, 8), "youtubednn": (8192, 1024), "transolver": (4, 1),
     "ghostnet": (128, 16), "bloom": (8, 1), "slstm": (64, 8), "finalmlp": (8192, 1024), "mednext": (2, 1),
     "mistral": (16, 2), "crnn": (512, 64), "s4d": (256, 32), "electra": (256, 32), "cgcnn": (4096, 512),
-    "tc1": (64, 8), "combo": (2048, 256), "st1": (512, 64), "levit": (256, 16), "dcrnn": (64, 16),
+    "candletc1": (64, 8), "combo": (2048, 256), "st1": (512, 64), "levit": (256, 16), "dcrnn": (64, 16),
     "p1b1": (128, 16), "candleattn": (1024, 128), "mobilenetv3": (128, 16), "convnextv2": (64, 8), "esm": (32, 2),
 }
 
