@@ -931,6 +931,27 @@ static int plane_fit(const struct kpt *p, const struct knn *h, const double *w, 
     return 0;
 }
 
+/* The neighbours' spread of timed calls around their medians (weights w),
+ * carried to a call of time_s. */
+static void neighbour_band(const struct kpt *pts, const struct knn *h, const double *w, double time_s,
+                           struct kernel_estimate *out)
+{
+    double lo = 0, hi = 0, wlo = 0, whi = 0;
+    for (int i = 0; i < h->n; i++) {
+        const struct kpt *pt = &pts[h->at[i]];
+        if (!isnan(pt->lo)) {
+            lo += w[i] * pt->lo;
+            wlo += w[i];
+        }
+        if (!isnan(pt->hi)) {
+            hi += w[i] * pt->hi;
+            whi += w[i];
+        }
+    }
+    out->time_lo_s = wlo > 0 ? time_s * exp(lo / wlo) : 0;
+    out->time_hi_s = whi > 0 ? time_s * exp(hi / whi) : 0;
+}
+
 /* Estimate the time of a GEMM-shaped problem from a rate group. */
 static int group_estimate(const struct kgroup *g, double m, double n, double k,
                           struct kernel_estimate *out)
@@ -1023,21 +1044,8 @@ static int group_estimate(const struct kgroup *g, double m, double n, double k,
     if (time_s < g->min_time_s)
         time_s = g->min_time_s;
 
-    double lo = 0, hi = 0, wlo = 0, whi = 0;
-    for (int i = 0; i < h.n; i++) {
-        const struct kpt *pt = &pts[h.at[i]];
-        if (!isnan(pt->lo)) {
-            lo += w[i] * pt->lo;
-            wlo += w[i];
-        }
-        if (!isnan(pt->hi)) {
-            hi += w[i] * pt->hi;
-            whi += w[i];
-        }
-    }
     out->time_s = time_s;
-    out->time_lo_s = wlo > 0 ? time_s * exp(lo / wlo) : 0;
-    out->time_hi_s = whi > 0 ? time_s * exp(hi / whi) : 0;
+    neighbour_band(pts, &h, w, time_s, out);
     out->method = inside ? LOOKUP_INTERP : LOOKUP_EXTRAP;
     out->neighbours = n_same ? n_same : h.n;
     return 0;
