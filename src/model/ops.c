@@ -399,15 +399,12 @@ static const char *parse_tensor(const char *s, struct targ *t)
     return s + 1;
 }
 
-static int parse_dims(const char *s, struct targ *args)
+/* The arguments of a list's body, s just past its opening bracket (or an
+ * op's shapes text, which has none), up to its closing bracket or end. */
+static int parse_args(const char *s, struct targ *args)
 {
     memset(args, 0, sizeof(struct targ) * MAX_ARGS);
-    if (!s)
-        return 0;
     s = skip_ws(s);
-    if (*s != '[')
-        return 0;
-    s = skip_ws(s + 1);
     int n = 0;
     while (*s && *s != ']') {
         struct targ tmp;
@@ -421,6 +418,15 @@ static int parse_dims(const char *s, struct targ *args)
             s = skip_ws(s + 1);
     }
     return n < MAX_ARGS ? n : MAX_ARGS;
+}
+
+static int parse_dims(const char *s, struct targ *args)
+{
+    memset(args, 0, sizeof(struct targ) * MAX_ARGS);
+    if (!s)
+        return 0;
+    s = skip_ws(s);
+    return *s == '[' ? parse_args(s + 1, args) : 0;
 }
 
 /* Parse a JSON list of strings into out[] (malloc'd, caller frees). */
@@ -987,46 +993,36 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
 
 /* ------------------------------------------------ advanced indexing */
 
-/* The text of the first group of a shapes string ("[98304, 64]" of
- * "[98304, 64], []") and the elements of the first non-empty group after
- * it (0 when none). */
-static size_t first_group(const char *s, double *next_elems)
-{
-    const char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
-    *next_elems = 0;
-    if (!a || !b || a != s)
-        return 0;
-    for (const char *q = b + 1; (q = strchr(q, '[')) != NULL; q++) {
-        int64_t d[8];
-        const char *e = strchr(q, ']');
-        if (!e)
-            break;
-        char buf[192];
-        size_t n = (size_t)(e - q - 1);
-        if (n == 0 || n >= sizeof buf || memchr(q + 1, '[', n))
-            continue;
-        memcpy(buf, q + 1, n);
-        buf[n] = 0;
-        int k = ops_parse_intlist(buf, d, 8);
-        if (k > 0) {
-            double el = 1;
-            for (int i = 0; i < k; i++)
-                el *= (double)(d[i] > 0 ? d[i] : 0);
-            *next_elems = el;
-            break;
-        }
-    }
-    return (size_t)(b - a + 1);
-}
-
-struct put_key { const char *self; size_t len; double out; };
+/* A put's target shape (its first argument's) and the elements it puts
+ * (its values': the first tensor after it). */
+struct put_key { int ndim; int64_t d[MAX_DIMS]; double out; };
 
 static int cmp_put(const void *pa, const void *pb)
 {
     const struct put_key *a = pa, *b = pb;
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->self, b->self, n);
-    return c ? c : (a->len > b->len) - (a->len < b->len);
+    if (a->ndim != b->ndim)
+        return a->ndim < b->ndim ? -1 : 1;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->d[i] != b->d[i])
+            return a->d[i] < b->d[i] ? -1 : 1;
+    return 0;
+}
+
+/* The key of an op's first argument, the elements of the first tensor
+ * after it in k->out (0 when none).  Returns 0 without a first tensor. */
+static int put_key_of(const struct op *o, struct put_key *k)
+{
+    struct targ a[MAX_ARGS];
+    int na = parse_args(o->shapes, a);
+    memset(k, 0, sizeof *k);
+    if (na < 1 || !a[0].present)
+        return 0;
+    k->ndim = a[0].ndim;
+    memcpy(k->d, a[0].d, sizeof k->d);
+    for (int i = 1; i < na && !(k->out > 0); i++)
+        if (a[i].present)
+            k->out = a[i].elems;
+    return 1;
 }
 
 /* aten::index (x[idx], advanced indexing) records its indices as a list
@@ -1045,29 +1041,25 @@ void ops_index_outputs(struct profile *p)
     size_t n = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
         const struct op *o = &p->ops[i];
+        struct put_key k;
         if (o->phase != PHASE_BACKWARD || !o->name || !o->shapes ||
-            (strcmp(o->name, "aten::_index_put_impl_") != 0 && strcmp(o->name, "aten::index_put_") != 0))
-            continue;
-        double out;
-        size_t len = first_group(o->shapes, &out);
-        if (!len || !(out > 0))
+            (strcmp(o->name, "aten::_index_put_impl_") != 0 && strcmp(o->name, "aten::index_put_") != 0)
+            || !put_key_of(o, &k) || !(k.out > 0))
             continue;
         if (!puts)
             puts = xcalloc(p->n_ops, sizeof *puts);
-        puts[n++] = (struct put_key){ o->shapes, len, out };
+        puts[n++] = k;
     }
     if (!n)
         return;
     qsort(puts, n, sizeof *puts, cmp_put);
     for (size_t i = 0; i < p->n_ops; i++) {
         struct op *o = &p->ops[i];
-        if (o->phase != PHASE_FORWARD || !o->name || !o->shapes || strcmp(o->name, "aten::index") != 0)
+        struct put_key key;
+        /* with the indices' shapes there, ops_fill used them */
+        if (o->phase != PHASE_FORWARD || !o->name || !o->shapes || strcmp(o->name, "aten::index") != 0
+            || !put_key_of(o, &key) || key.out > 0)
             continue;
-        double idx;
-        size_t len = first_group(o->shapes, &idx);
-        if (!len || idx > 0)
-            continue;   /* the indices' shapes are there: ops_fill used them */
-        struct put_key key = { o->shapes, len, 0 };
         struct put_key *hit = bsearch(&key, puts, n, sizeof *puts, cmp_put);
         if (!hit)
             continue;
