@@ -12324,6 +12324,349 @@ def esm(batch, device):
     return ESM2(), make, _lm_loss, "adamw"
 
 
+# -- thirty-third round --------------------------------------------------------
+# Models added after the thirty-second round: CANDLE's P3B2 character-level
+# text generator (a 2-layer nn.LSTM of 256 over 20 one-hot characters of a
+# 100-character alphabet, only the last step of the top layer scored, at a
+# batch of a thousand), CANDLE's P2B1 molecular-frame autoencoder (dense
+# 2,640 -> 512 -> 256 -> 128 -> 64 and back with ELU, BatchNorm1d, dropout
+# and a tanh latent at a batch of thousands), a PVT-v2-b1-shaped classifier
+# (overlapping strided-Conv2d patch embeddings, spatial-reduction attention
+# whose keys and values come from a strided Conv2d and LayerNorm, the same
+# 49 keys at every stage, scaled dot-product attention, Mix-FFN with a
+# depthwise 3x3 convolution), a GPT-J-shaped decoder (one LayerNorm feeding
+# attention and MLP in parallel, interleaved rotary embeddings on half of
+# each head by strided slices, stack and flatten, a 50,400-token untied
+# head with bias) and a BERT4Rec sequential recommender (left-padded item
+# histories under a key-padding mask through nn.TransformerEncoderLayer,
+# 15% of the items replaced by a mask token, logits over the 40,002-row
+# tied item table at every position and the loss on the masked ones alone
+# by ignore_index).
+
+class P3B2(nn.Module):
+    """CANDLE's P3B2 character-level text generator (Pilot3 P3B2,
+    p3b2_baseline_keras2.py's char_rnn) on windows of 20 characters
+    one-hot over a 100-character alphabet (b x 20 x 100 floats, as the
+    reference builds X): a stack of 2 LSTMs of 256 (one nn.LSTM, batch
+    first, no dropout: the defaults' dropout and recurrent_dropout are 0),
+    the lower returning its sequence and the top only its last step (Keras'
+    return_sequences False: h[:, -1]); a Dense to the 100 characters (the
+    softmax in the loss: the next character). Keras' initialisation: input
+    kernels Glorot-uniform, recurrent kernels orthogonal, biases zero but
+    the forget gate's 1 (unit_forget_bias; in b_ih, b_hh zero); the Dense
+    Glorot-uniform, bias zero. Returns b, 100."""
+
+    def __init__(self, chars=100, hidden=256, layers=2):
+        super().__init__()
+        self.rnn = nn.LSTM(chars, hidden, layers, batch_first=True)
+        self.out = nn.Linear(hidden, chars)
+        with torch.no_grad():
+            for name, p in self.rnn.named_parameters():
+                if name.startswith("weight_ih"):            # 1024, 100 or 1024, 256
+                    nn.init.xavier_uniform_(p)
+                elif name.startswith("weight_hh"):          # 1024, 256
+                    nn.init.orthogonal_(p)
+                else:                                       # 1024: gates i, f, g, o
+                    p.zero_()
+                    if name.startswith("bias_ih"):
+                        p[hidden:2 * hidden].fill_(1.0)
+        nn.init.xavier_uniform_(self.out.weight)
+        nn.init.zeros_(self.out.bias)
+
+    def forward(self, x):                                   # b, 20, 100
+        h, _ = self.rnn(x)                                  # b, 20, 256
+        return self.out(h[:, -1])                           # b, 256 -> b, 100
+
+
+def p3b2(batch, device):
+    """batch: 20-character windows of pathology-report text one-hot over
+    100 characters (floats) and the index of the character that follows
+    each window. The reference trains with RMSprop, which record.py's
+    make_opt does not build: recorded with Adam, whose update holds
+    RMSprop's (a running mean of the squared gradient, its square root, a
+    division) plus a first moment."""
+    seq, chars = 20, 100
+
+    def make():
+        ids = torch.randint(0, chars, (batch, seq), device=device)
+        return (F.one_hot(ids, chars).float(),                 # b, 20, 100
+                torch.randint(0, chars, (batch,), device=device))
+    return P3B2(), make, _cls_loss, "adam"
+
+
+class P2B1(nn.Module):
+    """CANDLE's P2B1 molecular-frame autoencoder (Pilot2 P2B1, the dense
+    molecular autoencoder of p2b1_AE_models.py's dense_auto) on one lipid
+    and its 10 nearest neighbours per row, flattened as the reference's
+    molecular_input_dim = beads x features x (neighbours + 1): 12 beads x
+    20 features (3 relative coordinates, 5 type flags, 12 further fields)
+    x 11 molecules = 2,640 values. Encoder Dense 512, 256 and 128, each +
+    ELU, BatchNorm1d and dropout 0.5; the latent Dense 64 + tanh and
+    BatchNorm1d; decoder Dense 128, 256 and 512, each + ELU, BatchNorm1d
+    and dropout; a linear Dense back to 2,640 (Keras' order: the activation
+    before the normalisation). BatchNorm1d with Keras' eps 1e-3 and
+    momentum 0.99 (PyTorch's 0.01); weights Glorot-uniform, biases zero.
+    The reference's L2 kernel regulariser is left out. Returns b, 2,640."""
+
+    def __init__(self, features=2640, hidden=(512, 256, 128), latent=64, drop=0.5):
+        super().__init__()
+        def bn(c):
+            return nn.BatchNorm1d(c, eps=1e-3, momentum=0.01)
+        enc, c = [], features
+        for w in hidden:
+            enc += [nn.Linear(c, w), nn.ELU(), bn(w), nn.Dropout(drop)]
+            c = w
+        enc += [nn.Linear(c, latent), nn.Tanh(), bn(latent)]
+        dec, c = [], latent
+        for w in reversed(hidden):
+            dec += [nn.Linear(c, w), nn.ELU(), bn(w), nn.Dropout(drop)]
+            c = w
+        dec.append(nn.Linear(c, features))
+        self.encoder, self.decoder = nn.Sequential(*enc), nn.Sequential(*dec)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.xavier_uniform_(m.weight)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 2640
+        return self.decoder(self.encoder(x))                # b, 512 .. 64 .. 512 -> b, 2640
+
+
+def p2b1(batch, device):
+    """batch: flattened neighbourhoods of 2,640 normalised values (a
+    molecule of a frame per row); the target is the input itself (MSE).
+    Trained with SGD and momentum (CANDLE's default file names Adam)."""
+    def make():
+        x = torch.randn(batch, 2640, device=device)
+        return x, x
+    return P2B1(), make, _mse_loss, "sgd_momentum"
+
+
+class PVTv2Attention(nn.Module):
+    """PVT-v2's spatial-reduction attention (timm's pvt_v2 Attention): q
+    by a Linear from every token; where the ratio R > 1 the tokens laid
+    back on their h x w grid, reduced by a Conv2d of kernel and stride R
+    and LayerNorm-ed (fp32); k and v by one Linear from those (from every
+    token where R = 1); heads of 64; scaled_dot_product_attention
+    (_attention); the output Linear. No dropout."""
+
+    def __init__(self, d, heads, sr):
+        super().__init__()
+        self.q, self.kv, self.proj = nn.Linear(d, d), nn.Linear(d, 2 * d), nn.Linear(d, d)
+        self.sr = nn.Conv2d(d, d, sr, sr) if sr > 1 else None
+        self.norm = Fp32LayerNorm(d) if sr > 1 else None
+        self.heads = heads
+
+    def forward(self, x, h, w):                             # b, n, d (n = h w)
+        b, n, d = x.shape
+        q = self.q(x).view(b, n, self.heads, d // self.heads).transpose(1, 2)   # b, heads, n, 64
+        if self.sr is not None:
+            r = self.sr(x.transpose(1, 2).reshape(b, d, h, w))      # b, d, h / R, w / R (7 x 7)
+            x = self.norm(r.flatten(2).transpose(1, 2))             # b, 49, d
+        k, v = self.kv(x).view(b, -1, 2, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)   # b, heads, 49, 64 each
+        a = _attention(q, k, v)                             # b, heads, n, 64
+        return self.proj(a.transpose(1, 2).reshape(b, n, d))
+
+
+class PVTv2Block(nn.Module):
+    """PVT-v2's block, pre-LN: x + attention(LN(x)), then x + Mix-FFN(LN(x))
+    (MixFFN: Linear to ratio x d, the depthwise 3x3 Conv2d on the h x w
+    grid, GELU, Linear back). LayerNorms fp32 of eps 1e-6; drop path left
+    out."""
+
+    def __init__(self, d, heads, sr, ratio):
+        super().__init__()
+        self.ln1, self.attn = Fp32LayerNorm(d, eps=1e-6), PVTv2Attention(d, heads, sr)
+        self.ln2, self.ffn = Fp32LayerNorm(d, eps=1e-6), MixFFN(d, ratio * d)
+
+    def forward(self, x, h, w):                             # b, n, d
+        x = x + self.attn(self.ln1(x), h, w)
+        return x + self.ffn(self.ln2(x), h, w)
+
+
+class PVTv2(nn.Module):
+    """A PVT-v2-b1-shaped classifier (Wang et al. 2022, timm's
+    pvt_v2_b1) at 224x224, 1,000 classes: 4 stages, each an overlapping
+    patch embedding (a Conv2d of kernel 7 and stride 4 for the first, 3 and
+    stride 2 after, padding k // 2; LayerNorm over the channels of the
+    flattened tokens), 2 PVTv2Blocks and a LayerNorm (eps 1e-6), the tokens
+    laid back as b, c, h, w for the next stage; widths 64, 128, 320, 512 at
+    56x56, 28x28, 14x14, 7x7 (3,136, 784, 196, 49 tokens), heads 1, 2, 5, 8
+    of 64, reduction ratios 8, 4, 2, 1 (49 keys and values at every stage),
+    MLP ratios 8, 8, 4, 4; the mean over the positions and a Linear head.
+    timm's initialisation: Linear weights truncated-normal of std 0.02,
+    Conv2d weights normal of std sqrt(2 / fan out) with fan out k^2 x
+    channels out / groups, biases zero."""
+
+    def __init__(self, widths=(64, 128, 320, 512), depths=(2, 2, 2, 2), heads=(1, 2, 5, 8),
+                 srs=(8, 4, 2, 1), ratios=(8, 8, 4, 4), classes=1000):
+        super().__init__()
+        self.patch, self.patch_ln = nn.ModuleList(), nn.ModuleList()
+        self.stages, self.norms = nn.ModuleList(), nn.ModuleList()
+        c = 3
+        for i, (w, n, h, sr, r) in enumerate(zip(widths, depths, heads, srs, ratios)):
+            k, s = (7, 4) if i == 0 else (3, 2)
+            self.patch.append(nn.Conv2d(c, w, k, s, k // 2))
+            self.patch_ln.append(Fp32LayerNorm(w))
+            self.stages.append(nn.ModuleList(PVTv2Block(w, h, sr, r) for _ in range(n)))
+            self.norms.append(Fp32LayerNorm(w, eps=1e-6))
+            c = w
+        self.head = nn.Linear(widths[-1], classes)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.trunc_normal_(m.weight, std=0.02)
+                nn.init.zeros_(m.bias)
+            elif isinstance(m, nn.Conv2d):
+                fan_out = m.kernel_size[0] * m.kernel_size[1] * m.out_channels // m.groups
+                nn.init.normal_(m.weight, 0.0, math.sqrt(2.0 / fan_out))
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        for patch, patch_ln, blocks, norm in zip(self.patch, self.patch_ln, self.stages, self.norms):
+            y = patch(x)                                    # b, c, h, w: 64 x 56^2 .. 512 x 7^2
+            b, c, h, w = y.shape
+            t = patch_ln(y.flatten(2).transpose(1, 2))      # b, h w, c
+            for blk in blocks:
+                t = blk(t, h, w)
+            x = norm(t).transpose(1, 2).reshape(b, c, h, w)
+        return self.head(x.mean((2, 3)))                    # b, 512, 7, 7 -> b, 1000
+
+
+def pvtv2(batch, device):
+    """ImageNet images and labels."""
+    return PVTv2(), _images(batch, device), _cls_loss, "adamw"
+
+
+class GPTJBlock(nn.Module):
+    """A GPT-J layer (HF's GPTJBlock), a parallel residual under one
+    LayerNorm (fp32): h = LN(x), x + attention(h) + MLP(h). Attention: q, k, v
+    and output Linears without bias, heads of 64; rotary embeddings on the
+    first 32 of each head's 64 dims in GPT-J's interleaved form
+    (rotate_every_two: the odd and even dims by strided slices, stacked as
+    (-odd, even) and flattened, against angle tables whose every angle is
+    repeated twice), the other 32 passed through and concatenated; causal
+    scaled_dot_product_attention (_causal_attention). MLP: Linear to 4 x
+    d, GELU (tanh approximation, GPT-J's gelu_new), Linear back, with
+    biases. No dropout (GPT-J's are 0)."""
+
+    def __init__(self, d, heads, rot):
+        super().__init__()
+        self.ln = Fp32LayerNorm(d)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.fc_in, self.fc_out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads, self.rot = heads, rot
+
+    def rotary(self, x, cos, sin):                          # b, 16, t, 64; t, 32; t, 32
+        r, keep = x[..., :self.rot], x[..., self.rot:]      # b, 16, t, 32 each
+        turned = torch.stack((-r[..., 1::2], r[..., ::2]), dim=-1).flatten(-2)   # b, 16, t, 16, 2 -> b, 16, t, 32
+        return torch.cat((r * cos + turned * sin, keep), dim=-1)   # b, 16, t, 64
+
+    def forward(self, x, cos, sin):                         # b, t, 1024; t, 32; t, 32
+        b, t, d = x.shape
+        h = self.ln(x)
+        q, k, v = (m(h).view(b, t, self.heads, d // self.heads).transpose(1, 2)
+                   for m in (self.q, self.k, self.v))       # b, 16, t, 64 each
+        cos, sin = cos.to(q.dtype), sin.to(q.dtype)
+        a = _causal_attention(self.rotary(q, cos, sin), self.rotary(k, cos, sin), v)   # b, 16, t, 64
+        a = self.o(a.transpose(1, 2).reshape(b, t, d))      # b, t, 1024
+        return x + a + self.fc_out(F.gelu(self.fc_in(h), approximate="tanh"))
+
+
+class GPTJ(nn.Module):
+    """A GPT-J-shaped decoder (Wang and Komatsuzaki 2021; HF's
+    GPTJForCausalLM) at small scale: a 50,400 x 1,024 token embedding and
+    no position embeddings, 8 GPTJBlocks of 1,024 (16 heads of 64, rotary
+    dims 32 of 64: GPT-J-6B rotates 64 of its 256, base 10,000, the angle
+    tables fixed buffers of 1,024 x 32), the final LayerNorm (fp32) and an
+    untied LM head Linear 1,024 -> 50,400 with bias. Linear and embedding weights
+    normal of std 0.02. Returns b, t, 50,400."""
+
+    def __init__(self, vocab=50400, d=1024, layers=8, heads=16, rot=32, seq=1024):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(GPTJBlock(d, heads, rot) for _ in range(layers))
+        self.ln_f = Fp32LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+        normal_linears_embeddings(self)
+        inv = 1.0 / (10000 ** (torch.arange(0, rot, 2).float() / rot))   # 16
+        ang = torch.outer(torch.arange(seq).float(), inv).repeat_interleave(2, dim=-1)   # 1024, 32: t0 t0 t1 t1 ..
+        self.register_buffer("cos", ang.cos(), persistent=False)
+        self.register_buffer("sin", ang.sin(), persistent=False)
+
+    def forward(self, idx):                                 # b, t
+        t = idx.shape[1]
+        x = self.wte(idx)                                   # b, t, 1024
+        for blk in self.blocks:
+            x = blk(x, self.cos[:t], self.sin[:t])
+        return self.head(self.ln_f(x))                      # b, t, 50400
+
+
+def gptj(batch, device):
+    """batch: 1,024 token ids and next-token targets over 50,400 tokens
+    (the same sequence on both devices, as the other decoders here)."""
+    return GPTJ(), _tokens(batch, 1024, 50400, device), _lm_loss, "adamw"
+
+
+class BERT4Rec(nn.Module):
+    """BERT4Rec (Sun et al. 2019) over histories of 200 items: an item
+    table of 40,002 rows x 256 (0 padding, 1 .. 40,000 items, 40,001 the
+    [mask] token), a learned position embedding of 200, LayerNorm (fp32)
+    and dropout 0.1; 2 bidirectional post-LN nn.TransformerEncoderLayers
+    (batch first, 4 heads of 64, FFN 1,024 GELU, dropout 0.1) under the
+    key-padding mask of the padding ids; the output transform (Linear 256
+    -> 256, GELU, LayerNorm in fp32) and logits over all 40,002 rows by the
+    tied item table plus a bias, at every position. Linear and embedding
+    weights normal of std 0.02 (the padding row zero). Returns b, 200,
+    40,002."""
+
+    def __init__(self, items=40000, seq=200, d=256, layers=2, heads=4, drop=0.1):
+        super().__init__()
+        vocab = items + 2                                   # 40,002
+        self.item = nn.Embedding(vocab, d, padding_idx=0)
+        self.pos = nn.Embedding(seq, d)
+        self.ln, self.drop = Fp32LayerNorm(d), nn.Dropout(drop)
+        self.layers = nn.ModuleList(
+            nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=drop, activation="gelu", batch_first=True)
+            for _ in range(layers))
+        self.dense, self.dense_ln = nn.Linear(d, d), Fp32LayerNorm(d)
+        self.bias = nn.Parameter(torch.zeros(vocab))
+        normal_linears_embeddings(self)
+        with torch.no_grad():
+            self.item.weight[0].zero_()
+
+    def forward(self, ids):                                 # b, 200
+        pad = ids.eq(0)                                     # b, 200: True at padding (not attended to)
+        x = self.item(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device))
+        x = self.drop(self.ln(x))                           # b, 200, 256
+        for layer in self.layers:
+            x = layer(x, src_key_padding_mask=pad)          # b, 200, 256
+        h = self.dense_ln(F.gelu(self.dense(x)))            # b, 200, 256
+        return F.linear(h, self.item.weight, self.bias)     # b, 200, 40002
+
+
+def bert4rec(batch, device):
+    """batch: item histories of 20 to 200 items (ids 1 .. 40,000),
+    left-padded with 0 to 200; lengths, items and masking drawn once from
+    a generator of seed 0, so fixed for the batch. Of each history's items
+    round(15%) are replaced by [mask] (40,001); the targets are the
+    original items there and -100 elsewhere (cross_entropy's default
+    ignore_index, so the loss is on the masked positions alone)."""
+    seq, items = 200, 40000
+
+    def make():
+        g = torch.Generator().manual_seed(0)
+        lengths = torch.randint(20, seq + 1, (batch, 1), generator=g)   # b, 1
+        pos = torch.arange(seq).unsqueeze(0)                # 1, 200
+        real = pos >= seq - lengths                         # b, 200: the last `length` positions
+        ids = torch.randint(1, items + 1, (batch, seq), generator=g).masked_fill(~real, 0)
+        score = torch.rand(batch, seq, generator=g).masked_fill(~real, 2.0)
+        chosen = score.argsort(1).argsort(1) < (0.15 * lengths).round().long()   # b, 200: 3 .. 30 per row
+        inp = ids.masked_fill(chosen, items + 1)
+        target = ids.masked_fill(~chosen, -100)
+        return inp.to(device), target.to(device)
+    return BERT4Rec(), make, _lm_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -12491,4 +12834,9 @@ MODELS = {
     "mobilenetv3": (mobilenetv3, "MobileNetV3-Large written out 224x224 (not torchvision's), 3x3 stride-2 Conv-BN-Hardswish stem to 16, the paper's 15 inverted residuals (1x1 expansion Conv-BN where wider, depthwise 3x3 or 5x5 Conv-BN of stride 1 or 2, squeeze-excitation in 8 by adaptive_avg_pool2d + 1x1 Conv2d to exp/4 rounded to 8 + ReLU + 1x1 Conv2d + hardsigmoid gate, 1x1 projection Conv-BN, ReLU in the first 6 blocks and Hardswish after, residual where stride 1 and widths match; outputs 16-24-40-80-112-160 at 112 down to 7), 1x1 Conv-BN-Hardswish to 960, adaptive avg pool, Linear 1,280 + Hardswish, dropout 0.2, Linear 1,000, CE, SGD momentum; thirty-second round"),
     "convnextv2": (convnextv2, "ConvNeXt-V2-Nano-shaped classifier 224x224, 4x4 stride-4 Conv2d stem to 80 + channels-first LayerNorm written out (mean, (x - u)^2 mean, sqrt, per-channel affine), depths 2-2-8-2 of 80-160-320-640, downsampling by that LayerNorm + 2x2 stride-2 Conv2d, blocks of depthwise 7x7 Conv2d, permute to channels-last, fp32 LayerNorm, Linear 4x, GELU, Global Response Normalization (torch.linalg.vector_norm over h and w, divided by its mean over channels + 1e-6, gamma * (x * Nx) + beta + x, gamma and beta zero-initialised), Linear back, permute back, residual (no layer scale), mean pool, LayerNorm, Linear 1,000, truncated-normal init, CE, AdamW; thirty-second round"),
     "esm": (esm, "ESM-2-shaped protein masked LM (8M configuration), 33-token vocabulary, sequences padded to 1,024 (lengths 200-1,024 drawn once from a seeded generator, <cls> ... <eos> then <pad>), token dropout (mask embeddings zeroed, rescaled by 0.88 / (1 - observed mask share), padding zeroed), 6 pre-LN layers of 320 (20 heads of 16, q/k/v/out Linears with bias), rotary embeddings on q and k (base 10,000, rotate-half), F.scaled_dot_product_attention with a b x 1 x 1 x 1,024 boolean key-padding mask, FFN 1,280 GELU, final LayerNorm, LM head Linear 320 + GELU + LayerNorm and logits by the tied embedding + bias over 33 tokens at all positions, 15% of each sequence's residues chosen (80% <mask>, 10% random residue, 10% kept; fixed per batch), CE with ignore_index -100 on the chosen positions only, AdamW; thirty-second round"),
+    "p3b2": (p3b2, "CANDLE P3B2 character-level text generator, windows of 20 characters one-hot over a 100-character alphabet (b x 20 x 100 floats), 2-layer nn.LSTM of 256 (batch first, no dropout; Glorot-uniform input and orthogonal recurrent weights, forget-gate bias 1), the top layer's last step only, Linear 256-100 to the next character, CE, Adam (the reference's RMSprop is not among record.py's optimizers); thirty-third round"),
+    "p2b1": (p2b1, "CANDLE P2B1 molecular-frame autoencoder, b x 2,640 (12 beads x 20 features x a molecule and its 10 neighbours), encoder Linear 512, 256, 128 each + ELU + BatchNorm1d (eps 1e-3, momentum 0.01) + dropout 0.5, latent Linear 64 + tanh + BatchNorm1d, decoder 128, 256, 512 the same, Linear back to 2,640 (linear), Glorot-uniform weights, MSE against the input, SGD momentum; thirty-third round"),
+    "pvtv2": (pvtv2, "PVT-v2-b1-shaped classifier 224x224, overlapping patch embeddings (Conv2d 7x7 stride 4, then 3x3 stride 2, padding k // 2, LayerNorm), 4 stages of 64-128-320-512 at 56-28-14-7, depths 2-2-2-2, heads 1-2-5-8 of 64, pre-LN blocks (fp32 LayerNorm eps 1e-6), spatial-reduction attention (q Linear from every token; keys and values by a Conv2d of kernel = stride = 8, 4, 2 and LayerNorm, none at the last stage, so 49 keys everywhere; one kv Linear; scaled_dot_product_attention; output Linear), Mix-FFN (Linear to 8-8-4-4 x width, depthwise 3x3 Conv2d on the token grid, GELU, Linear), per-stage LayerNorm, mean pool, Linear 1,000, timm init, CE, AdamW; thirty-third round"),
+    "gptj": (gptj, "GPT-J-shaped decoder d1,024 x 8, 16 heads of 64, seq 1,024, 50,400 vocab, no position embeddings, parallel residual under one LayerNorm (x + attn(ln(x)) + mlp(ln(x))), q/k/v/out Linears without bias, interleaved rotary embeddings (rotate_every_two by strided slices, stack and flatten; base 10,000) on 32 of each head's 64 dims, the rest concatenated back, causal SDPA (is_causal), MLP 4,096 GELU (tanh approximation) with biases, final LayerNorm, untied LM head with bias, CE, AdamW; thirty-third round"),
+    "bert4rec": (bert4rec, "BERT4Rec sequential recommender, histories of 20-200 items left-padded to 200 (lengths drawn once from a seeded generator), 40,002 x 256 item table (pad 0, 40,000 items, [mask]) + learned positions, LayerNorm, dropout 0.1, 2 post-LN nn.TransformerEncoderLayers (batch first, 4 heads, FFN 1,024 GELU, dropout 0.1) with a boolean src_key_padding_mask, output transform Linear 256 + GELU + LayerNorm, logits at all 200 positions by the tied item table + bias over 40,002 rows, round(15%) of each history's items replaced by [mask] (fixed per batch), CE with ignore_index -100 on the masked positions only, Adam; thirty-third round"),
 }
