@@ -759,14 +759,23 @@ def attention_cases(grid):
         add(1, 2, 16, 16, 16, 0)
         add(1, 2, 32, 32, 16, 1)
         return rows
-    full = grid == "full"
+    if grid == "head-dims":
+        # the full grid's batches, heads and lengths at the head dims
+        # around and beside its 64 and 128: the kernels pick a tile per
+        # head dim (padding the ones between), so a time does not follow
+        # the flops in head_dim and the rows must be measured
+        dims, full = (16, 32, 80, 96), True
+    else:
+        dims, full = (64, 128), grid == "full"
     for b in (2, 16):
         for h in (8, 32) if full else (8,):
             for L in pow2(7, 13, 2) if full else pow2(7, 11, 2):
-                for d in (64, 128):
+                for d in dims:
                     for causal in (0, 1):
                         if b * h * L * L <= (1 << 30):
                             add(b, h, L, L, d, causal)
+    if grid == "head-dims":
+        return rows
     # decoding: one query against a long cache
     for kv in pow2(10, 14, 2):
         add(16, 32, 1, kv, 128, 0)
@@ -1964,13 +1973,15 @@ def parse_args(argv):
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
     ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
-                                       "depthwise3d", "grouped", "norm2d", "norm-rows", "batched-small"],
+                                       "depthwise3d", "grouped", "norm2d", "norm-rows", "batched-small",
+                                       "head-dims"],
                     default="small",
                     help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D, the 3-D depthwise or "
                          "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv), or "
                          "batch norms over [N, C] inputs (norm2d, --kinds norm), or layer and RMS norms over "
                          "many short rows (norm-rows, --kinds norm), or small matrices in "
-                         "batches of thousands to millions (batched-small, --kinds gemm)")
+                         "batches of thousands to millions (batched-small, --kinds gemm), or "
+                         "attention at head dims 16, 32, 80 and 96 (head-dims, --kinds attention)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
     ap.add_argument("--precisions", default=None,
@@ -2018,6 +2029,7 @@ GRID_KIND = {g: ("conv", "convolutions") for g in ("depthwise", "dense-layouts",
 GRID_KIND["norm2d"] = ("norm", "batch norms")
 GRID_KIND["norm-rows"] = ("norm", "layer and RMS norms over short rows")
 GRID_KIND["batched-small"] = ("gemm", "batched GEMMs")
+GRID_KIND["head-dims"] = ("attention", "attention at head dims besides 64 and 128")
 
 
 def run(args):

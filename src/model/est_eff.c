@@ -42,7 +42,35 @@
 #define AI_OFF 8
 #define MAX_REACH 4     /* octaves: beyond them the rows say nothing */
 
-enum { EK_GEMM, EK_CONV, EK_MEM, EK_NORM, EK_COUNT };
+enum { EK_GEMM, EK_CONV, EK_MEM, EK_NORM, EK_ATT, EK_COUNT };
+
+/* Attention rows by pass and causal flag (att_slot), each with its head
+ * dims' octaves, 16 to 512, on the intensity axis.  FlashAttention and
+ * the memory-efficient kernels are not GEMMs: their rate follows the
+ * head dim they tile (a head below the tile is padded to it,
+ * kernel_lookup.c) and the softmax between their products, not a
+ * product's intensity. */
+#define ATT_HD_OFF 4    /* head dims from 2^4 */
+#define ATT_HD_N 6
+#define ATT_SLOTS 4
+
+static int att_slot(enum kernel_pass pass, int causal)
+{
+    return 2 * (pass == KPASS_BWD) + (causal != 0);
+}
+
+static int att_axis(int slot, double head_dim)
+{
+    int o = (int)floor(log2(head_dim)) - ATT_HD_OFF;
+    return slot * ATT_HD_N + (o < 0 ? 0 : o >= ATT_HD_N ? ATT_HD_N - 1 : o);
+}
+
+/* One call's work: the flops of its two products at head dim d. */
+static double att_work(const int64_t *dim, double d)
+{
+    return 4.0 * (double)dim[ATT_BATCH] * (double)dim[ATT_HEADS] * (double)dim[ATT_Q_LEN] *
+           (double)dim[ATT_KV_LEN] * d;
+}
 
 /* Norm rows by op and pass (the intensity axis holds them, a norm has
  * none of its own): PyTorch's kernels differ by op and pass far more than
@@ -73,10 +101,11 @@ static double norm_bytes(const int64_t *dim, enum precision p, enum kernel_pass 
     return e * precision_bytes(p) * (pass == KPASS_BWD ? 3 : 2);
 }
 
-struct sample { int kind, cls, w, a; double frac; };
+struct sample { int kind, cls, w, a; double frac, head_dim; };
 
 struct est_eff {
     double *med;        /* [EK_COUNT][N_CLASS][N_WORK][N_AI], NAN where empty */
+    double att_hd_min[N_CLASS][ATT_SLOTS];  /* the smallest head dim learned, 0 if none */
     size_t machines;    /* machines it learned from */
 };
 
@@ -92,6 +121,17 @@ static int prec_class(enum precision p)
     if (p == PREC_BF16 || p == PREC_FP16)
         return N_ALIGN;
     return 2 * N_ALIGN;
+}
+
+/* Attention's class: tf32 apart from fp32 (the alignment slots are free
+ * for it).  A fraction is of the peak of the precision's unit (66.9
+ * TFLOP/s of vector fp32 on an H200, 494.7 of tf32 matrix), and
+ * PyTorch's memory-efficient attention runs the same code in both (the
+ * same times in both on an H200 and an H100): in one median they would
+ * read 7.4 times apart. */
+static int att_class(enum precision p)
+{
+    return prec_class(p) + (p == PREC_TF32);
 }
 
 /* The class of a GEMM of p by its rows' alignment (see N_ALIGN). */
@@ -128,7 +168,7 @@ static void add(struct sample **s, size_t *n, size_t *alloc, int kind, int cls, 
     if (w < 0 || a < 0 || !(frac > 0) || !isfinite(frac))
         return;
     ALLOC_GROW(*s, *n + 1, *alloc);
-    (*s)[(*n)++] = (struct sample){ kind, cls, w, a, frac };
+    (*s)[(*n)++] = (struct sample){ kind, cls, w, a, frac, 0 };
 }
 
 static void learn_row(const struct kernel_row *r, const struct machine *m, struct sample **s,
@@ -161,6 +201,13 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
         int slot = norm_slot(r->op, r->pass, r->dim);
         if (b > 0 && slot >= 0)
             add(s, n, alloc, EK_NORM, cls, octave(b, 0, N_WORK), slot, b / (r->time_s[0] * bw));
+    } else if (r->kind == KERNEL_ATTENTION && pk > 0 && r->time_s[0] > 0 && r->dim[ATT_HEAD_DIM] > 0) {
+        double d = (double)r->dim[ATT_HEAD_DIM], f = att_work(r->dim, d);
+        size_t before = *n;
+        add(s, n, alloc, EK_ATT, att_class(r->prec), octave(f, 0, N_WORK),
+            att_axis(att_slot(r->pass, r->flag), d), f / (r->time_s[0] * pk));
+        if (*n > before)
+            (*s)[before].head_dim = d;
     } else if (r->kind == KERNEL_ELTWISE && bw > 0 && r->time_s[0] > 0 && r->bytes > 0) {
         /* ops that move rows through an index in a slot of their own, per
          * precision: they run by their elements, not their bytes */
@@ -213,6 +260,13 @@ struct est_eff *est_eff_build(const struct kernel_set *ref, const struct machine
     for (size_t i = 0; i < cells; i++)
         e->med[i] = NAN;
     e->machines = machines;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].kind != EK_ATT)
+            continue;
+        double *lo = &e->att_hd_min[s[i].cls][s[i].a / ATT_HD_N];
+        if (*lo == 0 || s[i].head_dim < *lo)
+            *lo = s[i].head_dim;
+    }
     qsort(s, n, sizeof *s, cmp_sample);
     double *v = xmalloc(n * sizeof *v);
     for (size_t i = 0; i < n;) {
@@ -258,6 +312,8 @@ static double frac_at(const struct est_eff *e, int kind, int cls, int w, int a)
                     continue;
                 if ((kind == EK_MEM || kind == EK_NORM) && da != 0)
                     continue;   /* no intensity axis: the same op and pass only */
+                if (kind == EK_ATT && aa / ATT_HD_N != a / ATT_HD_N)
+                    continue;   /* the same pass and causal flag only */
                 double f = e->med[at(kind, cls, ww, aa)];
                 if (!isnan(f)) {
                     sum += f;
@@ -293,6 +349,30 @@ static int norm_time(const struct est_eff *e, const struct machine *target, cons
     return 0;
 }
 
+/* An attention op at the rate of the attention rows of its pass, causal
+ * flag and head dim, a head below the smallest learned one padded to it
+ * (its work too); -1 when the op's shape is not known. */
+static int att_time(const struct est_eff *e, const struct machine *target, const struct op *op,
+                    const struct shape *s, double *time_s)
+{
+    struct kernel_query q;
+    enum kernel_pass pass = op->phase == PHASE_BACKWARD ? KPASS_BWD : KPASS_FWD;
+    double pk = peak_at(target, s->prec);
+    if (kernel_query_from_op(op, pass, &q) != 0 || q.kind != KERNEL_ATTENTION || !(pk > 0))
+        return -1;
+    int cls = att_class(s->prec), slot = att_slot(pass, q.flag);
+    double d = (double)s->kdim[ATT_HEAD_DIM], lo = e->att_hd_min[cls][slot];
+    if (!(d > 0) || !(lo > 0))
+        return -1;
+    d = fmax(d, lo);
+    double f = att_work(s->kdim, d);
+    double frac = frac_at(e, EK_ATT, cls, octave(f, 0, N_WORK), att_axis(slot, d));
+    if (isnan(frac) || !(f > 0))
+        return -1;
+    *time_s = (s->calls > 0 ? s->calls : 1) * f / (pk * frac);
+    return 0;
+}
+
 int est_eff_time(const struct est_eff *e, const struct machine *target, const struct op *op,
                  const struct shape *s, double *time_s)
 {
@@ -300,6 +380,8 @@ int est_eff_time(const struct est_eff *e, const struct machine *target, const st
     if (!e)
         return -1;
     if (kind == OP_NORM && norm_time(e, target, op, s, time_s) == 0)
+        return 0;
+    if (kind == OP_ATTENTION && att_time(e, target, op, s, time_s) == 0)
         return 0;
     if (is_matrix_kind(kind) && s->flops > 0) {
         int ek = kind == OP_CONV ? EK_CONV : EK_GEMM, cls = prec_class(s->prec);

@@ -80,6 +80,7 @@ struct est {
     size_t n_dilation_unmeasured;   /* dilated convolutions timed as undilated ones */
     size_t n_filter_unmeasured;     /* convolutions of filters the rows do not measure */
     size_t n_grouped_dense;         /* grouped convolutions timed as their groups' dense ones */
+    size_t n_head_padded;           /* attention ops timed at a larger measured head dim */
     /* ops of the forward and backward passes whose batch dimension --batch
      * did not find (their profiled sizes kept), and their device time */
     size_t n_batch_kept;
@@ -158,6 +159,8 @@ struct lookup {
                                        groups' dense convolutions (est_lookup.c) */
     int op_rows;                    /* an indexed op timed from rows of its own op
                                        (lk_indexed), not from the stream's */
+    int head_padded;                /* attention below the rows' smallest head dim,
+                                       timed at it (kernel_hit) */
 };
 
 struct roof {

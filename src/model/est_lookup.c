@@ -170,6 +170,7 @@ static void hit_to_lookup(const struct kernel_hit *h, enum kernel_kind kind, dou
     acc->method = h->method;
     acc->distance = h->distance;
     acc->filter_unmeasured = h->filter_unmeasured;
+    acc->head_padded = h->head_padded;
     if (h->method == LOOKUP_EXTRAP) {
         /* a filter the rows do not measure is no larger problem of theirs */
         acc->above = !h->filter_unmeasured;

@@ -660,6 +660,7 @@ void est_op(struct est *c, const struct op *op, struct op_estimate *oe)
     int have_t = est_lookup_op(c->tt, op, &s, machine_mem_bw(c->m), &lt) == 0;
     layout_fallback = have_t && lt.layout_fallback;
     c->n_grouped_dense += have_t && lt.grouped_dense;
+    c->n_head_padded += have_t && lt.head_padded;
     dilation_unmeasured = have_t && lt.dilation_unmeasured;
     /* rows of other filters extrapolate: neither they nor their ratio
      * between two tables stand for the op (a 5x5x5 convolution's bf16

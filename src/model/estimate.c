@@ -126,6 +126,11 @@ static void warn_counted(struct est *c, const struct estimate *out)
                     "as its groups' dense convolutions, which the dense rows measure, at the speed "
                     "of the grouped kernels over such dense ones at the nearest grouped row",
                 c->n_grouped_dense);
+    if (c->n_head_padded)
+        est_warn(c, "%zu attention op(s) have heads smaller than any the target's table measures: "
+                    "each is timed at the smallest measured head dim, whose tile its kernels pad "
+                    "it to (estimators/measure/measure.py --grid head-dims measures smaller ones)",
+                c->n_head_padded);
     if (c->n_filter_unmeasured)
         est_warn(c, "%zu convolution(s) have filter volumes that no table row of their spatial "
                     "dimensions measures: rows of other filters are extrapolations for them, which "

@@ -266,6 +266,15 @@ static int query_point(const struct kernel_query *q, struct lpoint *pt)
         pt->x[RS_C] = log((double)q->dim[RS_N] * (double)q->dim[RS_C]);
         pt->x[RS_N] = 0;
     }
+    /* A plain embedding (no bags) gathers, and its backward sorts and
+     * adds, the flattened indices: [512, 250] looks up as 128,000 indices,
+     * not as a batch 4 octaves past rows whose batch and lookups per
+     * sample the grid varies together.  Bags reduce per sample and keep
+     * both axes. */
+    if (q->kind == KERNEL_EMBEDDING && q->op && strcmp(q->op, "embedding") == 0) {
+        pt->x[EMB_LOOKUPS] = log((double)q->dim[EMB_LOOKUPS] * (double)q->dim[EMB_BATCH]);
+        pt->x[EMB_BATCH] = 0;
+    }
     if (q->kind == KERNEL_COMM || q->kind == KERNEL_OPTIMIZER)
         pt->key.pass = q->kind == KERNEL_OPTIMIZER ? KPASS_STEP : KPASS_FWD;
     pt->work = dims_work(q->kind, q->dim);
@@ -611,6 +620,18 @@ static int lookup_one(const struct kernel_table *t, const struct kernel_query *q
     const struct lcat *c = cat_find(index_for(t, q->kind, q->prec), q->prec, &pt.key);
     if (!c || !c->n)
         return -1;
+    /* Attention kernels tile the head dimension (FlashAttention's and the
+     * memory-efficient kernels' tiles hold 32 to 64 elements of it) and
+     * pad a smaller one: on an H200 heads of 16 and 32 ran at 0.86 of the
+     * time of heads of 64 in fp32 and 0.72 to 0.81 of it in bf16 (medians
+     * over 48 sizes, estimators/h200/h200_attention_hd.csv), not the
+     * quarter and half their flops give.  A head below every row's is timed at the
+     * smallest the rows measure. */
+    if (q->kind == KERNEL_ATTENTION && pt.x[ATT_HEAD_DIM] < c->box_lo[ATT_HEAD_DIM] - 1e-9) {
+        pt.work *= exp(c->box_lo[ATT_HEAD_DIM] - pt.x[ATT_HEAD_DIM]);
+        pt.x[ATT_HEAD_DIM] = c->box_lo[ATT_HEAD_DIM];
+        hit->head_padded = 1;
+    }
     struct lknn h = { .k = lk_knn(c) };
     for (size_t i = 0; i < c->n; i++) {
         double d2 = 0;
@@ -619,7 +640,7 @@ static int lookup_one(const struct kernel_table *t, const struct kernel_query *q
         lknn_offer(&h, d2, i);
     }
     cat_where(c, &pt, &h, hit);
-    const struct lrow *ex = cat_exact(c, q, &h);
+    const struct lrow *ex = hit->head_padded ? NULL : cat_exact(c, q, &h);
     if (ex) {
         hit->time_s = ex->time_s;
         hit->time_lo_s = isnan(ex->lo) ? 0 : ex->time_s * exp(ex->lo);

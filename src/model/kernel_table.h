@@ -177,6 +177,8 @@ struct kernel_hit {
     int filter_unmeasured;          /* dense or grouped conv: no row of the query's spatial
                                        dimensions has its filter volume inside their measured
                                        range (LOOKUP_EXTRAP; kernel_lookup.c says why) */
+    int head_padded;                /* attention: the query's head dim is below every row's;
+                                       timed at the smallest measured (kernel_lookup.c) */
 };
 
 /* Look q up in t.  Returns 0 with *hit filled, or -1 with hit->method

@@ -2623,6 +2623,57 @@ static void test_efficiency_indexed(void **state)
     fclose(fp);
 }
 
+/* The efficiency model times attention from attention rows, not GEMM
+ * ones: the fraction of the peak the reference's rows of its pass reach
+ * (30% here) at its work, a head smaller than any row's padded to the
+ * smallest (16 to 64: the work, hence the time, of a head of 64). */
+static void test_efficiency_attention(void **state)
+{
+    (void)state;
+    struct machine tgt, ref;
+    gpu(&tgt, "Target GPU");
+    gpu(&ref, "Ref GPU");
+    tgt.launch_latency_s = 0;
+    double pk = 100e12;     /* both machines' bf16 peak (gpu()) */
+    struct kernel_set refs;
+    kernel_set_init(&refs);
+    struct kernel_table *t = kernel_set_get(&refs, "Ref GPU");
+    t->software = xstrdup(KERNEL_TIMED_PER_CALL);   /* no peer rows: the model alone */
+    for (int64_t seq = 512; seq <= 1024; seq *= 2) {
+        struct kernel_row *r = kernel_table_add(t);
+        r->kind = KERNEL_ATTENTION;
+        r->prec = PREC_BF16;
+        r->pass = KPASS_FWD;
+        int64_t dim[5] = { 8, 16, seq, seq, 64 };
+        memcpy(r->dim, dim, sizeof dim);
+        r->time_s[0] = 4.0 * 8 * 16 * (double)seq * (double)seq * 64 / (0.3 * pk);
+    }
+    struct profile p;
+    profile_init(&p);
+    struct op *o = add(&p, "aten::_flash_attention_forward", OP_ATTENTION, 1);
+    o->dtype = PREC_BF16;
+    o->kflag = 0;
+    o->time_s = 1e-3;
+    int64_t q[5] = { 8, 16, 768, 768, 16 };
+    memcpy(op_sizes_mut(o)->kdim, q, sizeof q);
+    o->flops = 4.0 * 8 * 16 * 768 * 768 * 16;
+    o->bytes = 4.0 * 8 * 16 * 768 * 16 * 2;
+    struct estimate_opts eo;
+    struct machine ms[2];
+    with_reference(&eo, &refs, ms, &ref, &tgt);
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &tgt, NULL, &eo, &e, &d), 0);
+    assert_int_equal(e.ops[0].method, EST_EFFICIENCY);
+    assert_close(e.ops[0].device_s, 4.0 * 8 * 16 * 768 * 768 * 64 / (0.3 * pk), 1e-9);
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&refs);
+    fclose(fp);
+}
+
 static void test_efficiency_model(void **state)
 {
     (void)state;
@@ -2781,6 +2832,7 @@ int main(void)
         cmocka_unit_test(test_host_calibration),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_efficiency_model),
+        cmocka_unit_test(test_efficiency_attention),
         cmocka_unit_test(test_efficiency_alignment),
         cmocka_unit_test(test_peer_rows),
         cmocka_unit_test(test_conv_bias),

@@ -169,6 +169,71 @@ static void test_resample_planes(void **state)
     kernel_table_release(&t);
 }
 
+/* A head below every row's runs its kernels' tile padded: timed as the
+ * smallest measured head dim at its other sizes (the rows' time there,
+ * not the quarter its flops would give), inside the rows, never exact,
+ * and said (head_padded); a head the rows measure is not padded. */
+static void test_attention_head_padded(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    attention_table(&t);
+    struct kernel_query q;
+    struct kernel_hit h;
+    att_query(&q, 512, 16, 0);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.head_padded, 1);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_null(h.row);
+    assert_int_equal(h.outside[4], 0);
+    assert_close(h.time_s, 8.0 * 16 * 512 * 512 * 64 / 1e12, 1e-9);
+    att_query(&q, 512, 64, 0);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.head_padded, 0);
+    assert_int_equal(h.method, LOOKUP_EXACT);
+    att_query(&q, 512, 96, 0);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.head_padded, 0);
+    assert_close(h.time_s, 8.0 * 16 * 512 * 512 * 96 / 1e12, 1e-6);
+    kernel_table_release(&t);
+}
+
+/* A plain embedding is its flattened indices: [64, 256] indices are the
+ * 16,384 of the row measured as [8, 2048], inside the rows, although its
+ * batch is past theirs; bags reduce per sample and keep both axes, so the
+ * same query of embedding_bag rows lies outside them. */
+static void test_embedding_indices(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    static const int64_t rows[][4] = { { 16384, 64, 128, 32 }, { 16384, 64, 2048, 8 },
+                                       { 131072, 64, 128, 32 }, { 131072, 64, 2048, 8 },
+                                       { 16384, 256, 128, 32 }, { 16384, 256, 2048, 8 } };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        for (int bag = 0; bag < 2; bag++)
+            dims_row(&t, KERNEL_EMBEDDING, PREC_FP32, KPASS_BWD, bag ? "embedding_bag" : "embedding", 0,
+                     rows[i], 4, (100 + 1e-3 * (double)(rows[i][2] * rows[i][3]) + (double)i) * 1e-6);
+    struct kernel_query q;
+    struct kernel_hit h;
+    memset(&q, 0, sizeof q);
+    q.kind = KERNEL_EMBEDDING;
+    q.prec = PREC_FP32;
+    q.pass = KPASS_BWD;
+    q.op = "embedding";
+    int64_t dim[4] = { 16384, 64, 256, 64 };
+    memcpy(q.dim, dim, sizeof dim);
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_not_equal(h.method, LOOKUP_EXTRAP);
+    assert_close(h.time_s, (100 + 1e-3 * 16384 + 1) * 1e-6, 1e-9);
+    q.op = "embedding_bag";
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_EXTRAP);
+    assert_int_equal(h.outside[EMB_BATCH], 1);
+    kernel_table_release(&t);
+}
+
 static void test_attention(void **state)
 {
     (void)state;
@@ -674,7 +739,9 @@ int main(void)
         cmocka_unit_test(test_norm_2d_apart),
         cmocka_unit_test(test_layer_norm_rows),
         cmocka_unit_test(test_resample_planes),
+        cmocka_unit_test(test_embedding_indices),
         cmocka_unit_test(test_attention),
+        cmocka_unit_test(test_attention_head_padded),
         cmocka_unit_test(test_rnn_cells),
         cmocka_unit_test(test_conv_classes),
         cmocka_unit_test(test_conv_filter_coverage),
