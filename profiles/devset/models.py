@@ -12667,6 +12667,436 @@ def bert4rec(batch, device):
     return BERT4Rec(), make, _lm_loss, "adam"
 
 
+# -- thirty-fourth round -------------------------------------------------------
+# Models added after the thirty-third round: CANDLE's P3B3 multi-task
+# convolutional text classifier (a 20,000 x 300 embedding of pathology
+# reports of 1,500 tokens, three parallel 'same'-padded Conv1d branches of
+# kernels 3, 4 and 5 each max-pooled over the whole document, four task
+# heads whose cross-entropies are summed), CANDLE's P3B4 hierarchical
+# attention network (a bidirectional nn.GRU over the 50 words of each of
+# 30 sentences run as 30 x the batch short sequences, additive attention
+# pooling, a second bidirectional GRU over the sentences), a DimeNet-shaped
+# molecular regressor (Bessel radial and spherical-Bessel x Legendre
+# angular bases computed each step from the positions, directional message
+# passing over some 11 triplets per edge: gathers by triplet index, the
+# bilinear einsum 'wj,wl,ijl->wi' and index_add_ back to the edges), a
+# TabTransformer (eight per-column embedding tables, six tiny post-LN
+# nn.TransformerEncoderLayers of 32 with heads of 4 over 8 tokens at a
+# batch of thousands, an MLP on the flattened tokens and LayerNorm-ed
+# continuous features) and a UNet++ segmenter (nested dense skip pathways
+# whose nodes concatenate up to five maps, bilinear x2 upsampling with
+# align_corners, 3x3 Conv-BN-ReLU pairs at 256 x 256).
+
+class P3B3(nn.Module):
+    """CANDLE's P3B3 multi-task CNN (Pilot3 P3B3, keras_mt_shared_cnn.py's
+    init_export_network with p3b3_default_model.txt: filter sizes 3,
+    filter sets 3, 100 filters, dropout 0.5) on b x 1,500 word indices of
+    a 20,000-word vocabulary: a 300-wide embedding (Keras' uniform +-0.05
+    init); three parallel Conv1d 300 -> 100 of kernels 3, 4 and 5, stride
+    1, padding 'same' (Keras' too: 1 left and 2 right for the kernel of 4)
+    + ReLU, each max-pooled over the 1,500 positions (GlobalMaxPooling1D);
+    the three concatenated (300), dropout 0.5; one Dense head per task (25
+    primary sites, 117 histologies, 4 lateralities, 9 behaviours: the
+    softmax in the loss). Conv1d and Linear weights Glorot-uniform, biases
+    zero; the reference's L2 regularisers are left out. Returns the four
+    heads' logits side by side, b x 155."""
+
+    TASKS = (25, 117, 4, 9)   # classes of primary site, histology, laterality and behaviour
+
+    def __init__(self, vocab=20000, d=300, filters=100, kernels=(3, 4, 5), tasks=TASKS, drop=0.5):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.convs = nn.ModuleList(nn.Conv1d(d, filters, k, padding="same") for k in kernels)
+        self.drop = nn.Dropout(drop)
+        self.heads = nn.ModuleList(nn.Linear(filters * len(kernels), c) for c in tasks)
+        nn.init.uniform_(self.emb.weight, -0.05, 0.05)
+        for m in self.modules():
+            if isinstance(m, (nn.Conv1d, nn.Linear)):
+                nn.init.xavier_uniform_(m.weight)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, ids):                                 # b, 1500
+        x = self.emb(ids).transpose(1, 2)                   # b, 300, 1500
+        h = torch.cat([F.relu(conv(x)).amax(2) for conv in self.convs], 1)   # 3 x (b, 100, 1500 -> b, 100) -> b, 300
+        h = self.drop(h)
+        return torch.cat([head(h) for head in self.heads], 1)   # b, 25 + 117 + 4 + 9 = 155
+
+
+def _multitask_cls_loss(out, y):
+    """P3B3's loss: the tasks' cross-entropies summed with equal weights;
+    out holds the tasks' logits side by side (P3B3.TASKS), y one label
+    per task (b x 4)."""
+    return sum(F.cross_entropy(o, t) for o, t in zip(out.split(P3B3.TASKS, dim=1), y.unbind(1)))
+
+
+def p3b3(batch, device):
+    """batch: pathology reports as 1,500 word indices below 20,000 and one
+    label per task (primary site, histology, laterality, behaviour)."""
+    def make():
+        return (torch.randint(0, 20000, (batch, 1500), device=device),
+                torch.stack([torch.randint(0, c, (batch,), device=device) for c in P3B3.TASKS], 1))   # b, 4
+    return P3B3(), make, _multitask_cls_loss, "adam"
+
+
+class HANAttention(nn.Module):
+    """The additive attention of a hierarchical attention network (Yang et
+    al. 2016): u = tanh(Linear d -> d (h)), scores u . c against a learned
+    context vector c (a Linear d -> 1 without bias), a softmax over the
+    steps in fp32, and the steps' h summed under those weights."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.proj, self.ctx = nn.Linear(d, d), nn.Linear(d, 1, bias=False)
+
+    def forward(self, h):                                   # n, t, d
+        s = self.ctx(torch.tanh(self.proj(h))).squeeze(-1)  # n, t
+        a = s.float().softmax(-1).to(h.dtype)               # n, t
+        return (a.unsqueeze(-1) * h).sum(1)                 # n, d
+
+
+class P3B4(nn.Module):
+    """CANDLE's P3B4 hierarchical attention network (Pilot3 P3B4, HAN) on
+    documents of 30 sentences of 50 words (word indices below 20,000): a
+    200-wide embedding; the word level, the b x 30 x 50 ids viewed as (b
+    30) x 50 sequences, a bidirectional nn.GRU of 100 per direction (batch
+    first) and HANAttention of 200 pooling each sentence to 200; the
+    sentence level, the (b 30) x 200 vectors viewed as b x 30, a second
+    bidirectional nn.GRU of 100 and HANAttention to one 200-vector per
+    document; a Linear to 10 classes (the softmax in the loss). Returns
+    b, 10."""
+
+    def __init__(self, vocab=20000, d=200, hidden=100, classes=10):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.word_rnn = nn.GRU(d, hidden, batch_first=True, bidirectional=True)
+        self.word_attn = HANAttention(2 * hidden)
+        self.sent_rnn = nn.GRU(2 * hidden, hidden, batch_first=True, bidirectional=True)
+        self.sent_attn = HANAttention(2 * hidden)
+        self.out = nn.Linear(2 * hidden, classes)
+
+    def forward(self, ids):                                 # b, 30, 50
+        b, s, w = ids.shape
+        h, _ = self.word_rnn(self.emb(ids.reshape(b * s, w)))   # b 30, 50, 200
+        sent = self.word_attn(h).view(b, s, -1)             # b 30, 200 -> b, 30, 200
+        h, _ = self.sent_rnn(sent)                          # b, 30, 200
+        return self.out(self.sent_attn(h))                  # b, 200 -> b, 10
+
+
+def p3b4(batch, device):
+    """batch: pathology reports as 30 sentences of 50 word indices below
+    20,000 and one of 10 class labels."""
+    def make():
+        return (torch.randint(0, 20000, (batch, 30, 50), device=device),
+                torch.randint(0, 10, (batch,), device=device))
+    return P3B4(), make, _cls_loss, "adam"
+
+
+def _sph_jl(l, x):
+    """The spherical Bessel function j_l(x) of a Python float x > 0, by the
+    upward recurrence j_{l+1} = (2l + 1) / x j_l - j_{l-1} (in float64)."""
+    a, b = math.sin(x) / x, math.sin(x) / x ** 2 - math.cos(x) / x
+    if l == 0:
+        return a
+    for k in range(1, l):
+        a, b = b, (2 * k + 1) / x * b - a
+    return b
+
+
+def _sph_jl_zeros(n, k):
+    """The first k positive zeros of j_l for l < n (a list of n lists), as
+    DimeNet's Jn_zeros finds them: those of j_0 are m pi, and j_l has one
+    zero between each two consecutive zeros of j_{l-1}, found here by
+    bisection."""
+    pts = [math.pi * (m + 1) for m in range(k + n - 1)]
+    zeros = [pts[:k]]
+    for l in range(1, n):
+        new = []
+        for a, b in zip(pts[:-1], pts[1:]):
+            fa = _sph_jl(l, a)
+            for _ in range(60):
+                mid = 0.5 * (a + b)
+                fm = _sph_jl(l, mid)
+                if (fm > 0) == (fa > 0):
+                    a, fa = mid, fm
+                else:
+                    b = mid
+            new.append(0.5 * (a + b))
+        pts = new
+        zeros.append(pts[:k])
+    return zeros
+
+
+def _dimenet_envelope(x, p=6):
+    """DimeNet's smooth cutoff envelope of the scaled distance x = d / c
+    (exponent 5, so p = 6): 1/x + a x^(p-1) + b x^p + c x^(p+1), zero from
+    x = 1 on."""
+    a, b, c = -(p + 1) * (p + 2) / 2, p * (p + 2), -p * (p + 1) / 2
+    return (1.0 / x + a * x ** (p - 1) + b * x ** p + c * x ** (p + 1)) * (x < 1.0).to(x.dtype)
+
+
+class DimeNetResidual(nn.Module):
+    """DimeNet's residual layer: x + swish(Linear(swish(Linear(x))))."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.lin1, self.lin2 = nn.Linear(d, d), nn.Linear(d, d)
+
+    def forward(self, x):
+        return x + F.silu(self.lin2(F.silu(self.lin1(x))))
+
+
+class DimeNetInteraction(nn.Module):
+    """DimeNet's interaction block (PyG's InteractionBlock): the radial
+    basis by a Linear 6 -> 128 and the spherical basis by a Linear 42 -> 8
+    (no biases); m_ji by swish(Linear) and m_kj by swish(Linear) times the
+    projected radial basis; per triplet m_kj gathered by index_select on
+    idx_kj and mixed with the projected spherical basis through the
+    bilinear einsum 'wj,wl,ijl->wi' with a 128 x 8 x 128 weight; the
+    triplets' messages summed onto their edge j -> i by index_add_ on
+    idx_ji and added to m_ji; one DimeNetResidual, swish(Linear) plus the
+    block's input, two DimeNetResiduals."""
+
+    def __init__(self, d=128, bilinear=8, spherical=7, radial=6):
+        super().__init__()
+        self.lin_rbf = nn.Linear(radial, d, bias=False)
+        self.lin_sbf = nn.Linear(spherical * radial, bilinear, bias=False)
+        self.lin_kj, self.lin_ji = nn.Linear(d, d), nn.Linear(d, d)
+        self.W = nn.Parameter(torch.empty(d, bilinear, d).normal_(0.0, 2.0 / d))
+        self.before = DimeNetResidual(d)
+        self.lin = nn.Linear(d, d)
+        self.after = nn.ModuleList(DimeNetResidual(d) for _ in range(2))
+
+    def forward(self, m, rbf, sbf, idx_kj, idx_ji):         # E, 128; E, 6; T, 42; T; T
+        x_ji = F.silu(self.lin_ji(m))                       # E, 128
+        x_kj = F.silu(self.lin_kj(m)) * self.lin_rbf(rbf)   # E, 128
+        w = self.lin_sbf(sbf)                               # T, 8
+        t = torch.einsum("wj,wl,ijl->wi", w, x_kj.index_select(0, idx_kj), self.W)   # T, 128
+        h = x_ji + x_kj.new_zeros(m.shape[0], t.shape[1]).index_add_(0, idx_ji, t.to(x_kj.dtype))   # E, 128
+        h = F.silu(self.lin(self.before(h))) + m
+        for layer in self.after:
+            h = layer(h)
+        return h
+
+
+class DimeNetOutput(nn.Module):
+    """DimeNet's output block: the radial basis by a Linear 6 -> 128 (no
+    bias) times the edge messages, summed onto the edges' target atoms by
+    index_add_, three Linear 128 -> 128 + swish and a Linear to 1 (no
+    bias)."""
+
+    def __init__(self, d=128, radial=6, layers=3):
+        super().__init__()
+        self.lin_rbf = nn.Linear(radial, d, bias=False)
+        self.lins = nn.ModuleList(nn.Linear(d, d) for _ in range(layers))
+        self.out = nn.Linear(d, 1, bias=False)
+
+    def forward(self, m, rbf, dst, n):                      # E, 128; E, 6; E
+        x = self.lin_rbf(rbf) * m                           # E, 128
+        x = x.new_zeros(n, x.shape[1]).index_add_(0, dst, x)   # n, 128
+        for lin in self.lins:
+            x = F.silu(lin(x))
+        return self.out(x)                                  # n, 1
+
+
+class DimeNet(nn.Module):
+    """A DimeNet-shaped molecular property regressor (Klicpera et al. 2020,
+    PyG's DimeNet) on batched molecules of 24 atoms, edges j -> i of a
+    fixed graph and triplets k -> j -> i (k != i) of fixed index lists.
+    The geometry each step from the positions (no gradient wanted for
+    them): the edges' vectors and distances, and each triplet's angle at j
+    by atan2(|v_ji x v_kj|, v_ji . v_kj). The bases (cutoff 5 A, envelope
+    exponent 5): radial, 6 Bessel functions envelope(d / c) sin(f_n d / c)
+    with learned frequencies f_n starting at n pi; spherical, 7 x 6 = 42
+    per triplet, the normalised spherical Bessel functions j_l(z_ln d_kj /
+    c) (z_ln the n-th zero of j_l, j_l by upward recurrence) times the
+    envelope, gathered by idx_kj and multiplied by the real spherical
+    harmonics Y_l^0 of the angle (Legendre polynomials by recurrence).
+    Embedding block: atom types embedded to 128, the radial basis by
+    Linear 6 -> 128 + swish, [x_i, x_j, rbf] by Linear 384 -> 128 +
+    swish; 4 DimeNetInteraction blocks (bilinear 8); 5 DimeNetOutput blocks
+    (one after the embedding and one after each interaction) whose atom
+    outputs are summed, then summed per molecule by index_add_. Returns
+    b (one value per molecule)."""
+
+    def __init__(self, d=128, blocks=4, bilinear=8, spherical=7, radial=6, cutoff=5.0, types=95):
+        super().__init__()
+        self.cutoff, self.spherical, self.radial = cutoff, spherical, radial
+        self.freq = nn.Parameter(torch.arange(1, radial + 1).float() * math.pi)   # 6
+        zeros = _sph_jl_zeros(spherical, radial)
+        norm = [[math.sqrt(2.0) / abs(_sph_jl(l + 1, z)) for z in zs] for l, zs in enumerate(zeros)]
+        self.register_buffer("jl_zeros", torch.tensor(zeros), persistent=False)   # 7, 6
+        self.register_buffer("norm", torch.tensor(norm), persistent=False)     # 7, 6
+        self.emb = nn.Embedding(types, d)
+        self.emb_rbf, self.emb_lin = nn.Linear(radial, d), nn.Linear(3 * d, d)
+        self.interactions = nn.ModuleList(DimeNetInteraction(d, bilinear, spherical, radial) for _ in range(blocks))
+        self.outputs = nn.ModuleList(DimeNetOutput(d, radial) for _ in range(blocks + 1))
+
+    def spherical_basis(self, x, angle, idx_kj):            # E (d / c); T; T
+        env = _dimenet_envelope(x)                          # E
+        u = x[:, None, None] * self.jl_zeros                # E, 7, 6
+        s, c = u.sin(), u.cos()
+        js = [s / u, s / u ** 2 - c / u]                    # j_0, j_1 at every u
+        for l in range(1, self.spherical - 1):
+            js.append((2 * l + 1) / u * js[-1] - js[-2])    # j_{l+1}
+        jl = torch.stack([js[l][:, l] for l in range(self.spherical)], 1)   # E, 7, 6: j_l(z_ln x)
+        rbf = (env[:, None, None] * self.norm * jl).index_select(0, idx_kj)   # T, 7, 6
+        ct = torch.cos(angle)                               # T
+        ps = [torch.ones_like(ct), ct]
+        for l in range(1, self.spherical - 1):
+            ps.append(((2 * l + 1) * ct * ps[-1] - l * ps[-2]) / (l + 1))   # Legendre P_{l+1}
+        cbf = torch.stack([math.sqrt((2 * l + 1) / (4 * math.pi)) * p for l, p in enumerate(ps)], 1)   # T, 7
+        return (rbf * cbf.unsqueeze(-1)).flatten(1)         # T, 42
+
+    def forward(self, inp):
+        z, pos, src, dst, idx_kj, idx_ji, mol = inp         # b, 24; b, 24, 3; E; E; T; T; n
+        n_mol = z.shape[0]
+        z, pos = z.flatten(), pos.reshape(-1, 3)            # n; n, 3
+        n = z.shape[0]
+        vec = pos.index_select(0, src) - pos.index_select(0, dst)   # E, 3: from i to j for edge j -> i
+        x = vec.norm(dim=-1) / self.cutoff                  # E
+        a, b = -vec.index_select(0, idx_ji), vec.index_select(0, idx_kj)   # T, 3: j -> i and j -> k
+        angle = torch.atan2(torch.linalg.cross(a, b, dim=-1).norm(dim=-1), (a * b).sum(-1))   # T
+        rbf = _dimenet_envelope(x)[:, None] * torch.sin(self.freq * x[:, None])   # E, 6
+        sbf = self.spherical_basis(x, angle, idx_kj)        # T, 42
+        h = self.emb(z)                                     # n, 128
+        r = F.silu(self.emb_rbf(rbf))                       # E, 128
+        m = F.silu(self.emb_lin(torch.cat([h.index_select(0, dst), h.index_select(0, src), r.to(h.dtype)], 1)))   # E, 128
+        p = self.outputs[0](m, rbf, dst, n)                 # n, 1
+        for inter, out in zip(self.interactions, self.outputs[1:]):
+            m = inter(m, rbf, sbf, idx_kj, idx_ji)
+            p = p + out(m, rbf, dst, n)
+        p = p.squeeze(1)                                    # n
+        return p.new_zeros(n_mol).index_add_(0, mol, p)     # b
+
+
+def dimenet(batch, device):
+    """batch: molecules of 24 atoms (types 1 .. 9), positions the 2 x 3 x
+    4 lattice of 1.2 A plus Gaussian jitter of 0.15 A drawn each batch (so
+    neighbours lie 0.5 to 4.7 A apart, inside the 5 A cutoff), one target
+    per molecule. The graph is fixed, drawn once from a generator of seed
+    0: each molecule's atoms placed on a ring in a random order and each
+    atom joined to the 6 ring places either side (a symmetric 12-regular
+    graph: 288 directed edges j -> i per molecule, edge 12 a + s entering
+    atom a); the atoms numbered one after another, so offset by 24 per
+    molecule. Triplets: for each edge j -> i the 11 other edges k -> j into
+    j (the one from i left out), 3,168 per molecule (idx_kj, idx_ji)."""
+    atoms, nbrs = 24, 12
+
+    def make():
+        g = torch.Generator().manual_seed(0)
+        order = torch.rand(batch, atoms, generator=g).argsort(1)   # b, 24: the atom at each ring place
+        place = order.argsort(1)                            # b, 24: each atom's ring place
+        offs = torch.tensor([o for o in range(-(nbrs // 2), nbrs // 2 + 1) if o])   # 12: -6 .. -1, 1 .. 6
+        ring = (place.unsqueeze(-1) + offs) % atoms         # b, 24, 12
+        nbr = order.gather(1, ring.view(batch, -1)).view(batch, atoms, nbrs)   # b, 24, 12
+        src = (nbr + atoms * torch.arange(batch).view(-1, 1, 1)).flatten()   # E = 288 b: edge 12 a + s is src -> a
+        dst = torch.arange(batch * atoms).repeat_interleave(nbrs)   # E
+        into_j = src.view(-1, 1) * nbrs + torch.arange(nbrs)   # E, 12: the edges k -> j into each edge's source j
+        keep = src[into_j] != dst.view(-1, 1)               # E, 12: 11 per row (the graph is symmetric)
+        idx_kj = into_j[keep]                               # T = 11 E
+        idx_ji = torch.arange(src.shape[0]).view(-1, 1).expand(-1, nbrs)[keep]   # T
+        lattice = torch.stack(torch.meshgrid(torch.arange(2), torch.arange(3), torch.arange(4), indexing="ij"),
+                              -1).view(atoms, 3).float().to(device) * 1.2   # 24, 3
+        pos = lattice + 0.15 * torch.randn(batch, atoms, 3, device=device)   # b, 24, 3
+        mol = torch.arange(batch, device=device).repeat_interleave(atoms)   # n
+        z = torch.randint(1, 10, (batch, atoms), device=device)
+        return ((z, pos, src.to(device), dst.to(device), idx_kj.to(device), idx_ji.to(device), mol),
+                torch.randn(batch, device=device))
+    return DimeNet(), make, _mse_loss, "adam"
+
+
+class TabTransformer(nn.Module):
+    """TabTransformer (Huang et al. 2020) on 8 categorical columns of
+    cardinalities 10, 50, 100, 1,000, 5,000, 20, 7 and 300 and 16
+    continuous features: each column's ids embedded to 32 by its own
+    nn.Embedding, plus a shared learned column embedding (8 x 32, one
+    vector per column); 6 post-LN nn.TransformerEncoderLayers of 32 (batch
+    first, 8 heads of 4, FFN 128 GELU, dropout 0.1) over the 8 column
+    tokens; the contextual embeddings flattened to 256 and concatenated
+    with the continuous features normalised by a LayerNorm (272); an MLP
+    272 -> 1,088 -> 544 (ReLU) -> 1 logit. Returns b."""
+
+    CARDS = (10, 50, 100, 1000, 5000, 20, 7, 300)
+
+    def __init__(self, cards=CARDS, cont=16, d=32, layers=6, heads=8, ff=128, drop=0.1):
+        super().__init__()
+        self.embs = nn.ModuleList(nn.Embedding(c, d) for c in cards)
+        self.col = nn.Parameter(torch.empty(len(cards), d).normal_(0.0, 0.02))   # 8, 32
+        self.layers = nn.ModuleList(
+            nn.TransformerEncoderLayer(d, heads, ff, dropout=drop, activation="gelu", batch_first=True)
+            for _ in range(layers))
+        self.cont_ln = nn.LayerNorm(cont)
+        w = len(cards) * d + cont                           # 272
+        self.mlp = nn.Sequential(nn.Linear(w, 4 * w), nn.ReLU(inplace=True),
+                                 nn.Linear(4 * w, 2 * w), nn.ReLU(inplace=True), nn.Linear(2 * w, 1))
+
+    def forward(self, inp):
+        cat, cont = inp                                     # b, 8 (ids); b, 16
+        x = torch.stack([emb(c) for emb, c in zip(self.embs, cat.unbind(1))], 1) + self.col   # b, 8, 32
+        for layer in self.layers:
+            x = layer(x)                                    # b, 8, 32
+        h = torch.cat([x.flatten(1), self.cont_ln(cont).to(x.dtype)], 1)   # b, 256 + 16 = 272
+        return self.mlp(h).squeeze(1)                       # b
+
+
+def tabtransformer(batch, device):
+    """batch: rows of 8 categorical ids, each below its column's
+    cardinality, 16 continuous features and a 0/1 label."""
+    def make():
+        cat = torch.stack([torch.randint(0, c, (batch,), device=device) for c in TabTransformer.CARDS], 1)   # b, 8
+        return ((cat, torch.randn(batch, 16, device=device)),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return TabTransformer(), make, _bce_loss, "adamw"
+
+
+def _vgg_block(cin, mid, cout):
+    """UNet++'s node (the reference's VGGBlock): 3x3 Conv2d, BatchNorm2d,
+    ReLU, twice."""
+    return nn.Sequential(nn.Conv2d(cin, mid, 3, padding=1), nn.BatchNorm2d(mid), nn.ReLU(inplace=True),
+                         nn.Conv2d(mid, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class UNetPP(nn.Module):
+    """UNet++ (Zhou et al. 2018, the reference NestedUNet) at 256 x 256, 3
+    input channels, 1 class: nodes X^{i,j} of width 32, 64, 128, 256, 512
+    at depth i = 0 .. 4 (256 down to 16 pixels), each a _vgg_block; the
+    backbone X^{i,0} from 2x2 max-pooled X^{i-1,0}; the nested dense skip
+    nodes X^{i,j} = node(cat(X^{i,0}, .., X^{i,j-1}, up(X^{i+1,j-1}))) with
+    up a bilinear x2 nn.Upsample (align_corners True), computed along the
+    anti-diagonals as the reference does (X^{0,1} after X^{1,0}, then
+    X^{2,0}, X^{1,1}, X^{0,2}, ..); deep supervision off: X^{0,4} by a 1x1
+    Conv2d to the logits. Returns b, 1, 256, 256."""
+
+    def __init__(self, cin=3, classes=1, widths=(32, 64, 128, 256, 512)):
+        super().__init__()
+        self.depth = len(widths)
+        self.nodes = nn.ModuleDict()
+        for j in range(self.depth):
+            for i in range(self.depth - j):
+                c = (cin if i == 0 else widths[i - 1]) if j == 0 else j * widths[i] + widths[i + 1]
+                self.nodes[f"x{i}_{j}"] = _vgg_block(c, widths[i], widths[i])
+        self.pool = nn.MaxPool2d(2)
+        self.up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)
+        self.final = nn.Conv2d(widths[0], classes, 1)
+
+    def forward(self, x):                                   # b, 3, 256, 256
+        xs = [[] for _ in range(self.depth)]                # xs[i][j] = X^{i,j}
+        for i in range(self.depth):
+            xs[i].append(self.nodes[f"x{i}_0"](x if i == 0 else self.pool(xs[i - 1][0])))   # b, w_i, 256 / 2^i, ..
+            for j in range(1, i + 1):
+                r = i - j
+                xs[r].append(self.nodes[f"x{r}_{j}"](torch.cat(xs[r] + [self.up(xs[r + 1][j - 1])], 1)))
+        return self.final(xs[0][-1])                        # X^{0,4}: b, 32, 256, 256 -> b, 1, 256, 256
+
+
+def unetpp(batch, device):
+    """batch: 256 x 256 RGB images and random binary masks (floats)."""
+    def make():
+        return (torch.randn(batch, 3, 256, 256, device=device),
+                torch.randint(0, 2, (batch, 1, 256, 256), device=device).float())
+    return UNetPP(), make, _bce_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -12839,4 +13269,9 @@ MODELS = {
     "pvtv2": (pvtv2, "PVT-v2-b1-shaped classifier 224x224, overlapping patch embeddings (Conv2d 7x7 stride 4, then 3x3 stride 2, padding k // 2, LayerNorm), 4 stages of 64-128-320-512 at 56-28-14-7, depths 2-2-2-2, heads 1-2-5-8 of 64, pre-LN blocks (fp32 LayerNorm eps 1e-6), spatial-reduction attention (q Linear from every token; keys and values by a Conv2d of kernel = stride = 8, 4, 2 and LayerNorm, none at the last stage, so 49 keys everywhere; one kv Linear; scaled_dot_product_attention; output Linear), Mix-FFN (Linear to 8-8-4-4 x width, depthwise 3x3 Conv2d on the token grid, GELU, Linear), per-stage LayerNorm, mean pool, Linear 1,000, timm init, CE, AdamW; thirty-third round"),
     "gptj": (gptj, "GPT-J-shaped decoder d1,024 x 8, 16 heads of 64, seq 1,024, 50,400 vocab, no position embeddings, parallel residual under one LayerNorm (x + attn(ln(x)) + mlp(ln(x))), q/k/v/out Linears without bias, interleaved rotary embeddings (rotate_every_two by strided slices, stack and flatten; base 10,000) on 32 of each head's 64 dims, the rest concatenated back, causal SDPA (is_causal), MLP 4,096 GELU (tanh approximation) with biases, final LayerNorm, untied LM head with bias, CE, AdamW; thirty-third round"),
     "bert4rec": (bert4rec, "BERT4Rec sequential recommender, histories of 20-200 items left-padded to 200 (lengths drawn once from a seeded generator), 40,002 x 256 item table (pad 0, 40,000 items, [mask]) + learned positions, LayerNorm, dropout 0.1, 2 post-LN nn.TransformerEncoderLayers (batch first, 4 heads, FFN 1,024 GELU, dropout 0.1) with a boolean src_key_padding_mask, output transform Linear 256 + GELU + LayerNorm, logits at all 200 positions by the tied item table + bias over 40,002 rows, round(15%) of each history's items replaced by [mask] (fixed per batch), CE with ignore_index -100 on the masked positions only, Adam; thirty-third round"),
+    "p3b3": (p3b3, "CANDLE P3B3 multi-task CNN over pathology reports, 1,500 word ids from a 20,000 vocab, 20,000 x 300 embedding (uniform +-0.05), three parallel Conv1d 300-100 of kernels 3, 4, 5 (padding 'same', so 1 left + 2 right for 4) + ReLU, each max-pooled over the 1,500 positions (amax), concatenated 300, dropout 0.5, 4 task heads Linear to 25, 117, 4 and 9 classes concatenated to b x 155 and split in the loss, one CE per task summed, Glorot-uniform weights, Adam; thirty-fourth round"),
+    "p3b4": (p3b4, "CANDLE P3B4 hierarchical attention network, documents of 30 sentences x 50 word ids from a 20,000 vocab, embedding 200, b x 30 x 50 viewed as (30 b) x 50 through a bidirectional nn.GRU 100 per direction (batch first), additive attention (Linear 200-200, tanh, context vector as Linear 200-1 without bias, fp32 softmax over the 50 words, weighted sum), sentence vectors b x 30 x 200 through a second bidirectional nn.GRU 100 and the same attention over the 30 sentences, Linear to 10 classes, CE, Adam; thirty-fourth round"),
+    "dimenet": (dimenet, "DimeNet-shaped molecular regressor, molecules of 24 atoms (jittered 2 x 3 x 4 lattice positions), fixed symmetric 12-regular graph per molecule drawn once from a seeded generator (288 directed edges, offset by 24 per molecule), 3,168 triplets k -> j -> i (k != i, 11 per edge) by fixed idx_kj and idx_ji lists, distances and atan2 angles computed from the positions each step, 6 Bessel radial functions with envelope (cutoff 5, learned frequencies), spherical basis 7 x 6 = 42 (normalised spherical Bessel j_l(z_ln d / c) by upward recurrence with the zeros found at init, gathered to the triplets, times Y_l^0 by Legendre recurrence), embedding block (95 x 128 atom types, Linear 384-128 on [x_i, x_j, rbf], swish), 4 interaction blocks of 128 (Linear 6-128 rbf gate on m_kj, Linear 42-8 of the sbf, m_kj gathered by index_select on idx_kj, einsum 'wj,wl,ijl->wi' with a 128 x 8 x 128 weight, index_add_ back to the edges, residual layers 1 before and 2 after the skip), 5 output blocks (rbf-gated edges index_add_-ed to atoms, 3 Linear 128 + swish, Linear to 1), atoms summed per molecule by index_add_, MSE on one target per molecule, Adam; thirty-fourth round"),
+    "tabtransformer": (tabtransformer, "TabTransformer, 8 categorical columns of cardinalities 10, 50, 100, 1,000, 5,000, 20, 7, 300 in 8 nn.Embedding tables of 32 plus a shared learned 8 x 32 column embedding, 6 post-LN nn.TransformerEncoderLayers of 32 (batch first, 8 heads of 4, FFN 128 GELU, dropout 0.1) over the 8 column tokens, flattened to 256 and concatenated with 16 continuous features through LayerNorm (272), MLP 272-1,088-544-1 with ReLU, BCE with logits, AdamW; thirty-fourth round"),
+    "unetpp": (unetpp, "UNet++ (nested U-Net) 2-D segmenter at 256 x 256, 3 channels in, 1 class, 15 nodes X^{i,j} of two 3x3 Conv2d + BatchNorm2d + ReLU at widths 32-64-128-256-512 (256 down to 16 pixels by 2x2 max pool), nested dense skips X^{i,j} = node(cat(X^{i,0..j-1}, up(X^{i+1,j-1}))) with bilinear x2 nn.Upsample (align_corners True), concatenations of up to 5 maps (192 channels into X^{0,4}), deep supervision off, 1x1 Conv2d on X^{0,4}, BCE with logits against a random binary mask, Adam; thirty-fourth round"),
 }
