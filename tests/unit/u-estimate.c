@@ -2516,6 +2516,23 @@ static void with_reference(struct estimate_opts *eo, struct kernel_set *refs, st
     eo->n_ref_machines = 2;
 }
 
+/* Estimate p on tgt (its own tables own, NULL for none) with refs,
+ * measured on ref, as the reference tables, at precision prec
+ * (PREC_UNKNOWN: the profile's own); the estimate must succeed.  The
+ * caller releases *e and closes *fp, the quiet diagnostics' stream. */
+static void estimate_with_reference(struct profile *p, struct kernel_set *own, struct kernel_set *refs,
+                                    const struct machine *ref, const struct machine *tgt,
+                                    enum precision prec, struct estimate *e, FILE **fp)
+{
+    struct estimate_opts eo;
+    struct machine ms[2];
+    with_reference(&eo, refs, ms, ref, tgt);
+    eo.precision = prec;
+    estimate_init(e);
+    struct diag d = quiet(fp);
+    assert_int_equal(estimate_profile(p, tgt, own, &eo, e, &d), 0);
+}
+
 static void efficiency_or_peer(int per_call)
 {
     struct machine tgt, ref;
@@ -2536,14 +2553,9 @@ static void efficiency_or_peer(int per_call)
     struct profile p;
     profile_init(&p);
     mm_op(&p, 1024, 0.5);
-    struct estimate_opts eo;
-    struct machine ms[2];
-    with_reference(&eo, &refs, ms, &ref, &tgt);
     struct estimate e;
-    estimate_init(&e);
     FILE *fp;
-    struct diag d = quiet(&fp);
-    assert_int_equal(estimate_profile(&p, &tgt, NULL, &eo, &e, &d), 0);
+    estimate_with_reference(&p, NULL, &refs, &ref, &tgt, PREC_UNKNOWN, &e, &fp);
     if (per_call) {
         assert_int_equal(e.ops[0].method, EST_EFFICIENCY);
         /* 25% of 20 TFLOP/s, plus one launch (the limit of a model method) */
@@ -2658,14 +2670,9 @@ static void test_efficiency_attention(void **state)
     memcpy(op_sizes_mut(o)->kdim, q, sizeof q);
     o->flops = 4.0 * 8 * 16 * 768 * 768 * 16;
     o->bytes = 4.0 * 8 * 16 * 768 * 16 * 2;
-    struct estimate_opts eo;
-    struct machine ms[2];
-    with_reference(&eo, &refs, ms, &ref, &tgt);
     struct estimate e;
-    estimate_init(&e);
     FILE *fp;
-    struct diag d = quiet(&fp);
-    assert_int_equal(estimate_profile(&p, &tgt, NULL, &eo, &e, &d), 0);
+    estimate_with_reference(&p, NULL, &refs, &ref, &tgt, PREC_UNKNOWN, &e, &fp);
     assert_int_equal(e.ops[0].method, EST_EFFICIENCY);
     assert_close(e.ops[0].device_s, 4.0 * 8 * 16 * 768 * 768 * 64 / (0.3 * pk), 1e-9);
     estimate_release(&e);
@@ -2704,15 +2711,9 @@ static void test_efficiency_alignment(void **state)
         struct profile p;
         profile_init(&p);
         mm_op(&p, cases[i].n, 0.5);
-        struct estimate_opts eo;
-        struct machine ms[2];
-        with_reference(&eo, &refs, ms, &ref, &tgt);
-        eo.precision = PREC_BF16;
         struct estimate e;
-        estimate_init(&e);
         FILE *fp;
-        struct diag d = quiet(&fp);
-        assert_int_equal(estimate_profile(&p, &tgt, NULL, &eo, &e, &d), 0);
+        estimate_with_reference(&p, NULL, &refs, &ref, &tgt, PREC_BF16, &e, &fp);
         int seen = 0;
         for (size_t k = 0; k < e.n_ops; k++) {
             if (strcmp(e.ops[k].name, "aten::mm") != 0)
@@ -2759,14 +2760,9 @@ static void test_peer_rows_beside_own_table(void **state)
     profile_init(&p);
     mm_op(&p, 64, 1e-3);
     mm_op(&p, 2048, 1.0);
-    struct estimate_opts eo;
-    struct machine ms[2];
-    with_reference(&eo, &refs, ms, &ref, &tgt);
     struct estimate e;
-    estimate_init(&e);
     FILE *fp;
-    struct diag d = quiet(&fp);
-    assert_int_equal(estimate_profile(&p, &tgt, &own, &eo, &e, &d), 0);
+    estimate_with_reference(&p, &own, &refs, &ref, &tgt, PREC_UNKNOWN, &e, &fp);
     int seen = 0;
     for (size_t i = 0; i < e.n_ops; i++) {
         if (e.ops[i].flops < 1e6) {
