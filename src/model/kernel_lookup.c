@@ -625,8 +625,8 @@ static int lookup_one(const struct kernel_table *t, const struct kernel_query *q
      * pad a smaller one: on an H200 heads of 16 and 32 ran at 0.86 of the
      * time of heads of 64 in fp32 and 0.72 to 0.81 of it in bf16 (medians
      * over 48 sizes, estimators/h200/h200_attention_hd.csv), not the
-     * quarter and half their flops give.  A head below every row's is timed at the
-     * smallest the rows measure. */
+     * quarter and half their flops give.  A head below every row's is
+     * timed at the smallest the rows measure. */
     if (q->kind == KERNEL_ATTENTION && pt.x[ATT_HEAD_DIM] < c->box_lo[ATT_HEAD_DIM] - 1e-9) {
         pt.work *= exp(c->box_lo[ATT_HEAD_DIM] - pt.x[ATT_HEAD_DIM]);
         pt.x[ATT_HEAD_DIM] = c->box_lo[ATT_HEAD_DIM];
