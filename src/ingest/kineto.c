@@ -799,7 +799,7 @@ static int cb_end_map(void *ctx)
 /* Strides (gemm orientation) and concrete inputs (conv geometry, rnn
  * layers and cell, attention's causal flag, a norm's normalised shape or
  * groups, an embedding's rows and mode, index_select's dimension, an
- * upsampling's output and input sizes)
+ * upsampling's output and input sizes, a cast's dtype)
  * matter for few ops; skipping them
  * elsewhere saves most of the copying and hashing.  Kineto writes "name"
  * before "args"; if not, keep everything. */
@@ -811,7 +811,7 @@ static int needs_detail(const struct kt *k)
     return strstr(n, "mm") || strstr(n, "conv") || strstr(n, "attention") ||
            strstr(n, "flash") || strstr(n, "rnn") || strstr(n, "lstm") || strstr(n, "gru") ||
            strstr(n, "norm") || strstr(n, "embedding") || strstr(n, "index_select") ||
-           strstr(n, "upsample");
+           strstr(n, "upsample") || strcmp(n, "aten::to") == 0 || strcmp(n, "aten::_to_copy") == 0;
 }
 
 static int cb_start_array(void *ctx)

@@ -662,6 +662,15 @@ static void flow_call(struct flow *f, const struct op *op, size_t when, int *low
         break;
     case POL_KEEP:
         out = in0;
+        /* an explicit cast to fp32 (logits.float()): a no-op in the fp32
+         * step, a cast kernel of a bf16 input under autocast */
+        if (op_has_flag(op, "to-fp32")) {
+            if (ng > 0 && in0 == F_LOW) {
+                *t += 1;
+                *e += numel(g.dims[0], g.rank[0]);
+            }
+            out = F_FP32;
+        }
         break;
     case POL_PROMOTE: {
         /* a tensor that no op of the step made: a parameter (fp32) read

@@ -892,6 +892,20 @@ double conv_output_elems(const struct op *op, const struct conv_shape *cs)
            * (double)d[4];
 }
 
+/* Whether a call is Tensor.to or _to_copy to float32 (ScalarType 6, the
+ * dtype argument second, or third after a device): a no-op in an fp32
+ * step, a cast kernel under autocast when its input is bf16 (a model's
+ * logits.float() before its loss). */
+static int casts_to_fp32(const char *name, char *const *types, int nt, char *const *conc, int nc)
+{
+    if (!name || (strcmp(name, "aten::to") != 0 && strcmp(name, "aten::_to_copy") != 0))
+        return 0;
+    for (int i = 1; i <= 2 && i < nc && i < nt; i++)
+        if (conc[i] && types[i] && strcmp(types[i], "Scalar") == 0)
+            return strcmp(conc[i], "6") == 0;
+    return 0;
+}
+
 void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *bytes1)
 {
     struct targ a[MAX_ARGS], st[MAX_ARGS];
@@ -987,6 +1001,8 @@ void ops_fill(struct op *o, const struct op_args *args, double *flops1, double *
     if ((o->kind == OP_RNN || o->kind == OP_CONV || o->kind == OP_GEMM ||
          o->kind == OP_ATTENTION) && *flops1 == 0)
         op_add_flag(o, "flops-unknown");
+    if (casts_to_fp32(o->name, types, nt, conc, nc))
+        op_add_flag(o, "to-fp32");
     free_strlist(types, nt);
     free_strlist(conc, nc);
 }

@@ -214,6 +214,11 @@ for o in p["ops"]:
     elif base(o["name"]) == "group_norm":
         bytes_ += o["count"] * 2 * 2 * numel(o["shapes"], 0) * 16 * 6
         casts += o["count"] * 2 * 2
+    elif "to-fp32" in (o["flags"] or ""):
+        # the step's output.float(): a no-op in fp32, a cast of the last
+        # convolution's bf16 output (and of its gradient back) under autocast
+        bytes_ += o["count"] * 2 * numel(o["shapes"], 0) * 16 * 6
+        casts += o["count"] * 2
 by_id = {o["id"]: o for o in p["ops"]}
 first = next(by_id[c[0]] for c in p["calls"] if by_id[c[0]]["kind"] == "conv")
 bytes_ += 2 * numel(first["shapes"], 0) * 16 * 6
@@ -225,7 +230,7 @@ fp32 = [o for o in e["ops"] if "group_norm" in o["name"] or "log_softmax" in o["
 assert len(fp32) >= 3 and all(o["precision"] == "fp32" for o in fp32), [(o["name"], o["precision"]) for o in fp32]
 assert all(o["precision"] == "bf16" for o in e["ops"] if o["kind"] == "conv")
 PY
-then ok "autocast: its fp32 ops stay fp32, casts of parameters and boundary activations added"
+then ok "autocast: its fp32 ops stay fp32, casts of parameters, boundary activations and explicit .float() added"
 else not_ok "autocast: fp32-list ops or casts"; fi
 
 # A convolution larger than every row of its kind (a batch of 16 at

@@ -105,6 +105,32 @@ static void clear(struct op *o)
     op_release(o);
 }
 
+/* Tensor.to(float32) (ScalarType 6 second, or third after a device) is
+ * flagged to-fp32, the cast autocast makes real; a cast to bf16 (15) or a
+ * move between devices is not. */
+static void test_cast_to_fp32(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *dims, *types, *conc; int want; } cases[] = {
+        { "aten::to", "[[256, 200, 40002], [], [], [], []]", "[\"float\", \"Scalar\", \"Scalar\", \"Scalar\", \"\"]",
+          "[\"\", \"6\", \"False\", \"False\", \"\"]", 1 },
+        { "aten::to", "[[8], [], [], [], [], []]", "[\"float\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"\"]",
+          "[\"\", \"\", \"6\", \"False\", \"False\", \"\"]", 1 },
+        { "aten::to", "[[8, 4], [], [], [], []]", "[\"float\", \"Scalar\", \"Scalar\", \"Scalar\", \"\"]",
+          "[\"\", \"15\", \"False\", \"False\", \"\"]", 0 },
+        { "aten::to", "[[8, 4], [], [], [], []]", "[\"float\", \"Device\", \"Scalar\", \"Scalar\", \"\"]",
+          "[\"\", \"\", \"False\", \"False\", \"\"]", 0 },
+        { "aten::add", "[[8, 4], []]", "[\"float\", \"Scalar\"]", "[\"\", \"6\"]", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct op o;
+        double f, b;
+        fill(&o, cases[i].name, OP_MEMCPY, cases[i].dims, cases[i].types, NULL, cases[i].conc, &f, &b);
+        assert_int_equal(op_has_flag(&o, "to-fp32"), cases[i].want);
+        clear(&o);
+    }
+}
+
 static void test_gemm(void **state)
 {
     (void)state;
@@ -838,6 +864,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_cast_to_fp32),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_conv),
         cmocka_unit_test(test_conv_transposed),
