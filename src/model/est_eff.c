@@ -162,13 +162,15 @@ static double peak_at(const struct machine *m, enum precision p)
     return x > v ? x : v;
 }
 
-static void add(struct sample **s, size_t *n, size_t *alloc, int kind, int cls, int w, int a,
-                double frac)
+/* The sample added, or NULL where it says nothing (no bin, no fraction). */
+static struct sample *add(struct sample **s, size_t *n, size_t *alloc, int kind, int cls, int w, int a,
+                          double frac)
 {
     if (w < 0 || a < 0 || !(frac > 0) || !isfinite(frac))
-        return;
+        return NULL;
     ALLOC_GROW(*s, *n + 1, *alloc);
-    (*s)[(*n)++] = (struct sample){ kind, cls, w, a, frac, 0 };
+    (*s)[*n] = (struct sample){ kind, cls, w, a, frac, 0 };
+    return &(*s)[(*n)++];
 }
 
 static void learn_row(const struct kernel_row *r, const struct machine *m, struct sample **s,
@@ -203,11 +205,10 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
             add(s, n, alloc, EK_NORM, cls, octave(b, 0, N_WORK), slot, b / (r->time_s[0] * bw));
     } else if (r->kind == KERNEL_ATTENTION && pk > 0 && r->time_s[0] > 0 && r->dim[ATT_HEAD_DIM] > 0) {
         double d = (double)r->dim[ATT_HEAD_DIM], f = att_work(r->dim, d);
-        size_t before = *n;
-        add(s, n, alloc, EK_ATT, att_class(r->prec), octave(f, 0, N_WORK),
-            att_axis(att_slot(r->pass, r->flag), d), f / (r->time_s[0] * pk));
-        if (*n > before)
-            (*s)[before].head_dim = d;
+        struct sample *x = add(s, n, alloc, EK_ATT, att_class(r->prec), octave(f, 0, N_WORK),
+                               att_axis(att_slot(r->pass, r->flag), d), f / (r->time_s[0] * pk));
+        if (x)
+            x->head_dim = d;
     } else if (r->kind == KERNEL_ELTWISE && bw > 0 && r->time_s[0] > 0 && r->bytes > 0) {
         /* ops that move rows through an index in a slot of their own, per
          * precision: they run by their elements, not their bytes */
