@@ -13097,6 +13097,442 @@ def unetpp(batch, device):
     return UNetPP(), make, _bce_loss, "adam"
 
 
+# -- thirty-fifth round --------------------------------------------------------
+# Models added after the thirty-fourth round: Zhang, Zhao & LeCun's
+# character-level text CNN (the large configuration: 1,014 one-hot
+# characters over a 70-letter alphabet, six Conv1d of 1,024 features with
+# kernels 7, 7, 3, 3, 3, 3 and max pools of 3, two Linear 2,048 with
+# dropout; a wide Conv1d on a long sequence and a 34,816 -> 2,048 GEMM),
+# Chollet's Xception at 299 x 299 written out (depthwise 3x3 + pointwise
+# 1x1 separable convolutions at 128 to 2,048 channels, 1x1 stride-2
+# shortcuts, eight 728-channel middle-flow blocks at 19 x 19) and a
+# supervised PatchTST forecaster (RevIN instance normalisation, patches of
+# 16 with stride 8 by unfold over 321 independent channels, so a
+# transformer batch of 321 x the batch of 64-token sequences, written-out
+# attention of 16 heads of 8 with PatchTST's residual attention scores,
+# BatchNorm1d as the norm, a flatten head).
+
+class CharCNN(nn.Module):
+    """The character-level ConvNet of Zhang, Zhao & LeCun 2015 ('Character-
+    level Convolutional Networks for Text Classification'), the large
+    configuration (their Tables 1 and 2) on AG News: b x 70 x 1,014 one-hot
+    characters (an alphabet of 70; blanks and unknown characters all-zero
+    columns); six Conv1d of 1,024 features, stride 1, no padding, kernels
+    7, 7, 3, 3, 3, 3, each + ReLU, MaxPool1d 3 (stride 3) after layers 1,
+    2 and 6 (1,014 -> 1,008 -> 336 -> 330 -> 110 -> 108 -> 106 -> 104 ->
+    102 -> 34); flattened to 34 x 1,024 = 34,816; Linear 2,048 + ReLU,
+    dropout 0.5, Linear 2,048 + ReLU, dropout 0.5, Linear to the 4 classes
+    (the softmax in the loss). Weights from N(0, 0.02) as the paper
+    initialises the large model, biases zero. Returns b, 4."""
+
+    def __init__(self, alphabet=70, length=1014, features=1024, fc=2048, classes=4, drop=0.5):
+        super().__init__()
+        convs, c, n = [], alphabet, length
+        for k, pool in zip((7, 7, 3, 3, 3, 3), (True, True, False, False, False, True)):
+            convs += [nn.Conv1d(c, features, k), nn.ReLU(inplace=True)]
+            n = n - k + 1
+            if pool:
+                convs.append(nn.MaxPool1d(3))
+                n //= 3
+            c = features
+        self.features = nn.Sequential(*convs)
+        self.classifier = nn.Sequential(
+            nn.Linear(features * n, fc), nn.ReLU(inplace=True), nn.Dropout(drop),
+            nn.Linear(fc, fc), nn.ReLU(inplace=True), nn.Dropout(drop),
+            nn.Linear(fc, classes))
+        for m in self.modules():
+            if isinstance(m, (nn.Conv1d, nn.Linear)):
+                nn.init.normal_(m.weight, 0.0, 0.02)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 70, 1014
+        h = self.features(x)                                # b, 1024, 34
+        return self.classifier(h.flatten(1))                # b, 34816 -> b, 2048 -> b, 2048 -> b, 4
+
+
+def charcnn(batch, device):
+    """batch: texts of 1,014 characters one-hot over a 70-character
+    alphabet (index 70, a blank or unknown character, left as an all-zero
+    column), b x 70 x 1,014 floats, and one of AG News' 4 class labels."""
+    def make():
+        ids = torch.randint(0, 71, (batch, 1014), device=device)   # b, 1014: 70 = blank / unknown
+        x = F.one_hot(ids, 71)[:, :, :70].transpose(1, 2).float().contiguous()   # b, 70, 1014
+        return x, torch.randint(0, 4, (batch,), device=device)
+    return CharCNN(), make, _cls_loss, "sgd_momentum"
+
+
+def _sep_conv_bn(cin, cout):
+    """Xception's SeparableConv2d + BatchNorm2d: a depthwise 3x3 Conv2d
+    (groups = cin, padding 1, no bias) and a pointwise 1x1 Conv2d cin ->
+    cout (no bias), no nonlinearity between them (as the paper and Keras
+    have it), then BatchNorm2d."""
+    return nn.Sequential(nn.Conv2d(cin, cin, 3, padding=1, groups=cin, bias=False),
+                         nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout))
+
+
+class XceptionDown(nn.Module):
+    """An Xception entry- or exit-flow block: [ReLU,] SeparableConv cin ->
+    mid + BN, ReLU, SeparableConv mid -> cout + BN, MaxPool2d 3 stride 2
+    (padding 1, Keras' 'same' sizes), added to a shortcut of a 1x1 stride-2
+    Conv2d cin -> cout (no bias) + BatchNorm2d on the block's input (taken
+    before the leading ReLU, which is therefore not in place)."""
+
+    def __init__(self, cin, mid, cout, first_relu=True):
+        super().__init__()
+        self.body = nn.Sequential(*([nn.ReLU()] if first_relu else []), _sep_conv_bn(cin, mid),
+                                  nn.ReLU(inplace=True), _sep_conv_bn(mid, cout),
+                                  nn.MaxPool2d(3, stride=2, padding=1))
+        self.skip = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=2, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):                                   # b, cin, h, w
+        return self.body(x) + self.skip(x)                  # b, cout, ceil(h / 2), ceil(w / 2)
+
+
+class XceptionMiddle(nn.Module):
+    """An Xception middle-flow block: three times ReLU, SeparableConv 728
+    -> 728 + BN, added to the block's input (identity shortcut)."""
+
+    def __init__(self, c=728):
+        super().__init__()
+        self.body = nn.Sequential(*[m for _ in range(3) for m in (nn.ReLU(), _sep_conv_bn(c, c))])
+
+    def forward(self, x):                                   # b, 728, 19, 19
+        return x + self.body(x)
+
+
+class Xception(nn.Module):
+    """Xception (Chollet 2017, the paper's Figure 5 and Keras'
+    applications.Xception) at 299 x 299 written out. Entry flow: Conv2d 3x3
+    stride 2 3 -> 32 (no padding, no bias) + BN + ReLU (149 x 149), Conv2d
+    3x3 32 -> 64 (no padding, no bias) + BN + ReLU (147), XceptionDown
+    blocks to 128 (no leading ReLU; 74), 256 (37) and 728 (19). Middle
+    flow: 8 XceptionMiddle blocks of 728 at 19 x 19. Exit flow:
+    XceptionDown 728 -> 728 -> 1,024 (10 x 10), SeparableConv 1,024 ->
+    1,536 + BN + ReLU, SeparableConv 1,536 -> 2,048 + BN + ReLU, global
+    average pool, Linear 2,048 -> 1,000 (the softmax in the loss). PyTorch's
+    default initialisation. Returns b, 1000."""
+
+    def __init__(self, classes=1000, middle=8):
+        super().__init__()
+        self.stem = nn.Sequential(
+            nn.Conv2d(3, 32, 3, stride=2, bias=False), nn.BatchNorm2d(32), nn.ReLU(inplace=True),
+            nn.Conv2d(32, 64, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True))
+        self.entry = nn.Sequential(XceptionDown(64, 128, 128, first_relu=False),
+                                   XceptionDown(128, 256, 256), XceptionDown(256, 728, 728))
+        self.middle = nn.Sequential(*[XceptionMiddle(728) for _ in range(middle)])
+        self.exit = nn.Sequential(XceptionDown(728, 728, 1024),
+                                  _sep_conv_bn(1024, 1536), nn.ReLU(inplace=True),
+                                  _sep_conv_bn(1536, 2048), nn.ReLU(inplace=True))
+        self.fc = nn.Linear(2048, classes)
+
+    def forward(self, x):                                   # b, 3, 299, 299
+        x = self.stem(x)                                    # b, 64, 147, 147 (32 at 149 between)
+        x = self.entry(x)                                   # b, 128, 74, 74 -> b, 256, 37, 37 -> b, 728, 19, 19
+        x = self.middle(x)                                  # b, 728, 19, 19
+        x = self.exit(x)                                    # b, 1024, 10, 10 -> b, 1536, .. -> b, 2048, 10, 10
+        return self.fc(x.mean((2, 3)))                      # b, 2048 -> b, 1000
+
+
+def xception(batch, device):
+    return Xception(), _images(batch, device, 299), _cls_loss, "sgd_momentum"
+
+
+class PatchTSTLayer(nn.Module):
+    """A PatchTST encoder layer (the reference TSTEncoderLayer with its
+    defaults: post-norm, BatchNorm, residual attention): multi-head
+    self-attention written out over the 64 patch tokens (W_Q, W_K, W_V
+    Linear d -> d with bias, 16 heads of 8; q k^T scaled by 8^-0.5, plus
+    the previous layer's pre-softmax scores when given (res_attention),
+    softmax, matmul with v, heads merged, output Linear + dropout),
+    dropout, residual, BatchNorm1d over d_model (transpose, BatchNorm1d,
+    transpose, as the reference's Transpose + BatchNorm1d); FFN Linear d ->
+    256, GELU, dropout, Linear 256 -> d, dropout, residual, the same
+    BatchNorm1d. Returns the tokens and this layer's scores."""
+
+    def __init__(self, d=128, heads=16, ff=256, drop=0.2):
+        super().__init__()
+        self.heads, self.scale = heads, (d // heads) ** -0.5
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.proj_drop, self.attn_drop = nn.Dropout(drop), nn.Dropout(drop)
+        self.norm_attn, self.norm_ffn = nn.BatchNorm1d(d), nn.BatchNorm1d(d)
+        self.ffn = nn.Sequential(nn.Linear(d, ff), nn.GELU(), nn.Dropout(drop), nn.Linear(ff, d))
+        self.ffn_drop = nn.Dropout(drop)
+
+    def forward(self, x, prev=None):                        # n, 64, 128 (n = b x 321 series)
+        n, t, d = x.shape
+        h, dh = self.heads, d // self.heads
+        q = self.q(x).view(n, t, h, dh).transpose(1, 2)     # n, 16, 64, 8
+        k = self.k(x).view(n, t, h, dh).permute(0, 2, 3, 1)   # n, 16, 8, 64
+        v = self.v(x).view(n, t, h, dh).transpose(1, 2)     # n, 16, 64, 8
+        s = torch.matmul(q, k) * self.scale                 # n, 16, 64, 64
+        if prev is not None:
+            s = s + prev                                    # residual attention scores
+        a = F.softmax(s, dim=-1)                            # n, 16, 64, 64
+        o = torch.matmul(a, v).transpose(1, 2).reshape(n, t, d)   # n, 16, 64, 8 -> n, 64, 128
+        x = x + self.attn_drop(self.proj_drop(self.o(o)))   # n, 64, 128
+        x = self.norm_attn(x.transpose(1, 2)).transpose(1, 2)   # BatchNorm1d over d_model
+        x = x + self.ffn_drop(self.ffn(x))                  # n, 64, 128
+        x = self.norm_ffn(x.transpose(1, 2)).transpose(1, 2)
+        return x, s
+
+
+class PatchTST(nn.Module):
+    """PatchTST (Nie et al. 2023, 'A Time Series is Worth 64 Words'),
+    supervised, channel-independent, in the reference PatchTST/64
+    configuration for Electricity (scripts/PatchTST/electricity.sh:
+    look-back 512, 321 channels, patch 16, stride 8, 3 layers, d_model 128,
+    16 heads, d_ff 256, dropout 0.2, horizon 96, RevIN without affine,
+    end padding). On b x 512 x 321: RevIN, per series (b, channel) the
+    mean and the std (sqrt of the biased variance + 1e-5) over time
+    subtracted and divided; channels to rows (b, 321, 512); the last value
+    replicated 8 steps (ReplicationPad1d (0, 8): 520); unfold into 64
+    patches of 16, stride 8; the (b 321) x 64 x 16 patches by a Linear 16
+    -> 128 plus learned positions (64 x 128, uniform +-0.02), dropout 0.2;
+    3 PatchTSTLayers (each after the first adding its predecessor's
+    scores); flatten head: tokens to b x 321 x (128 x 64) (d_model-major
+    as the reference's z is b x nvars x d_model x patch_num), Linear 8,192
+    -> 96; to b x 96 x 321; de-normalised by the same std and mean.
+    Returns b, 96, 321."""
+
+    def __init__(self, seq=512, channels=321, horizon=96, patch=16, stride=8, d=128, layers=3,
+                 heads=16, ff=256, drop=0.2, eps=1e-5):
+        super().__init__()
+        self.patch, self.stride, self.eps = patch, stride, eps
+        n = (seq + stride - patch) // stride + 1            # 64 patches
+        self.pad = nn.ReplicationPad1d((0, stride))
+        self.embed = nn.Linear(patch, d)
+        self.pos = nn.Parameter(torch.empty(n, d).uniform_(-0.02, 0.02))   # 64, 128
+        self.drop = nn.Dropout(drop)
+        self.layers = nn.ModuleList(PatchTSTLayer(d, heads, ff, drop) for _ in range(layers))
+        self.head = nn.Linear(n * d, horizon)
+
+    def forward(self, x):                                   # b, 512, 321
+        b, _, c = x.shape
+        mean = x.mean(1, keepdim=True)                      # b, 1, 321
+        std = torch.sqrt(x.var(1, keepdim=True, unbiased=False) + self.eps)   # b, 1, 321
+        x = ((x - mean) / std).permute(0, 2, 1)             # b, 321, 512
+        p = self.pad(x).unfold(-1, self.patch, self.stride)  # b, 321, 520 -> b, 321, 64, 16
+        h = self.drop(self.embed(p.reshape(b * c, -1, self.patch)) + self.pos)   # b 321, 64, 128
+        s = None
+        for layer in self.layers:
+            h, s = layer(h, s)                              # b 321, 64, 128; b 321, 16, 64, 64
+        h = h.transpose(1, 2).reshape(b, c, -1)             # b, 321, 128 x 64 = 8192
+        y = self.head(h).permute(0, 2, 1)                   # b, 321, 96 -> b, 96, 321
+        return y * std + mean                               # b, 96, 321
+
+
+def patchtst(batch, device):
+    """batch: windows of 512 steps of the 321 Electricity series and the
+    next 96 steps as the target (random values)."""
+    def make():
+        return (torch.randn(batch, 512, 321, device=device),
+                torch.randn(batch, 96, 321, device=device))
+    return PatchTST(), make, _mse_loss, "adam"
+
+
+# And a gMLP masked language model
+# (no attention anywhere: each block's spatial gating unit mixes the
+# tokens by a Linear over the sequence axis, the 512 x 512 token-mixing
+# GEMM run on the transposed half of the channels, its weight near zero
+# and bias one at init so that each block starts as an identity-gated
+# feed-forward) and an SR-GNN session recommender (per session a directed
+# graph of its unique items built on the host into dense, degree-normalised
+# b x 20 x 20 in- and out-adjacency matrices, one gated graph step of
+# batched matmuls and a GRU-style update written out, a gather of the
+# clicks' node states by alias indices, soft attention pooling and a
+# 100-wide session vector scored against all 40,000 item embeddings).
+
+class SpatialGatingUnit(nn.Module):
+    """gMLP's spatial gating unit (Liu et al. 2021, Fig. 1, split variant):
+    the b x n x d_ffn input split along the channels into halves u and v
+    (d_ffn / 2 each); v LayerNorm-ed (in fp32) and mixed along the tokens
+    by f(v) = W v + b with W n x n and b n (an nn.Linear n -> n on v
+    transposed to b x d_ffn / 2 x n, so one GEMM over the token axis),
+    W initialised near zero (uniform +-1e-3 / n, the scale common
+    reimplementations use) and b to ones as the paper prescribes, so
+    that s(Z) = u * f(v) starts as u; returns u * f(v), b x n x d_ffn /
+    2. Bidirectional (no causal mask): the MLM setting."""
+
+    def __init__(self, d_ffn, seq, eps=1e-3):
+        super().__init__()
+        self.norm = Fp32LayerNorm(d_ffn // 2)
+        self.proj = nn.Linear(seq, seq)
+        self.eps = eps
+        self.init_spatial()
+
+    def init_spatial(self):
+        """The paper's initialisation of the spatial projection: W near
+        zero, b one."""
+        n = self.proj.in_features
+        nn.init.uniform_(self.proj.weight, -self.eps / n, self.eps / n)
+        nn.init.ones_(self.proj.bias)
+
+    def forward(self, z):                                   # b, 512, 3072
+        u, v = z.chunk(2, dim=-1)                           # b, 512, 1536 each
+        v = self.norm(v)                                    # b, 512, 1536 (fp32)
+        v = self.proj(v.transpose(1, 2)).transpose(1, 2)    # b, 1536, 512 -> Linear over tokens -> b, 512, 1536
+        return u * v                                        # b, 512, 1536
+
+
+class GMLPBlock(nn.Module):
+    """A gMLP block: x + Linear d_ffn / 2 -> d (SGU(GELU(Linear d ->
+    d_ffn (LayerNorm(x))))). No dropout."""
+
+    def __init__(self, d, d_ffn, seq):
+        super().__init__()
+        self.norm = Fp32LayerNorm(d)
+        self.proj_in = nn.Linear(d, d_ffn)
+        self.sgu = SpatialGatingUnit(d_ffn, seq)
+        self.proj_out = nn.Linear(d_ffn // 2, d)
+
+    def forward(self, x):                                   # b, 512, 512
+        z = F.gelu(self.proj_in(self.norm(x)))              # b, 512, 3072
+        return x + self.proj_out(self.sgu(z))               # b, 512, 1536 -> b, 512, 512
+
+
+class GMLPMLM(nn.Module):
+    """A gMLP masked LM (Liu et al. 2021, "Pay Attention to MLPs"): the
+    gMLP-base widths (d_model 512, d_ffn 3,072) at 12 layers instead of
+    the paper's 48, sequence 512, BERT's 30,522-token uncased
+    vocabulary. Learned token embeddings only (the spatial weights carry
+    the positions, so no position embeddings, and no attention anywhere);
+    12 GMLPBlock; a final LayerNorm (fp32); the hidden states at the
+    masked positions gathered and their logits by the token embedding
+    (tied) plus a bias. Linear and embedding weights normal of std 0.02
+    except the SGU's spatial projections (near zero, bias one). Returns
+    b, 77, 30522."""
+
+    def __init__(self, vocab=30522, d=512, d_ffn=3072, layers=12, seq=512):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(GMLPBlock(d, d_ffn, seq) for _ in range(layers))
+        self.norm = Fp32LayerNorm(d)
+        self.bias = nn.Parameter(torch.zeros(vocab))
+        normal_linears_embeddings(self)
+        for blk in self.blocks:
+            blk.sgu.init_spatial()                          # undo the normal init of the spatial weights
+
+    def forward(self, inp):
+        ids, masked = inp                                   # b, 512; b, 77
+        x = self.tok(ids)                                   # b, 512, 512
+        for blk in self.blocks:
+            x = blk(x)                                      # b, 512, 512
+        x = self.norm(x)
+        x = x.gather(1, masked.unsqueeze(-1).expand(-1, -1, x.shape[-1]))   # b, 77, 512
+        return F.linear(x, self.tok.weight, self.bias)      # b, 77, 30522
+
+
+def gmlp(batch, device):
+    """batch: sequences of 512 token ids below 30,522, 77 positions of
+    each (15%, distinct, drawn once, so fixed for the reused batch)
+    replaced by [MASK] (103); the targets are the original ids there, the
+    loss on those alone."""
+    return GMLPMLM(), _mlm_batch(batch, 512, 30522, device, 103), _lm_loss, "adamw"
+
+
+class SRGNN(nn.Module):
+    """SR-GNN (Wu et al. 2019, "Session-based Recommendation with Graph
+    Neural Networks"; the authors' PyTorch model.py, hidden size 100, one
+    GNN step, hybrid session embedding) over 40,000 items (ids 1 ..
+    40,000; 0 the padding): an item table of 40,001 x 100. Per session the
+    node states of its unique items (b x 20, padded with item 0) are
+    embedded; one gated graph step: a_in = A_in (Linear_in h) + b_iah and
+    a_out = A_out (Linear_out h) + b_oah by batched matmuls with the dense
+    b x 20 x 20 normalised adjacency matrices, a = [a_in, a_out] (200);
+    the GRU-style update written out as the reference does: gi = Linear
+    200 -> 300 (a), gh = Linear 100 -> 300 (h), each chunked into reset,
+    update and new parts, r = sigmoid(i_r + h_r), z = sigmoid(i_z + h_z),
+    n = tanh(i_n + r h_n), h' = n + z (h - n). The clicks' states
+    gathered from the nodes by the alias indices (b x 20 x 100); the last
+    click's state s_l (at mask.sum - 1); soft attention alpha_i =
+    Linear 100 -> 1 (no bias) of sigmoid(Linear q1 (s_l) + Linear q2
+    (s_i)), the global s_g = sum of alpha_i s_i over the real clicks; the
+    hybrid Linear 200 -> 100 of [s_g, s_l]; scores against the 40,000
+    real items' embeddings (a matmul with the table's rows 1 .., no bias).
+    Every parameter uniform in +-1 / sqrt(100), as the reference's
+    reset_parameters. Returns b, 40000."""
+
+    def __init__(self, items=40000, d=100):
+        super().__init__()
+        self.emb = nn.Embedding(items + 1, d)
+        self.edge_in, self.edge_out = nn.Linear(d, d), nn.Linear(d, d)
+        self.b_iah, self.b_oah = nn.Parameter(torch.empty(d)), nn.Parameter(torch.empty(d))
+        self.gate_i, self.gate_h = nn.Linear(2 * d, 3 * d), nn.Linear(d, 3 * d)
+        self.q1, self.q2 = nn.Linear(d, d), nn.Linear(d, d)
+        self.q3 = nn.Linear(d, 1, bias=False)
+        self.hybrid = nn.Linear(2 * d, d)
+        s = 1.0 / math.sqrt(d)
+        for p in self.parameters():
+            nn.init.uniform_(p, -s, s)
+
+    def gnn_step(self, h, a_in, a_out):                     # b, 20, 100; b, 20, 20; b, 20, 20
+        x_in = torch.matmul(a_in, self.edge_in(h)) + self.b_iah     # b, 20, 100
+        x_out = torch.matmul(a_out, self.edge_out(h)) + self.b_oah  # b, 20, 100
+        gi = self.gate_i(torch.cat([x_in, x_out], 2))       # b, 20, 300
+        gh = self.gate_h(h)                                 # b, 20, 300
+        i_r, i_z, i_n = gi.chunk(3, 2)
+        h_r, h_z, h_n = gh.chunk(3, 2)
+        r = torch.sigmoid(i_r + h_r)                        # b, 20, 100
+        z = torch.sigmoid(i_z + h_z)
+        n = torch.tanh(i_n + r * h_n)
+        return n + z * (h - n)                              # b, 20, 100
+
+    def forward(self, inp):
+        nodes, a_in, a_out, alias, mask = inp               # b, 20; b, 20, 20; b, 20, 20; b, 20; b, 20
+        h = self.gnn_step(self.emb(nodes), a_in, a_out)     # b, 20 nodes, 100
+        seq = h.gather(1, alias.unsqueeze(-1).expand(-1, -1, h.shape[-1]))   # b, 20 clicks, 100
+        last = mask.sum(1).long() - 1                       # b: the last click's position
+        s_l = seq[torch.arange(seq.shape[0], device=seq.device), last]      # b, 100
+        alpha = self.q3(torch.sigmoid(self.q1(s_l).unsqueeze(1) + self.q2(seq)))   # b, 20, 1
+        s_g = (alpha * seq * mask.unsqueeze(-1)).sum(1)     # b, 100
+        s_h = self.hybrid(torch.cat([s_g, s_l], 1))         # b, 200 -> b, 100
+        return torch.matmul(s_h, self.emb.weight[1:].t())   # b, 40000
+
+
+def srgnn(batch, device):
+    """batch: session prefixes of 1 to 20 clicks over items 1 .. 40,000,
+    lengths and clicks drawn once from a generator of seed 0 (each click
+    after the first repeats an earlier click of its session with
+    probability 0.3, so that the graphs have revisits and cycles), right-
+    padded with 0 to 20, and the next item as the target (0 .. 39,999:
+    item id - 1, the score's column). Built on the host once per batch,
+    as the reference's Data.get_slice: per session its unique items
+    sorted (torch.unique), padded with 0 to 20 nodes; the alias of each
+    click (its node's index, 0 at padding); the directed graph of
+    consecutive clicks u -> v as a 0/1 matrix M; A_in = M^T with each row
+    divided by the node's in-degree and A_out = M with each row divided by
+    its out-degree (degrees of 0 taken as 1); the click mask (floats)."""
+    seq, items = 20, 40000
+
+    def make():
+        g = torch.Generator().manual_seed(0)
+        lengths = torch.randint(1, seq + 1, (batch,), generator=g)       # b
+        clicks = torch.randint(1, items + 1, (batch, seq), generator=g)   # b, 20
+        repeat = torch.rand(batch, seq, generator=g) < 0.3
+        rows = torch.arange(batch)
+        for t in range(1, seq):
+            src = (torch.rand(batch, generator=g) * t).long()            # b: an earlier click
+            clicks[:, t] = torch.where(repeat[:, t], clicks[rows, src], clicks[:, t])
+        mask = torch.arange(seq).unsqueeze(0) < lengths.unsqueeze(1)     # b, 20
+        clicks = clicks.masked_fill(~mask, 0)
+        target = torch.randint(0, items, (batch,), generator=g)         # b
+        nodes = torch.zeros(batch, seq, dtype=torch.long)
+        alias = torch.zeros(batch, seq, dtype=torch.long)
+        adj = torch.zeros(batch, seq, seq)                               # b, 20, 20: M[u, v] = 1 for a click u -> v
+        for i in range(batch):
+            s = clicks[i, :lengths[i]]
+            uniq = torch.unique(s)                                       # sorted
+            nodes[i, :uniq.numel()] = uniq
+            alias[i, :s.numel()] = torch.searchsorted(uniq, s)
+            a = alias[i, :s.numel()]
+            adj[i, a[:-1], a[1:]] = 1.0
+        a_in = adj.transpose(1, 2) / adj.sum(1).clamp(min=1).unsqueeze(2)   # b, 20, 20: rows over in-edges
+        a_out = adj / adj.sum(2).clamp(min=1).unsqueeze(2)                   # b, 20, 20: rows over out-edges
+        return ((nodes.to(device), a_in.to(device), a_out.to(device), alias.to(device), mask.float().to(device)),
+                target.to(device))
+    return SRGNN(), make, _cls_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -13274,4 +13710,9 @@ MODELS = {
     "dimenet": (dimenet, "DimeNet-shaped molecular regressor, molecules of 24 atoms (jittered 2 x 3 x 4 lattice positions), fixed symmetric 12-regular graph per molecule drawn once from a seeded generator (288 directed edges, offset by 24 per molecule), 3,168 triplets k -> j -> i (k != i, 11 per edge) by fixed idx_kj and idx_ji lists, distances and atan2 angles computed from the positions each step, 6 Bessel radial functions with envelope (cutoff 5, learned frequencies), spherical basis 7 x 6 = 42 (normalised spherical Bessel j_l(z_ln d / c) by upward recurrence with the zeros found at init, gathered to the triplets, times Y_l^0 by Legendre recurrence), embedding block (95 x 128 atom types, Linear 384-128 on [x_i, x_j, rbf], swish), 4 interaction blocks of 128 (Linear 6-128 rbf gate on m_kj, Linear 42-8 of the sbf, m_kj gathered by index_select on idx_kj, einsum 'wj,wl,ijl->wi' with a 128 x 8 x 128 weight, index_add_ back to the edges, residual layers 1 before and 2 after the skip), 5 output blocks (rbf-gated edges index_add_-ed to atoms, 3 Linear 128 + swish, Linear to 1), atoms summed per molecule by index_add_, MSE on one target per molecule, Adam; thirty-fourth round"),
     "tabtransformer": (tabtransformer, "TabTransformer, 8 categorical columns of cardinalities 10, 50, 100, 1,000, 5,000, 20, 7, 300 in 8 nn.Embedding tables of 32 plus a shared learned 8 x 32 column embedding, 6 post-LN nn.TransformerEncoderLayers of 32 (batch first, 8 heads of 4, FFN 128 GELU, dropout 0.1) over the 8 column tokens, flattened to 256 and concatenated with 16 continuous features through LayerNorm (272), MLP 272-1,088-544-1 with ReLU, BCE with logits, AdamW; thirty-fourth round"),
     "unetpp": (unetpp, "UNet++ (nested U-Net) 2-D segmenter at 256 x 256, 3 channels in, 1 class, 15 nodes X^{i,j} of two 3x3 Conv2d + BatchNorm2d + ReLU at widths 32-64-128-256-512 (256 down to 16 pixels by 2x2 max pool), nested dense skips X^{i,j} = node(cat(X^{i,0..j-1}, up(X^{i+1,j-1}))) with bilinear x2 nn.Upsample (align_corners True), concatenations of up to 5 maps (192 channels into X^{0,4}), deep supervision off, 1x1 Conv2d on X^{0,4}, BCE with logits against a random binary mask, Adam; thirty-fourth round"),
+    "charcnn": (charcnn, "Character-level CNN text classifier (Zhang, Zhao & LeCun 2015, large configuration) on AG News, b x 70 x 1,014 one-hot characters (70-letter alphabet, blanks all-zero), six Conv1d of 1,024 features (no padding, kernels 7, 7, 3, 3, 3, 3) + ReLU with MaxPool1d 3 after layers 1, 2 and 6 (1,014 -> 1,008 -> 336 -> 330 -> 110 -> 108 -> 106 -> 104 -> 102 -> 34), flatten 34,816, Linear 2,048 + ReLU + dropout 0.5, Linear 2,048 + ReLU + dropout 0.5, Linear to 4 classes, N(0, 0.02) weights, 96M parameters (71M in the first Linear), CE, SGD momentum; thirty-fifth round"),
+    "xception": (xception, "Xception (Chollet 2017) written out at 299x299, entry flow Conv2d 3x3 stride 2 to 32 and 3x3 to 64 (no padding, no bias, BN, ReLU; 149 then 147), three blocks of two SeparableConvs (depthwise 3x3 Conv2d groups = channels + pointwise 1x1 Conv2d, no biases, BatchNorm2d after) to 128, 256, 728 with ReLUs between (and before, except the first), MaxPool2d 3 stride 2 and a 1x1 stride-2 Conv2d + BN shortcut (74, 37, 19), middle flow of 8 blocks of three ReLU-SeparableConv 728-BN with identity residual at 19x19, exit flow 728 -> 728 -> 1,024 block with pool and shortcut (10x10), SeparableConv 1,536 and 2,048 each + BN + ReLU, global average pool, Linear 1,000, 22.9M parameters, CE, SGD momentum; thirty-fifth round"),
+    "patchtst": (patchtst, "PatchTST/64 supervised forecaster (Nie et al. 2023, Electricity configuration), b x 512 steps x 321 channels, channel-independent, RevIN without affine (per series mean and sqrt(biased var + 1e-5) over time), ReplicationPad1d of 8 at the end and unfold into 64 patches of 16 stride 8, (b*321) x 64 x 16 by Linear 16-128 + learned positions (uniform +-0.02), dropout 0.2, 3 post-norm encoder layers of 128 (W_Q, W_K, W_V with bias, 16 heads of 8, attention written out: q k^T x 8^-0.5 plus the previous layer's scores (residual attention), softmax, matmul, output Linear + dropout 0.2; dropout, residual, BatchNorm1d over d_model by transpose-BN-transpose; FFN 256 GELU, dropout 0.2, residual, BatchNorm1d), flatten head (d_model-major 8,192 -> Linear 96), de-normalised, b x 96 x 321, MSE, Adam; thirty-fifth round"),
+    "gmlp": (gmlp, "gMLP masked LM (Liu et al. 2021), gMLP-base widths at 12 layers instead of 48, seq 512, 30,522 vocab, learned token embeddings of 512 only (no position embeddings, no attention), blocks of fp32 LayerNorm, Linear 512-3,072, GELU, spatial gating unit (channels chunked into halves u and v of 1,536, v through fp32 LayerNorm, transposed to b x 1,536 x 512 and mixed over the tokens by a Linear 512-512 whose weight starts uniform in +-1e-3 / 512 and bias at one, transposed back, u * v), Linear 1,536-512, residual, no dropout, final fp32 LayerNorm, 77 masked positions (15%, fixed per batch, [MASK] 103) gathered, logits by the tied 30,522 x 512 embedding + bias, normal std 0.02 init elsewhere, CE on the masked positions, AdamW; thirty-fifth round"),
+    "srgnn": (srgnn, "SR-GNN session recommender (Wu et al. 2019), session prefixes of 1-20 clicks over 40,000 items (lengths and clicks drawn once from a seeded generator, 30% of clicks repeating an earlier one, right-padded with 0), per session the sorted unique items as up to 20 nodes (padded), alias indices and dense b x 20 x 20 in- and out-degree-normalised adjacency matrices built on the host in make(), 40,001 x 100 item table, one gated graph step (Linear 100-100 then batched matmul with A_in, the same with A_out, plus biases, concatenated 200, GRU update written out: Linear 200-300 and Linear 100-300 chunked into reset, update and new gates, sigmoid, tanh, h' = n + z (h - n)), click states gathered from the nodes by alias, last click at mask.sum - 1, soft attention (Linear q1 of the last + Linear q2 of each click, sigmoid, Linear 100-1 without bias, masked weighted sum), hybrid Linear 200-100 of [global, last], scores by matmul with the 40,000 item rows of the table (b x 40,000), uniform +-0.1 init, CE against the next item, Adam; thirty-fifth round"),
 }
