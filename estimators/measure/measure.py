@@ -629,6 +629,62 @@ def depthwise3d_cases():
     return [(r, "grid") for r in rows]
 
 
+def conv1d_cases():
+    """The 1-D grid (--grid conv1d): dense 1-D convolutions as text,
+    genomics, speech and time-series networks train them, where the
+    full grid's 1-D rows (batch 16, widths 32 and 256) stop: batches 16,
+    128 and 1,024, lengths 128 to 8,192 in two-octave steps, filters of
+    1, 3, 5 and 9 taps ('same' padding, stride 1), as many filters as
+    input channels, over two families of widths: powers of two (32 to
+    1,024) and the round decimal widths papers use (25 x 2^i: 50 to 800,
+    whose rows are aligned to 2 to 32 elements), since cuDNN chooses its
+    algorithms by alignment too; then layers that narrow or widen by 4
+    (filters 1, 3 and 9).  Capped at 2^26 activation elements per call
+    and 2^39 flops per forward call, so that each row takes
+    milliseconds; then the layers between 2^26 and 2^28 activation
+    elements, up to 2^40 flops.  Contiguous tensors."""
+    rows = []
+    widths = sorted(pow2(5, 10) + [25 << i for i in range(1, 6)])
+    for n in (16, 128, 1024):
+        for length in pow2(7, 13, 2):
+            for c in widths:
+                if n * length * c > (1 << 26):
+                    continue
+                for f in (1, 3, 5, 9):
+                    if 2.0 * n * length * c * c * f > 2.0 ** 39:
+                        continue
+                    rows.append(conv_shape(1, n, c, length, c, f))
+    # after the rows above, so that a folder holding them resumes here:
+    # layers that narrow or widen by 4 (bottlenecks, heads over wide
+    # embeddings), which the same-width rows cannot tell apart from each
+    # other (input and output channels move together there)
+    for n in (16, 128, 1024):
+        for length in pow2(7, 13, 2):
+            for c in widths:
+                for k in (c // 4, 4 * c):
+                    if k < 8 or n * length * max(c, k) > (1 << 26):
+                        continue
+                    for f in (1, 3, 9):
+                        if 2.0 * n * length * c * k * f > 2.0 ** 39:
+                            continue
+                        rows.append(conv_shape(1, n, c, length, k, f))
+    # then the large layers the caps above leave out (2^26 to 2^28
+    # activation elements per call: a batch of 256 documents of 1,000
+    # words at 300 channels is 2^26.2), same width, narrowing and widening
+    for n in (128, 1024):
+        for length in pow2(9, 13, 2):
+            for c in widths:
+                for k in (c, c // 4, 4 * c):
+                    act = n * length * max(c, k)
+                    if k < 8 or act <= (1 << 26) or act > (1 << 28):
+                        continue
+                    for f in (1, 3, 9):
+                        if 2.0 * n * length * c * k * f > 2.0 ** 40:
+                            continue
+                        rows.append(conv_shape(1, n, c, length, k, f))
+    return [(r, "grid") for r in rows]
+
+
 def grouped_cases():
     """The grouped grid (--grid grouped): grouped 2-D convolutions between
     the dense (1 group) and the depthwise (a group per channel) ones, as
@@ -666,6 +722,8 @@ def conv_cases(grid):
         return conv3d_cases()
     if grid == "depthwise3d":
         return depthwise3d_cases()
+    if grid == "conv1d":
+        return conv1d_cases()
     if grid == "tiny":
         rows.append(conv_shape(2, 2, 8, 16, 16, 3))
         rows.append(conv_shape(2, 2, 8, 16, 8, 3, groups=8))
@@ -1974,7 +2032,7 @@ def parse_args(argv):
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
     ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
                                        "depthwise3d", "grouped", "norm2d", "norm-rows", "batched-small",
-                                       "head-dims"],
+                                       "head-dims", "conv1d"],
                     default="small",
                     help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D, the 3-D depthwise or "
                          "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv), or "

@@ -42,7 +42,12 @@
 #define AI_OFF 8
 #define MAX_REACH 4     /* octaves: beyond them the rows say nothing */
 
-enum { EK_GEMM, EK_CONV, EK_MEM, EK_NORM, EK_ATT, EK_COUNT };
+/* Dense undilated 1-D convolutions (EK_CONV1D) apart from the other
+ * convolutions, as in the tables' lookup (kernel_lookup.c): cuDNN's 1-D
+ * data gradients run at rates no image of the same implicit GEMM shows
+ * (estimators/h200/ORIGIN.md); an op of a kind the reference tables do
+ * not hold falls back to the convolutions, then to the GEMMs. */
+enum { EK_GEMM, EK_CONV, EK_MEM, EK_NORM, EK_ATT, EK_CONV1D, EK_COUNT };
 
 /* Attention rows by pass and causal flag (att_slot), each with its head
  * dims' octaves, 16 to 512, on the intensity axis.  FlashAttention and
@@ -194,9 +199,10 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
         double f = 2.0 * r->n_ * r->kf * (r->c / g) * r->r * r->s * p * q;
         double b = ((double)r->n_ * r->c * r->h * r->w + (double)r->kf * (r->c / g) * r->r * r->s
                     + (double)r->n_ * r->kf * p * q) * eb;
+        int ek = r->groups <= 1 && r->dims == 1 && r->dil_w <= 1 ? EK_CONV1D : EK_CONV;
         for (int pass = 0; pass < CONV_PASS_COUNT; pass++)
             if (r->time_s[pass] > 0 && p > 0 && q > 0)
-                add(s, n, alloc, EK_CONV, cls, octave(f, 0, N_WORK), octave(f / b, AI_OFF, N_AI),
+                add(s, n, alloc, ek, cls, octave(f, 0, N_WORK), octave(f / b, AI_OFF, N_AI),
                     f / (r->time_s[pass] * pk));
     } else if (r->kind == KERNEL_NORM && bw > 0 && r->time_s[0] > 0) {
         double b = norm_bytes(r->dim, r->prec, r->pass);
@@ -385,7 +391,10 @@ int est_eff_time(const struct est_eff *e, const struct machine *target, const st
     if (kind == OP_ATTENTION && att_time(e, target, op, s, time_s) == 0)
         return 0;
     if (is_matrix_kind(kind) && s->flops > 0) {
-        int ek = kind == OP_CONV ? EK_CONV : EK_GEMM, cls = prec_class(s->prec);
+        const struct conv_shape *cs = &s->conv;
+        int ek = kind != OP_CONV ? EK_GEMM
+                 : conv_shape_1d(cs) && cs->groups <= 1 && cs->dil_w <= 1 ? EK_CONV1D : EK_CONV;
+        int cls = prec_class(s->prec);
         /* a recurrent layer runs its GEMM once per time step (nb steps
          * per call), one after the other: its size is one step's */
         double calls = s->calls * (kind == OP_RNN && s->nb > 1 ? (double)s->nb : 1);
@@ -398,7 +407,9 @@ int est_eff_time(const struct est_eff *e, const struct machine *target, const st
         double frac = frac_at(e, ek, gc, octave(f1, 0, N_WORK), octave(ai, AI_OFF, N_AI));
         if (isnan(frac) && gc != cls)
             frac = frac_at(e, ek, cls, octave(f1, 0, N_WORK), octave(ai, AI_OFF, N_AI));
-        if (isnan(frac) && ek == EK_CONV)
+        if (isnan(frac) && ek == EK_CONV1D)
+            frac = frac_at(e, EK_CONV, cls, octave(f1, 0, N_WORK), octave(ai, AI_OFF, N_AI));
+        if (isnan(frac) && ek != EK_GEMM)
             frac = frac_at(e, EK_GEMM, cls, octave(f1, 0, N_WORK), octave(ai, AI_OFF, N_AI));
         double pk = peak_at(target, s->prec);
         if (isnan(frac) || !(pk > 0))

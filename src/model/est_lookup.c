@@ -216,6 +216,22 @@ static int lk_call(const struct kernel_table *t, const struct op *op, const stru
     return 0;
 }
 
+/* A dense undilated 1-D convolution from the table's 1-D rows
+ * (kernel_lookup.c: a category of their own) where they reach it; -1
+ * past them, where it is timed as an image of height 1 (a table of few
+ * 1-D rows, all at one batch, would extrapolate them by octaves). */
+static int lk_conv_1d(const struct kernel_table *t, const struct op *op, const struct shape *s,
+                      struct lookup *acc)
+{
+    if (!conv_shape_1d(&s->conv) || s->conv.groups > 1 || s->conv.dil_w > 1)
+        return -1;
+    struct lookup one;
+    if (lk_call(t, op, s, &one) != 0 || one.method == LOOKUP_EXTRAP)
+        return -1;
+    *acc = one;
+    return 0;
+}
+
 /* An op that moves rows through an index (ops_is_indexed) from its own
  * rows, where the table has them, by its bytes per call: those rows run
  * at the rate of the index and its atomic adds, which the stream of
@@ -304,6 +320,7 @@ static int conv_needs_call_lookup(const struct shape *s)
 {
     return s->conv.groups > 1 || s->conv.dims == 3 || s->conv.d > 1 || s->conv.t > 1;
 }
+
 
 /* The dense convolution of one group of cs, timed in pass `pass` by the
  * dense rows; -1 when they would extrapolate (or have no rows). */
@@ -471,6 +488,9 @@ int est_lookup_op(const struct kernel_table *t, const struct op *op, const struc
             return lk_gemm(t, s->prec, s->m, s->n, s->k, op->a_t, op->b_t, s->calls * s->nb, acc);
         return lk_flops(t, s->prec, s->flops, s->kernels, 1, acc);
     case OP_CONV:
+        if (lk_conv_1d(t, op, s, acc) == 0)
+            return 0;
+        memset(acc, 0, sizeof *acc);
         if (conv_needs_call_lookup(s)) {
             if (lk_call(t, op, s, acc) != 0)
                 return -1;

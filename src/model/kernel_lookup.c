@@ -17,7 +17,8 @@
  *    drops below its smallest (launch/latency bound), as for GEMMs.
  *  - Rows of other categories (precision, pass, cell, direction, causal,
  *    op, mode, groups class) are never neighbours: a GRU is not a slower
- *    LSTM and a depthwise convolution is not a small dense one.
+ *    LSTM and a depthwise convolution is not a small dense one; a dense
+ *    1-D convolution's are 1-D rows only.
  * Plain GEMMs keep kernel_table_gemm's estimate (alignment classes and a
  * k-d tree over tables of 10^5 rows); this file adds their distance and
  * hull.  Categories of the other kinds hold hundreds of rows, which a
@@ -42,6 +43,8 @@
 #define LK_SPAN 1.5
 /* Points closer than this (squared, in log units) are the same shape. */
 #define LK_SAME_D2 1e-12
+/* The conv category of dense undilated 1-D convolutions (conv_point). */
+#define CONV_CLS_1D 3
 
 /* ------------------------------------------------------------------ */
 /* Kinds                                                               */
@@ -144,7 +147,8 @@ static int64_t conv_out1(int64_t in, int64_t pad, int64_t f, int64_t stride, int
 }
 
 /* Conv as the implicit GEMM of one group; groups class 0 dense, 1
- * depthwise (a group per input channel), 2 other grouped. */
+ * depthwise (a group per input channel), 2 other grouped, CONV_CLS_1D
+ * dense undilated 1-D. */
 static int conv_point(const struct conv_shape *c, struct lpoint *pt)
 {
     int64_t g = one_if_0(c->groups);
@@ -159,8 +163,17 @@ static int conv_point(const struct conv_shape *c, struct lpoint *pt)
     double n = (double)(c->k / g);
     double k = (double)(c->c / g) * (double)one_if_0(c->t) * (double)one_if_0(c->r) *
                (double)one_if_0(c->s);
+    pt->dims = conv_shape_1d(c) ? 1 : c->dims >= 1 && c->dims <= 3 ? c->dims : c->d > 1 || c->t > 1 ? 3 : 2;
     pt->key.cls = g == 1 ? 0 : g == c->c ? 1 : 2;
-    pt->dims = c->dims >= 1 && c->dims <= 3 ? c->dims : c->d > 1 || c->t > 1 ? 3 : 2;
+    /* Dense undilated 1-D convolutions apart from the 2-D and 3-D ones:
+     * cuDNN picks other algorithms for a row of length L than for an
+     * image of the same implicit GEMM (on an H200 in tf32 the data
+     * gradient of 400 channels over 8,192 steps ran at 24 TFLOP/s beside
+     * 103 and 238 for 200 and 512 channels, estimators/h200/
+     * h200_conv_1d.csv), so only rows of their own kind are a 1-D
+     * query's neighbours (index_for files them with the others too). */
+    if (g == 1 && conv_shape_1d(c) && one_if_0(c->dil_w) == 1)
+        pt->key.cls = CONV_CLS_1D;
     pt->filter = (double)one_if_0(c->t) * (double)one_if_0(c->r) * (double)one_if_0(c->s);
     pt->n_axes = 5;
     pt->x[0] = log(m);
@@ -395,7 +408,12 @@ static double log_ratio(double part, double whole)
 
 /* Add slot `slot` of r to its category (any_op: to the category of
  * elementwise rows of every op instead). */
-static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, int any_op)
+/* How cat_add files a row: in its own category, in its kind's
+ * category of any op (elementwise rows), or a dense 1-D convolution row
+ * in the other dense convolutions' category too. */
+enum cat_as { CAT_OWN, CAT_ANY_OP, CAT_DENSE };
+
+static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, enum cat_as as)
 {
     struct kernel_query q;
     struct lpoint pt;
@@ -403,8 +421,13 @@ static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, int
     row_query(r, slot, &q);
     if (!(time_s > 0) || query_point(&q, &pt) != 0 || !(pt.work > 0))
         return;
-    if (any_op)
+    if (as == CAT_ANY_OP)
         pt.key.op = NULL;
+    if (as == CAT_DENSE) {
+        if (pt.key.cls != CONV_CLS_1D)
+            return;
+        pt.key.cls = 0;
+    }
     struct lcat *c = cat_find(ix, r->prec, &pt.key);
     if (!c) {
         ALLOC_GROW(ix->cats, ix->n + 1, ix->alloc);
@@ -457,10 +480,18 @@ static struct lindex *index_for(const struct kernel_table *t, enum kernel_kind k
     const size_t *rows = kernel_table_keys(t, kind, p, &n);
     for (size_t i = 0; i < n; i++) {
         const struct kernel_row *r = &t->rows[rows[i]];
-        for (int slot = 0; slot < (kind == KERNEL_CONV ? CONV_PASS_COUNT : 1); slot++)
-            cat_add(ix, r, slot, 0);
+        for (int slot = 0; slot < (kind == KERNEL_CONV ? CONV_PASS_COUNT : 1); slot++) {
+            cat_add(ix, r, slot, CAT_OWN);
+            /* a 1-D query's neighbours are 1-D rows only, but the 2-D and
+             * 3-D queries keep every dense row as a neighbour, as before
+             * the 1-D rows had a category: taking the 1-D rows from them
+             * moved 3-D estimates both ways, from no measurement of
+             * theirs */
+            if (kind == KERNEL_CONV)
+                cat_add(ix, r, slot, CAT_DENSE);
+        }
         if (kind == KERNEL_ELTWISE && r->op)
-            cat_add(ix, r, 0, 1);
+            cat_add(ix, r, 0, CAT_ANY_OP);
     }
     return ix;
 }

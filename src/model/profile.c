@@ -188,3 +188,9 @@ void op_add_flag(struct op *op, const char *flag)
     free(op->flags);
     op->flags = strbuf_detach(&sb);
 }
+
+int conv_shape_1d(const struct conv_shape *c)
+{
+    return c->dims == 1 || ((c->dims == 2 || c->dims == 0) && c->h <= 1 && c->r <= 1 &&
+                            c->d <= 1 && c->t <= 1);
+}

@@ -1296,6 +1296,56 @@ static void test_dilation_unmeasured(void **state)
     fclose(fp);
 }
 
+/* A 1-D convolution as a CPU trace gives it ([N, C, 1, W], filters of
+ * height 1) is timed from the table's 1-D rows, ten times slower here
+ * than the 2-D rows of the same implicit GEMM, which keep timing the
+ * 2-D convolution. */
+static void test_conv_1d_rows(void **state)
+{
+    (void)state;
+    struct machine m;
+    struct kernel_set ks;
+    struct kernel_table *t = gpu_with_table(&m, &ks);
+    for (int i = 0; i < 3; i++) {
+        for (int one_d = 0; one_d < 2; one_d++) {
+            struct kernel_row *r = kernel_table_add(t);
+            r->kind = KERNEL_CONV;
+            r->prec = PREC_FP32;
+            r->dims = one_d ? 1 : 2;
+            r->n_ = 8, r->c = 16 << i, r->kf = 16 << i;
+            r->h = one_d ? 1 : 32, r->w = one_d ? 1024 : 32;
+            r->r = one_d ? 1 : 3, r->s = 3;
+            r->pad_h = one_d ? 0 : 1, r->pad_w = 1, r->stride_h = r->stride_w = 1, r->groups = 1;
+            r->dil_h = r->dil_w = 1;
+            r->time_s[CONV_FWD] = (one_d ? 300e-6 : 30e-6) * (1 << i);
+        }
+    }
+    struct profile p;
+    profile_init(&p);
+    const int64_t h[] = { 1, 32 }, w[] = { 1024, 32 }, r[] = { 1, 3 };
+    for (int i = 0; i < 2; i++) {
+        struct op *c = add(&p, "aten::mkldnn_convolution", OP_CONV, 1);
+        *op_conv_mut(c) = (struct conv_shape){ .n = 8, .c = 32, .h = h[i], .w = w[i], .k = 32, .r = r[i],
+                                              .s = 3, .pad_h = i, .pad_w = 1, .stride_h = 1,
+                                              .stride_w = 1, .dil_h = 1, .dil_w = 1, .p = h[i],
+                                              .q = w[i], .groups = 1, .dims = 2 };
+        c->flops = 2.0 * 8 * 32 * 32 * 3 * (double)(r[i] * h[i] * w[i]);
+        c->time_s = 1e-3;
+    }
+    struct estimate e;
+    estimate_init(&e);
+    FILE *fp;
+    struct diag d = quiet(&fp);
+    assert_int_equal(estimate_profile(&p, &m, &ks, NULL, &e, &d), 0);
+    assert_close(e.ops[0].device_s, 600e-6, 1e-12);
+    assert_int_equal(e.ops[0].method, EST_TABLE_EXACT);
+    assert_close(e.ops[1].device_s, 60e-6, 1e-12);
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&ks);
+    fclose(fp);
+}
+
 /* A convolution of 2 groups far past its table's grouped rows (512
  * channels against rows of 64): timed as its two groups' dense
  * convolutions (256 to 256 channels, a dense row of 200 us) at the
@@ -2833,6 +2883,7 @@ int main(void)
         cmocka_unit_test(test_peer_rows),
         cmocka_unit_test(test_conv_bias),
         cmocka_unit_test(test_dilation_unmeasured),
+        cmocka_unit_test(test_conv_1d_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

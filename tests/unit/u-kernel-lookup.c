@@ -479,6 +479,50 @@ static void test_conv_filter_coverage(void **state)
     kernel_table_release(&t);
 }
 
+static struct kernel_row *conv1d_row(struct kernel_table *t, int64_t c, int64_t k, int slot,
+                                     double time_s)
+{
+    struct kernel_row *r = conv_row(t, c, 1, k, 1, slot, time_s);
+    r->dims = 1;
+    r->w = 4096;
+    r->r = 1;
+    r->pad_h = 0;
+    return r;
+}
+
+/* Dense 1-D rows answer 1-D queries, also as oneDNN states them ([N, C,
+ * 1, W] with filters of height 1), from 1-D rows only: a 1-D query
+ * between two 1-D rows keeps their rate although the much faster 2-D
+ * rows share its implicit-GEMM sizes; a 2-D query on a 2-D row is that
+ * row. */
+static void test_conv_1d_apart(void **state)
+{
+    (void)state;
+    struct kernel_table t;
+    kernel_table_init(&t);
+    conv_row(&t, 64, 64, 64, 1, CONV_FWD, 50e-6);
+    conv_row(&t, 256, 64, 256, 1, CONV_FWD, 500e-6);
+    conv1d_row(&t, 64, 64, CONV_FWD, 4e-3);
+    conv1d_row(&t, 256, 256, CONV_FWD, 40e-3);
+    struct kernel_query q;
+    struct kernel_hit h;
+    conv_query(&q, 64, 1, 64, 1, KPASS_FWD);
+    q.conv.dims = 1;
+    q.conv.w = 4096;
+    q.conv.r = 1;
+    q.conv.pad_h = 0;
+    expect_exact(&t, &q, &h, 4e-3);
+    q.conv.dims = 2;
+    expect_exact(&t, &q, &h, 4e-3);
+    q.conv.c = q.conv.k = 128;
+    assert_int_equal(kernel_table_lookup(&t, &q, &h), 0);
+    assert_int_equal(h.method, LOOKUP_INTERP);
+    assert_true(h.time_s > 4e-3 && h.time_s < 40e-3);
+    conv_query(&q, 64, 64, 64, 1, KPASS_FWD);
+    expect_exact(&t, &q, &h, 50e-6);
+    kernel_table_release(&t);
+}
+
 /* Rows of channels-last tensors (flag 1) answer channels-last queries
  * only, contiguous rows contiguous ones, for the same shape; a layout the
  * table lacks finds nothing (the estimator then says it falls back).
@@ -746,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_conv_classes),
         cmocka_unit_test(test_conv_filter_coverage),
         cmocka_unit_test(test_conv_layouts),
+        cmocka_unit_test(test_conv_1d_apart),
         cmocka_unit_test(test_conv_dilation),
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_eltwise),
