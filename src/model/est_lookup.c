@@ -321,7 +321,6 @@ static int conv_needs_call_lookup(const struct shape *s)
     return s->conv.groups > 1 || s->conv.dims == 3 || s->conv.d > 1 || s->conv.t > 1;
 }
 
-
 /* The dense convolution of one group of cs, timed in pass `pass` by the
  * dense rows; -1 when they would extrapolate (or have no rows). */
 static int dense_group_s(const struct kernel_table *t, enum precision p, const struct conv_shape *cs,

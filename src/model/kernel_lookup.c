@@ -406,11 +406,9 @@ static double log_ratio(double part, double whole)
     return part > 0 && whole > 0 ? log(part / whole) : NAN;
 }
 
-/* Add slot `slot` of r to its category (any_op: to the category of
- * elementwise rows of every op instead). */
-/* How cat_add files a row: in its own category, in its kind's
- * category of any op (elementwise rows), or a dense 1-D convolution row
- * in the other dense convolutions' category too. */
+/* How cat_add files slot `slot` of a row: in its own category, in the
+ * category of elementwise rows of every op, or (a dense 1-D convolution
+ * row) in the other dense convolutions' category too. */
 enum cat_as { CAT_OWN, CAT_ANY_OP, CAT_DENSE };
 
 static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, enum cat_as as)

@@ -172,6 +172,7 @@ size_t op_name_len(const char *s, size_t len);
  * height 1 with filters of height 1, as oneDNN is handed a Conv1d (its
  * trace shows [N, C, 1, W] inputs where the GPU's shows [N, C, W]). */
 int conv_shape_1d(const struct conv_shape *c);
+
 /* o's convolution geometry, all zeros when it has none: never NULL. */
 const struct conv_shape *op_conv(const struct op *o);
 /* o's convolution geometry to be set, allocated (zeroed) on first use and
