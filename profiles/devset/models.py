@@ -13533,6 +13533,400 @@ def srgnn(batch, device):
     return SRGNN(), make, _cls_loss, "adam"
 
 
+# -- thirty-sixth round --------------------------------------------------------
+# Models added after the thirty-fifth round: SqueezeNet 1.1 at 224 x 224
+# written out (fire modules: a 1x1 squeeze Conv2d to 16-64 channels, then
+# parallel 1x1 and 3x3 expand Conv2d concatenated, so many small,
+# narrow convolutions and channel concatenations; max pools with
+# ceil_mode; a 1x1 Conv2d classifier and a global average pool instead of
+# a Linear), a SIREN (Sitzmann et al. 2020) fitting a 512 x 512 RGB image
+# (a batch of a quarter million 2-D pixel coordinates through five 256-wide
+# Linears each followed by sin(30 x), so skinny 262,144 x 256 x 256 GEMMs
+# and elementwise sines) and a stacked DCN-V2 (Wang et al. 2021) CTR model
+# (26 separate embedding tables of 16 with 100 to 2,000,000 rows and
+# dense gradients, so a 100M-parameter Adam update dominated by the tables;
+# three full-rank 429 x 429 cross layers x0 * (W x + b) + x and a
+# BatchNorm1d MLP on top).
+
+class Fire(nn.Module):
+    """SqueezeNet's fire module (Iandola et al. 2016, Fig. 1, torchvision's
+    Fire): a squeeze 1x1 Conv2d cin -> s + ReLU, then an expand 1x1 Conv2d
+    s -> e and an expand 3x3 Conv2d s -> e (padding 1), each + ReLU, their
+    outputs concatenated along the channels (2 e)."""
+
+    def __init__(self, cin, s, e):
+        super().__init__()
+        self.squeeze = nn.Conv2d(cin, s, 1)
+        self.expand1 = nn.Conv2d(s, e, 1)
+        self.expand3 = nn.Conv2d(s, e, 3, padding=1)
+
+    def forward(self, x):                                   # b, cin, h, w
+        s = F.relu(self.squeeze(x), inplace=True)           # b, s, h, w
+        return torch.cat([F.relu(self.expand1(s), inplace=True),
+                          F.relu(self.expand3(s), inplace=True)], 1)   # b, 2 e, h, w
+
+
+class SqueezeNet(nn.Module):
+    """SqueezeNet 1.1 (Iandola et al. 2016; the 1.1 variant of the
+    authors' SqueezeNet_v1.1 release and torchvision's squeezenet1_1) at
+    224 x 224 written out: Conv2d 3x3 stride 2 3 -> 64 (no padding) + ReLU
+    (111 x 111), MaxPool2d 3 stride 2 ceil_mode (55); Fire 16/64 and 16/64
+    (128 channels out), MaxPool (27); Fire 32/128 and 32/128 (256),
+    MaxPool (13); Fire 48/192, 48/192 (384), 64/256 and 64/256 (512) at 13
+    x 13; classifier dropout 0.5, Conv2d 1x1 512 -> 1,000 + ReLU, global
+    average pool (the softmax in the loss). torchvision's initialisation:
+    kaiming-uniform convolutions, the final one N(0, 0.01), biases zero.
+    Returns b, 1000."""
+
+    def __init__(self, classes=1000, drop=0.5):
+        super().__init__()
+        pool = lambda: nn.MaxPool2d(3, stride=2, ceil_mode=True)   # noqa: E731
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 64, 3, stride=2), nn.ReLU(inplace=True), pool(),
+            Fire(64, 16, 64), Fire(128, 16, 64), pool(),
+            Fire(128, 32, 128), Fire(256, 32, 128), pool(),
+            Fire(256, 48, 192), Fire(384, 48, 192), Fire(384, 64, 256), Fire(512, 64, 256))
+        self.drop = nn.Dropout(drop)
+        self.final = nn.Conv2d(512, classes, 1)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                if m is self.final:
+                    nn.init.normal_(m.weight, 0.0, 0.01)
+                else:
+                    nn.init.kaiming_uniform_(m.weight)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        h = self.features(x)                                # b, 64, 111 -> 55 -> b, 128, 27 -> b, 256, 13 -> b, 512, 13, 13
+        h = F.relu(self.final(self.drop(h)), inplace=True)  # b, 1000, 13, 13
+        return h.mean((2, 3))                               # b, 1000
+
+
+def squeezenet(batch, device):
+    return SqueezeNet(), _images(batch, device), _cls_loss, "sgd_momentum"
+
+
+class Siren(nn.Module):
+    """SIREN (Sitzmann et al. 2020, 'Implicit Neural Representations with
+    Periodic Activation Functions', the image-fitting setting of the
+    reference explore_siren notebook) mapping 2-D pixel coordinates in
+    [-1, 1] to RGB: five sine layers of 256 (Linear 2 -> 256, then four
+    Linear 256 -> 256, each followed by sin(omega_0 x) with omega_0 = 30),
+    then a Linear 256 -> 3 (no activation). The paper's initialisation: the
+    first layer's weight uniform(-1 / in, 1 / in) (in = 2), every later
+    weight (the output layer's too) uniform(-sqrt(6 / in) / 30, sqrt(6 /
+    in) / 30); biases PyTorch's default. Returns n, 3."""
+
+    def __init__(self, cin=2, width=256, layers=5, cout=3, omega=30.0):
+        super().__init__()
+        self.omega = omega
+        self.sines = nn.ModuleList(nn.Linear(cin if i == 0 else width, width) for i in range(layers))
+        self.out = nn.Linear(width, cout)
+        with torch.no_grad():
+            for i, lin in enumerate(list(self.sines) + [self.out]):
+                n = lin.in_features
+                bound = 1.0 / n if i == 0 else math.sqrt(6.0 / n) / omega
+                lin.weight.uniform_(-bound, bound)
+
+    def forward(self, x):                                   # n, 2 (pixel coordinates)
+        for lin in self.sines:
+            x = torch.sin(self.omega * lin(x))              # n, 256
+        return self.out(x)                                  # n, 3
+
+
+def siren(batch, device):
+    """batch: pixel coordinates of a 512 x 512 image (x and y on the
+    linspace(-1, 1, 512) grid), batch of them drawn uniformly with
+    replacement in make() (262,144 = one image's worth), and their RGB
+    values in a random image with values in [-1, 1] (the reference's
+    normalisation)."""
+    side = 512
+
+    def make():
+        grid = torch.linspace(-1.0, 1.0, side, device=device)
+        image = torch.rand(side * side, 3, device=device) * 2 - 1     # 262144, 3
+        idx = torch.randint(0, side * side, (batch,), device=device)  # n
+        coords = torch.stack([grid[idx % side], grid[idx // side]], 1)   # n, 2: x, y
+        return coords, image[idx]                                      # n, 2; n, 3
+    return Siren(), make, _mse_loss, "adam"
+
+
+class DCNV2(nn.Module):
+    """DCN-V2 (Wang et al. 2021, 'DCN V2: Improved Deep & Cross Network'),
+    the stacked structure (Fig. 1b: the cross network's output fed to the
+    deep network) on Criteo-like inputs: 26 categorical fields, each in its
+    own nn.Embedding of 16 (dense gradients) with vocabularies log-spaced
+    from 100 to 2,000,000 rows (round(100 x 20,000^(i / 25)), 6.1M rows in
+    all), and 13 dense features, concatenated to x0 of 26 x 16 + 13 = 429;
+    3 cross layers of the full-rank matrix form x_{l+1} = x0 * (W_l x_l +
+    b_l) + x_l (W_l 429 x 429, an nn.Linear); the deep network Linear 429
+    -> 1,024, 1,024 -> 1,024, 1,024 -> 512, each + BatchNorm1d + ReLU +
+    dropout 0.1; Linear 512 -> 1 logit. PyTorch's default initialisation.
+    Returns b."""
+
+    VOCABS = tuple(int(round(100 * 20000 ** (i / 25))) for i in range(26))
+
+    def __init__(self, vocabs=VOCABS, dim=16, dense=13, cross=3, deep=(1024, 1024, 512), drop=0.1):
+        super().__init__()
+        self.embs = nn.ModuleList(nn.Embedding(v, dim) for v in vocabs)
+        d = len(vocabs) * dim + dense                       # 429
+        self.cross = nn.ModuleList(nn.Linear(d, d) for _ in range(cross))
+        layers, c = [], d
+        for w in deep:
+            layers += [nn.Linear(c, w), nn.BatchNorm1d(w), nn.ReLU(inplace=True), nn.Dropout(drop)]
+            c = w
+        self.deep = nn.Sequential(*layers)
+        self.out = nn.Linear(c, 1)
+
+    def forward(self, inp):
+        cat, dense = inp                                    # b, 26 (ids); b, 13
+        x0 = torch.cat([emb(c) for emb, c in zip(self.embs, cat.unbind(1))] + [dense], 1)   # b, 416 + 13 = 429
+        x = x0
+        for lin in self.cross:
+            x = x0 * lin(x) + x                             # b, 429
+        return self.out(self.deep(x)).squeeze(1)            # b, 1024 -> b, 1024 -> b, 512 -> b
+
+
+def dcnv2(batch, device):
+    """batch: rows of 26 categorical ids, each below its field's
+    vocabulary, 13 dense features (standard normal) and a 0/1 label."""
+    def make():
+        cat = torch.stack([torch.randint(0, v, (batch,), device=device) for v in DCNV2.VOCABS], 1)   # b, 26
+        return ((cat, torch.randn(batch, 13, device=device)),
+                torch.randint(0, 2, (batch,), device=device).float())
+    return DCNV2(), make, _bce_loss, "adam"
+
+
+# And a BART-base-shaped denoising
+# sequence-to-sequence LM at reduced depth (post-LN encoder and decoder
+# layers of 768 with written-out matmul + fp32 softmax + matmul attention:
+# bidirectional encoder self-attention under a key-padding mask, causal
+# decoder self-attention, cross-attention to the 512 encoder states; a
+# text-infilling corrupted source built on the host, so padded rows; the
+# 50,265-way LM head tied to the shared embedding over all 512 target
+# positions) and an IndRNN on sequential-MNIST pixel sequences (784 steps,
+# each layer's input projection one GEMM over all steps, the recurrence a
+# Python loop of elementwise multiply, add and ReLU per step: thousands of
+# tiny kernels forward and backward around a handful of 128-wide GEMMs).
+
+class BartAttention(nn.Module):
+    """BART's multi-head attention (HF BartAttention, eager path) written
+    out: q, k, v and out projections Linear d -> d with bias, heads of d /
+    heads, q scaled by head_dim^-0.5 before the matmul; scores q k^T
+    cast to fp32, a boolean mask (True = masked: padded keys or future
+    positions) filled with the fp32 minimum, softmax in fp32, attention
+    dropout, back to the value dtype, matmul with v, heads merged, out
+    projection. kv is x for self-attention, the encoder states for
+    cross-attention."""
+
+    def __init__(self, d=768, heads=12, drop=0.1):
+        super().__init__()
+        self.heads, self.scale = heads, (d // heads) ** -0.5
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.drop = nn.Dropout(drop)
+
+    def forward(self, x, kv, mask):                         # b, t, 768; b, s, 768; bool broadcastable to b, 12, t, s
+        b, t, d = x.shape
+        s, h = kv.shape[1], self.heads
+        q = (self.q(x) * self.scale).view(b, t, h, -1).transpose(1, 2)   # b, 12, t, 64
+        k = self.k(kv).view(b, s, h, -1).transpose(1, 2)    # b, 12, s, 64
+        v = self.v(kv).view(b, s, h, -1).transpose(1, 2)    # b, 12, s, 64
+        w = torch.matmul(q, k.transpose(2, 3)).float()      # b, 12, t, s (fp32)
+        w = w.masked_fill(mask, torch.finfo(torch.float32).min)
+        w = self.drop(torch.softmax(w, dim=-1)).type_as(v)  # b, 12, t, s
+        o = torch.matmul(w, v).transpose(1, 2).reshape(b, t, d)   # b, 12, t, 64 -> b, t, 768
+        return self.o(o)                                    # b, t, 768
+
+
+class BartLayer(nn.Module):
+    """A post-LN BART layer (HF BartEncoderLayer / BartDecoderLayer):
+    x = LN(x + dropout(self-attention(x))); in the decoder also x = LN(x
+    + dropout(cross-attention(x, encoder states))); x = LN(x +
+    dropout(Linear 3,072 -> d (dropout(GELU(Linear d -> 3,072 (x)))))).
+    LayerNorms in fp32 (Fp32LayerNorm)."""
+
+    def __init__(self, d=768, heads=12, ff=3072, cross=False, drop=0.1):
+        super().__init__()
+        self.self_attn, self.self_norm = BartAttention(d, heads, drop), Fp32LayerNorm(d)
+        if cross:
+            self.cross_attn, self.cross_norm = BartAttention(d, heads, drop), Fp32LayerNorm(d)
+        self.fc1, self.fc2, self.ffn_norm = nn.Linear(d, ff), nn.Linear(ff, d), Fp32LayerNorm(d)
+        self.drop = nn.Dropout(drop)
+
+    def forward(self, x, mask, mem=None, mem_mask=None):   # b, 512, 768
+        x = self.self_norm(x + self.drop(self.self_attn(x, x, mask)))    # b, 512, 768
+        if mem is not None:
+            x = self.cross_norm(x + self.drop(self.cross_attn(x, mem, mem_mask)))   # b, 512, 768
+        h = self.drop(F.gelu(self.fc1(x)))                  # b, 512, 3072
+        return self.ffn_norm(x + self.drop(self.fc2(h)))    # b, 512, 768
+
+
+class Bart(nn.Module):
+    """A BART-base-shaped denoising seq2seq LM (Lewis et al. 2020; the
+    sizes of facebook/bart-base: d_model 768, 12 heads, FFN 3,072 GELU,
+    the 50,265-token GPT-2 byte-level BPE vocabulary, learned positions of
+    1,024 + 2 (BART's offset of 2), dropout 0.1 everywhere, no embedding
+    scale, no final LayerNorm) at 3 encoder and 3 decoder layers instead
+    of 6 + 6. A shared 50,265 x 768 token embedding (padding index 1);
+    encoder: tokens + its own learned positions (table 1,026 x 768, read
+    at 2 .. t + 1), LayerNorm (layernorm_embedding), dropout, 3
+    BartLayers with a key-padding mask of the source's <pad> (1)
+    positions; decoder: the shifted-right targets embedded the same way
+    with the decoder's own position table and LayerNorm, 3 BartLayers
+    with causal self-attention and cross-attention to the encoder states
+    (the same key-padding mask); logits by the tied embedding plus the
+    final_logits_bias buffer (zeros, as HF keeps it). Linear and embedding
+    weights normal of std 0.02, biases zero, the padding row zero (HF's
+    _init_weights). Returns b, 512, 50265."""
+
+    def __init__(self, vocab=50265, d=768, heads=12, ff=3072, layers=3, positions=1024, pad=1, drop=0.1):
+        super().__init__()
+        self.pad, self.offset = pad, 2
+        self.tok = nn.Embedding(vocab, d, padding_idx=pad)
+        self.enc_pos = nn.Embedding(positions + self.offset, d)   # 1026, 768
+        self.dec_pos = nn.Embedding(positions + self.offset, d)
+        self.enc_norm, self.dec_norm = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.enc = nn.ModuleList(BartLayer(d, heads, ff, False, drop) for _ in range(layers))
+        self.dec = nn.ModuleList(BartLayer(d, heads, ff, True, drop) for _ in range(layers))
+        self.drop = nn.Dropout(drop)
+        self.register_buffer("final_logits_bias", torch.zeros(1, vocab))
+        normal_linears_embeddings(self)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.zeros_(m.bias)
+        with torch.no_grad():
+            self.tok.weight[pad].zero_()
+
+    def embed(self, ids, pos, norm):                        # b, t
+        p = torch.arange(self.offset, ids.shape[1] + self.offset, device=ids.device)   # t: 2 .. t + 1
+        return self.drop(norm(self.tok(ids) + pos(p)))      # b, t, 768
+
+    def forward(self, inp):
+        src, tgt = inp                                      # b, 512 (corrupted, padded); b, 512 (shifted right)
+        t = tgt.shape[1]
+        pad_mask = src.eq(self.pad)[:, None, None, :]       # b, 1, 1, 512: True at padded keys
+        x = self.embed(src, self.enc_pos, self.enc_norm)    # b, 512, 768
+        for layer in self.enc:
+            x = layer(x, pad_mask)                          # b, 512, 768
+        causal = torch.ones(t, t, dtype=torch.bool, device=tgt.device).triu(1)   # 512, 512: True above the diagonal
+        y = self.embed(tgt, self.dec_pos, self.dec_norm)    # b, 512, 768
+        for layer in self.dec:
+            y = layer(y, causal, x, pad_mask)               # b, 512, 768
+        return F.linear(y, self.tok.weight) + self.final_logits_bias   # b, 512, 50265
+
+
+def bart(batch, device):
+    """batch: documents of 512 tokens (<s> = 0, 510 ids drawn from 4 ..
+    50,263, </s> = 2) as the targets, drawn once from a generator of seed
+    0; the source corrupted on the host by BART's text infilling at a 15%
+    budget: 76 of the 510 body tokens in spans of Poisson(3) lengths
+    (drawn until the budget is reached, the last trimmed to it, zero
+    lengths dropped, so no insertions), the spans placed between the kept
+    tokens at sorted random gaps (two spans may abut), each span replaced
+    by one <mask> (50,264), the shortened source right-padded with <pad>
+    (1) to 512; the decoder input the targets shifted right behind </s>
+    (2, BART's decoder_start_token_id). The loss over all 512 target
+    positions."""
+    seq, mask_id, pad = 512, 50264, 1
+
+    def make():
+        g = torch.Generator().manual_seed(0)
+        body = seq - 2
+        tgt = torch.randint(4, mask_id, (batch, seq), generator=g)       # b, 512
+        tgt[:, 0], tgt[:, -1] = 0, 2
+        src = torch.full((batch, seq), pad, dtype=torch.long)
+        budget = round(0.15 * body)                                      # 76 masked tokens
+        for i in range(batch):
+            lengths = torch.poisson(torch.full((budget,), 3.0), generator=g).long()
+            cum = lengths.cumsum(0)
+            n = int((cum < budget).sum()) + 1                            # spans up to the one reaching the budget
+            lengths = lengths[:n].clone()
+            lengths[-1] = budget - (int(cum[n - 2]) if n > 1 else 0)
+            lengths = lengths[lengths > 0]                               # k spans, summing to 76
+            gaps = torch.randint(0, body - budget + 1, (lengths.numel(),), generator=g).sort().values
+            starts = gaps + torch.cumsum(lengths, 0) - lengths           # body positions of the span starts
+            masked = torch.zeros(body, dtype=torch.bool)
+            first = torch.zeros(body, dtype=torch.bool)
+            for s, l in zip(starts.tolist(), lengths.tolist()):
+                masked[s:s + l] = True
+                first[s] = True
+            kept = tgt[i, 1:-1].masked_fill(first, mask_id)[~masked | first]   # kept tokens and one <mask> per span
+            row = torch.cat([tgt[i, :1], kept, tgt[i, -1:]])                 # < 512
+            src[i, :row.numel()] = row
+        dec_in = torch.cat([torch.full((batch, 1), 2, dtype=torch.long), tgt[:, :-1]], 1)   # b, 512
+        return (src.to(device), dec_in.to(device)), tgt.to(device)
+    return Bart(), make, _lm_loss, "adamw"
+
+
+class IndRNNLayer(nn.Module):
+    """An IndRNN layer (Li et al. 2018, 'Independently Recurrent Neural
+    Network'): h_t = relu(W x_t + u * h_{t-1} + b) with u a vector of
+    per-unit recurrent weights (each unit sees only its own past). The
+    input projections of all steps at once by one Linear (W, b), the
+    recurrence a Python loop over the steps of elementwise multiply, add
+    and ReLU from h_0 = 0. u uniform in (0, 1), clipped at init to the
+    paper's max-step bound [0, 2^(1/T)] for T = 784 steps (a no-op on (0,
+    1) draws, kept as the rule) and not clipped during training."""
+
+    def __init__(self, cin, hidden=128, steps=784, gamma=2.0):
+        super().__init__()
+        self.inp = nn.Linear(cin, hidden)
+        self.u = nn.Parameter(torch.empty(hidden).uniform_(0.0, 1.0))
+        with torch.no_grad():
+            self.u.clamp_(0.0, gamma ** (1.0 / steps))
+
+    def forward(self, x):                                   # b, 784, cin
+        z = self.inp(x)                                     # b, 784, 128: all steps at once
+        h = z.new_zeros(z.shape[0], z.shape[2])             # b, 128
+        hs = []
+        for t in range(z.shape[1]):
+            h = torch.relu(z[:, t] + self.u * h)            # b, 128
+            hs.append(h)
+        return torch.stack(hs, 1)                           # b, 784, 128
+
+
+class IndRNN(nn.Module):
+    """A residual IndRNN on sequential MNIST (Li et al. 2018, the 6-layer
+    pixel-MNIST setting): b x 784 x 1 pixel sequences, 6 IndRNNLayers of
+    128 (1 -> 128, then 128 -> 128); BatchNorm1d over the 128 units
+    between layers (after layers 1 to 5), applied on the b * 784 rows;
+    residual connections every 2 layers: layer 4's output plus the
+    (normalised) output of layer 2, layer 6's plus that of layer 4 (layer
+    2 has no 128-wide input two layers below); the last step's state of
+    layer 6 to Linear 128 -> 10 (the softmax in the loss). PyTorch's
+    default initialisation apart from u. Returns b, 10."""
+
+    def __init__(self, steps=784, hidden=128, layers=6, classes=10):
+        super().__init__()
+        self.rnns = nn.ModuleList(IndRNNLayer(1 if i == 0 else hidden, hidden, steps) for i in range(layers))
+        self.norms = nn.ModuleList(nn.BatchNorm1d(hidden) for _ in range(layers - 1))
+        self.fc = nn.Linear(hidden, classes)
+
+    def forward(self, x):                                   # b, 784, 1
+        b, t, _ = x.shape
+        skip = None
+        for i, rnn in enumerate(self.rnns):
+            h = rnn(x)                                      # b, 784, 128
+            if i % 2 == 1:
+                if skip is not None:
+                    h = h + skip                            # residual over the last 2 layers
+            if i < len(self.norms):
+                h = self.norms[i](h.reshape(b * t, -1)).view(b, t, -1)   # BatchNorm1d on b 784 rows
+            if i % 2 == 1:
+                skip = h
+            x = h
+        return self.fc(x[:, -1])                            # b, 128 -> b, 10
+
+
+def indrnn(batch, device):
+    """batch: 28 x 28 images read pixel by pixel, b x 784 x 1 (random
+    values), and one of 10 class labels."""
+    def make():
+        return (torch.randn(batch, 784, 1, device=device),
+                torch.randint(0, 10, (batch,), device=device))
+    return IndRNN(), make, _cls_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -13715,4 +14109,9 @@ MODELS = {
     "patchtst": (patchtst, "PatchTST/64 supervised forecaster (Nie et al. 2023, Electricity configuration), b x 512 steps x 321 channels, channel-independent, RevIN without affine (per series mean and sqrt(biased var + 1e-5) over time), ReplicationPad1d of 8 at the end and unfold into 64 patches of 16 stride 8, (b*321) x 64 x 16 by Linear 16-128 + learned positions (uniform +-0.02), dropout 0.2, 3 post-norm encoder layers of 128 (W_Q, W_K, W_V with bias, 16 heads of 8, attention written out: q k^T x 8^-0.5 plus the previous layer's scores (residual attention), softmax, matmul, output Linear + dropout 0.2; dropout, residual, BatchNorm1d over d_model by transpose-BN-transpose; FFN 256 GELU, dropout 0.2, residual, BatchNorm1d), flatten head (d_model-major 8,192 -> Linear 96), de-normalised, b x 96 x 321, MSE, Adam; thirty-fifth round"),
     "gmlp": (gmlp, "gMLP masked LM (Liu et al. 2021), gMLP-base widths at 12 layers instead of 48, seq 512, 30,522 vocab, learned token embeddings of 512 only (no position embeddings, no attention), blocks of fp32 LayerNorm, Linear 512-3,072, GELU, spatial gating unit (channels chunked into halves u and v of 1,536, v through fp32 LayerNorm, transposed to b x 1,536 x 512 and mixed over the tokens by a Linear 512-512 whose weight starts uniform in +-1e-3 / 512 and bias at one, transposed back, u * v), Linear 1,536-512, residual, no dropout, final fp32 LayerNorm, 77 masked positions (15%, fixed per batch, [MASK] 103) gathered, logits by the tied 30,522 x 512 embedding + bias, normal std 0.02 init elsewhere, CE on the masked positions, AdamW; thirty-fifth round"),
     "srgnn": (srgnn, "SR-GNN session recommender (Wu et al. 2019), session prefixes of 1-20 clicks over 40,000 items (lengths and clicks drawn once from a seeded generator, 30% of clicks repeating an earlier one, right-padded with 0), per session the sorted unique items as up to 20 nodes (padded), alias indices and dense b x 20 x 20 in- and out-degree-normalised adjacency matrices built on the host in make(), 40,001 x 100 item table, one gated graph step (Linear 100-100 then batched matmul with A_in, the same with A_out, plus biases, concatenated 200, GRU update written out: Linear 200-300 and Linear 100-300 chunked into reset, update and new gates, sigmoid, tanh, h' = n + z (h - n)), click states gathered from the nodes by alias, last click at mask.sum - 1, soft attention (Linear q1 of the last + Linear q2 of each click, sigmoid, Linear 100-1 without bias, masked weighted sum), hybrid Linear 200-100 of [global, last], scores by matmul with the 40,000 item rows of the table (b x 40,000), uniform +-0.1 init, CE against the next item, Adam; thirty-fifth round"),
+    "squeezenet": (squeezenet, "SqueezeNet 1.1 (Iandola et al.) written out at 224x224, Conv2d 3x3 stride 2 to 64 (no padding) + ReLU (111x111), MaxPool2d 3 stride 2 ceil_mode (55), fire modules (squeeze 1x1 Conv2d + ReLU, then expand 1x1 and expand 3x3 (padding 1) Conv2d each + ReLU, concatenated) of squeeze/expand 16/64, 16/64 at 55, pool (27), 32/128, 32/128, pool (13), 48/192, 48/192, 64/256, 64/256 at 13x13 (512 channels), dropout 0.5, Conv2d 1x1 512-1,000 + ReLU, global average pool, torchvision init (kaiming-uniform, final conv N(0, 0.01)), 1.24M parameters, CE, SGD momentum; thirty-sixth round"),
+    "siren": (siren, "SIREN (Sitzmann et al. 2020) fitting a 512x512 RGB image, batch in pixel coordinates (x, y on the [-1, 1] grid, drawn uniformly with replacement in make()), five sine layers of 256 (Linear 2-256 then four Linear 256-256, each followed by sin(30 x)), Linear 256-3, the paper's init (first layer uniform +-1/2, later layers uniform +-sqrt(6/256)/30), 264K parameters, MSE against a random RGB image in [-1, 1], Adam; thirty-sixth round"),
+    "dcnv2": (dcnv2, "DCN-V2 (Wang et al. 2021) CTR model, stacked structure, 26 categorical fields in 26 nn.Embedding tables of 16 with vocabularies log-spaced from 100 to 2,000,000 rows (6.1M rows, 97.8M of the model's 100.4M parameters, dense gradients), 13 dense features, x0 of 26*16 + 13 = 429, 3 full-rank cross layers x_{l+1} = x0 * (W x_l + b) + x_l with W 429 x 429 (nn.Linear), then the deep MLP Linear 429-1,024, 1,024-1,024, 1,024-512 each + BatchNorm1d + ReLU + dropout 0.1, Linear 512-1, BCE with logits, Adam; thirty-sixth round"),
+    "bart": (bart, "BART-base-shaped denoising seq2seq LM (Lewis et al. 2020) at 3 encoder + 3 decoder layers instead of 6 + 6, d_model 768, 12 heads of 64, post-LN layers (self-attention, in the decoder causal self-attention then cross-attention to the 512 encoder states, FFN Linear 768-3,072 GELU Linear 3,072-768, each residual followed by an fp32 LayerNorm), attention written out (q k v o Linear with bias, q scaled by 64^-0.5, q k^T cast to fp32, boolean padding or causal mask filled with the fp32 minimum, fp32 softmax, dropout, matmul with v), shared 50,265 x 768 token embedding (padding id 1), separate learned encoder and decoder positions (1,024 + 2 offset = 1,026 x 768) and a LayerNorm on each embedding sum, dropout 0.1 throughout, source of 512 corrupted by text infilling in make() (76 of the 510 body tokens in Poisson(3) spans, one <mask> per span, right-padded with <pad> and masked as keys in encoder self- and cross-attention), decoder input the 512 targets shifted right behind </s>, LM head tied to the embedding plus a zero final_logits_bias buffer over 50,265, N(0, 0.02) weights and zero biases, 89.8M parameters, CE over all 512 target positions, AdamW; thirty-sixth round"),
+    "indrnn": (indrnn, "Residual IndRNN (Li et al. 2018) on sequential MNIST, b x 784 x 1 pixel sequences, 6 IndRNN layers of 128 (per layer the input projections of all 784 steps by one Linear, 1-128 then 128-128, and the recurrence h_t = relu(z_t + u * h_{t-1}) as a Python loop of elementwise multiply, add and ReLU over the 784 steps from h_0 = 0, u a per-unit recurrent vector uniform in (0, 1) clipped at init only to the max-step bound 2^(1/784)), BatchNorm1d over the 128 units on the b*784 rows after layers 1 to 5, residual connections every 2 layers (layer 4 plus layer 2's normalised output, layer 6 plus layer 4's), the last step's state of layer 6 to Linear 128-10, 86K parameters, CE, Adam; thirty-sixth round"),
 }

@@ -71,6 +71,7 @@ BATCH = {
     "p3b2": (1024, 128), "p2b1": (2048, 256), "pvtv2": (128, 8), "gptj": (8, 1), "bert4rec": (256, 16),
     "p3b3": (256, 16), "p3b4": (128, 8), "dimenet": (128, 8), "tabtransformer": (4096, 512), "unetpp": (16, 2),
     "charcnn": (128, 16), "xception": (128, 8), "patchtst": (32, 4), "gmlp": (32, 8), "srgnn": (512, 64),
+    "squeezenet": (256, 32), "siren": (262144, 32768), "dcnv2": (8192, 1024), "bart": (16, 2), "indrnn": (128, 16),
 }
 
 
