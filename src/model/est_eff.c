@@ -199,7 +199,9 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
         double f = 2.0 * r->n_ * r->kf * (r->c / g) * r->r * r->s * p * q;
         double b = ((double)r->n_ * r->c * r->h * r->w + (double)r->kf * (r->c / g) * r->r * r->s
                     + (double)r->n_ * r->kf * p * q) * eb;
-        int ek = r->groups <= 1 && r->dims == 1 && r->dil_w <= 1 ? EK_CONV1D : EK_CONV;
+        const struct conv_shape one = { .dims = r->dims, .h = r->h, .r = r->r, .d = r->d, .t = r->t,
+                                        .groups = r->groups, .dil_w = r->dil_w };
+        int ek = conv_shape_dense_1d(&one) ? EK_CONV1D : EK_CONV;
         for (int pass = 0; pass < CONV_PASS_COUNT; pass++)
             if (r->time_s[pass] > 0 && p > 0 && q > 0)
                 add(s, n, alloc, ek, cls, octave(f, 0, N_WORK), octave(f / b, AI_OFF, N_AI),
@@ -391,9 +393,7 @@ int est_eff_time(const struct est_eff *e, const struct machine *target, const st
     if (kind == OP_ATTENTION && att_time(e, target, op, s, time_s) == 0)
         return 0;
     if (is_matrix_kind(kind) && s->flops > 0) {
-        const struct conv_shape *cs = &s->conv;
-        int ek = kind != OP_CONV ? EK_GEMM
-                 : conv_shape_1d(cs) && cs->groups <= 1 && cs->dil_w <= 1 ? EK_CONV1D : EK_CONV;
+        int ek = kind != OP_CONV ? EK_GEMM : conv_shape_dense_1d(&s->conv) ? EK_CONV1D : EK_CONV;
         int cls = prec_class(s->prec);
         /* a recurrent layer runs its GEMM once per time step (nb steps
          * per call), one after the other: its size is one step's */

@@ -223,7 +223,7 @@ static int lk_call(const struct kernel_table *t, const struct op *op, const stru
 static int lk_conv_1d(const struct kernel_table *t, const struct op *op, const struct shape *s,
                       struct lookup *acc)
 {
-    if (!conv_shape_1d(&s->conv) || s->conv.groups > 1 || s->conv.dil_w > 1)
+    if (!conv_shape_dense_1d(&s->conv))
         return -1;
     struct lookup one;
     if (lk_call(t, op, s, &one) != 0 || one.method == LOOKUP_EXTRAP)

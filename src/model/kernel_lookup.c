@@ -171,8 +171,8 @@ static int conv_point(const struct conv_shape *c, struct lpoint *pt)
      * gradient of 400 channels over 8,192 steps ran at 24 TFLOP/s beside
      * 103 and 238 for 200 and 512 channels, estimators/h200/
      * h200_conv_1d.csv), so only rows of their own kind are a 1-D
-     * query's neighbours (index_for files them with the others too). */
-    if (g == 1 && conv_shape_1d(c) && one_if_0(c->dil_w) == 1)
+     * query's neighbours (cat_add files them with the others too). */
+    if (conv_shape_dense_1d(c))
         pt->key.cls = CONV_CLS_1D;
     pt->filter = (double)one_if_0(c->t) * (double)one_if_0(c->r) * (double)one_if_0(c->s);
     pt->n_axes = 5;
@@ -406,39 +406,23 @@ static double log_ratio(double part, double whole)
     return part > 0 && whole > 0 ? log(part / whole) : NAN;
 }
 
-/* How cat_add files slot `slot` of a row: in its own category, in the
- * category of elementwise rows of every op, or (a dense 1-D convolution
- * row) in the other dense convolutions' category too. */
-enum cat_as { CAT_OWN, CAT_ANY_OP, CAT_DENSE };
-
-static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, enum cat_as as)
+/* File slot `slot` of r, at point pt, in pt's category. */
+static void cat_put(struct lindex *ix, const struct kernel_row *r, int slot, const struct lpoint *pt)
 {
-    struct kernel_query q;
-    struct lpoint pt;
     double time_s = r->time_s[slot];
-    row_query(r, slot, &q);
-    if (!(time_s > 0) || query_point(&q, &pt) != 0 || !(pt.work > 0))
-        return;
-    if (as == CAT_ANY_OP)
-        pt.key.op = NULL;
-    if (as == CAT_DENSE) {
-        if (pt.key.cls != CONV_CLS_1D)
-            return;
-        pt.key.cls = 0;
-    }
-    struct lcat *c = cat_find(ix, r->prec, &pt.key);
+    struct lcat *c = cat_find(ix, r->prec, &pt->key);
     if (!c) {
         ALLOC_GROW(ix->cats, ix->n + 1, ix->alloc);
         c = &ix->cats[ix->n++];
         memset(c, 0, sizeof *c);
-        c->key = pt.key;
+        c->key = pt->key;
         c->prec = r->prec;
-        c->n_axes = pt.n_axes;
+        c->n_axes = pt->n_axes;
     }
     ALLOC_GROW(c->rows, c->n + 1, c->alloc);
     struct lrow *lr = &c->rows[c->n++];
-    memcpy(lr->x, pt.x, sizeof lr->x);
-    lr->y = log(pt.work / time_s);
+    memcpy(lr->x, pt->x, sizeof lr->x);
+    lr->y = log(pt->work / time_s);
     /* p05/p95 describe the row's first timed pass (kernel_row). */
     int first = r->time_s[0] > 0 ? 0 : r->time_s[1] > 0 ? 1 : 2;
     lr->lo = slot == first ? log_ratio(r->time_lo_s, time_s) : NAN;
@@ -446,22 +430,45 @@ static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, enu
     lr->row = r;
     lr->time_s = time_s;
     for (int a = 0; a < c->n_axes; a++) {
-        if (c->n == 1 || pt.x[a] < c->box_lo[a])
-            c->box_lo[a] = pt.x[a];
-        if (c->n == 1 || pt.x[a] > c->box_hi[a])
-            c->box_hi[a] = pt.x[a];
+        if (c->n == 1 || pt->x[a] < c->box_lo[a])
+            c->box_lo[a] = pt->x[a];
+        if (c->n == 1 || pt->x[a] > c->box_hi[a])
+            c->box_hi[a] = pt->x[a];
     }
     if (c->key.kind == KERNEL_CONV && c->key.cls != 1) {
-        int d = pt.dims;
-        if (!(c->filter_hi[d] > 0) || pt.filter < c->filter_lo[d])
-            c->filter_lo[d] = pt.filter;
-        if (pt.filter > c->filter_hi[d])
-            c->filter_hi[d] = pt.filter;
+        int d = pt->dims;
+        if (!(c->filter_hi[d] > 0) || pt->filter < c->filter_lo[d])
+            c->filter_lo[d] = pt->filter;
+        if (pt->filter > c->filter_hi[d])
+            c->filter_hi[d] = pt->filter;
     }
     if (c->n == 1 || time_s < c->min_time_s)
         c->min_time_s = time_s;
     if (exp(lr->y) > c->max_rate)
         c->max_rate = exp(lr->y);
+}
+
+/* Add slot `slot` of r to its category (any_op: to the category of
+ * elementwise rows of every op instead).  A dense 1-D convolution row
+ * goes to the other dense convolutions' category too: a 1-D query's
+ * neighbours are 1-D rows only, but the 2-D and 3-D queries keep every
+ * dense row as a neighbour, as before the 1-D rows had a category
+ * (taking the 1-D rows from them moved 3-D estimates both ways, from no
+ * measurement of theirs). */
+static void cat_add(struct lindex *ix, const struct kernel_row *r, int slot, int any_op)
+{
+    struct kernel_query q;
+    struct lpoint pt;
+    row_query(r, slot, &q);
+    if (!(r->time_s[slot] > 0) || query_point(&q, &pt) != 0 || !(pt.work > 0))
+        return;
+    if (any_op)
+        pt.key.op = NULL;
+    cat_put(ix, r, slot, &pt);
+    if (pt.key.kind == KERNEL_CONV && pt.key.cls == CONV_CLS_1D) {
+        pt.key.cls = 0;
+        cat_put(ix, r, slot, &pt);
+    }
 }
 
 /* Categories of one kind and precision, built on first use from the
@@ -478,18 +485,10 @@ static struct lindex *index_for(const struct kernel_table *t, enum kernel_kind k
     const size_t *rows = kernel_table_keys(t, kind, p, &n);
     for (size_t i = 0; i < n; i++) {
         const struct kernel_row *r = &t->rows[rows[i]];
-        for (int slot = 0; slot < (kind == KERNEL_CONV ? CONV_PASS_COUNT : 1); slot++) {
-            cat_add(ix, r, slot, CAT_OWN);
-            /* a 1-D query's neighbours are 1-D rows only, but the 2-D and
-             * 3-D queries keep every dense row as a neighbour, as before
-             * the 1-D rows had a category: taking the 1-D rows from them
-             * moved 3-D estimates both ways, from no measurement of
-             * theirs */
-            if (kind == KERNEL_CONV)
-                cat_add(ix, r, slot, CAT_DENSE);
-        }
+        for (int slot = 0; slot < (kind == KERNEL_CONV ? CONV_PASS_COUNT : 1); slot++)
+            cat_add(ix, r, slot, 0);
         if (kind == KERNEL_ELTWISE && r->op)
-            cat_add(ix, r, 0, CAT_ANY_OP);
+            cat_add(ix, r, 0, 1);
     }
     return ix;
 }

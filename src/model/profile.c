@@ -194,3 +194,8 @@ int conv_shape_1d(const struct conv_shape *c)
     return c->dims == 1 || ((c->dims == 2 || c->dims == 0) && c->h <= 1 && c->r <= 1 &&
                             c->d <= 1 && c->t <= 1);
 }
+
+int conv_shape_dense_1d(const struct conv_shape *c)
+{
+    return conv_shape_1d(c) && c->groups <= 1 && c->dil_w <= 1;
+}

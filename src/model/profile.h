@@ -172,6 +172,9 @@ size_t op_name_len(const char *s, size_t len);
  * height 1 with filters of height 1, as oneDNN is handed a Conv1d (its
  * trace shows [N, C, 1, W] inputs where the GPU's shows [N, C, W]). */
 int conv_shape_1d(const struct conv_shape *c);
+/* One group and no dilation too: what a table's 1-D rows time
+ * (kernel_lookup.c, est_lookup.c, est_eff.c). */
+int conv_shape_dense_1d(const struct conv_shape *c);
 
 /* o's convolution geometry, all zeros when it has none: never NULL. */
 const struct conv_shape *op_conv(const struct op *o);
