@@ -1333,10 +1333,8 @@ static void test_conv_1d_rows(void **state)
         c->time_s = 1e-3;
     }
     struct estimate e;
-    estimate_init(&e);
     FILE *fp;
-    struct diag d = quiet(&fp);
-    assert_int_equal(estimate_profile(&p, &m, &ks, NULL, &e, &d), 0);
+    assert_int_equal(estimate_quiet(&p, &m, &ks, PREC_UNKNOWN, &e, &fp), 0);
     assert_close(e.ops[0].device_s, 600e-6, 1e-12);
     assert_int_equal(e.ops[0].method, EST_TABLE_EXACT);
     assert_close(e.ops[1].device_s, 60e-6, 1e-12);
