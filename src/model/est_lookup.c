@@ -225,7 +225,7 @@ static int lk_conv_1d(const struct kernel_table *t, const struct op *op, const s
 {
     if (!conv_shape_dense_1d(&s->conv))
         return -1;
-    struct lookup one;
+    struct lookup one = { .method = LOOKUP_NONE };
     if (lk_call(t, op, s, &one) != 0 || one.method == LOOKUP_EXTRAP)
         return -1;
     *acc = one;
