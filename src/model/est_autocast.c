@@ -20,8 +20,12 @@
  *    casts its fp32 inputs and returns the low precision;
  *  - the fp32 list casts a low-precision input to fp32 and returns fp32;
  *    its reductions and softmax (sum, prod, cumsum, cumprod, softmax,
- *    log_softmax, norms) take an fp32 output type instead: no cast kernel,
- *    an fp32 result;
+ *    log_softmax, norms) take an fp32 output type instead: an fp32
+ *    result, and no cast kernel but in softmax and log_softmax, which
+ *    fuse the cast only for fp16 on a GPU (aten's SoftMax.cpp: a bf16
+ *    input, or any on a CPU, is converted to fp32 by a cast kernel first,
+ *    the aten::to inside aten::softmax of the development set's bf16
+ *    traces), so their gradient is cast back too;
  *  - any other op runs in its inputs' type, and mixed inputs promote to
  *    fp32 (a bf16 activation times an fp32 tensor is fp32); an in-place op
  *    keeps its first input's type, an embedding its fp32 weight's; a
@@ -281,6 +285,8 @@ struct flow {
      * autocast casts a parameter once and reuses the cast until the
      * autocast region ends (its cast cache) */
     struct kmap params, cast;
+    int softmax_casts;      /* softmax converts a low-precision input by a
+                               cast kernel before it (not fused) */
 };
 
 /* The key of an element count: its bits (a count past int64_t, from a
@@ -324,6 +330,13 @@ static int is_concat(const struct op *op)
 {
     static const char *const names[] = { "cat", "_cat", "concat", "concatenate", "stack",
                                          "hstack", "vstack", NULL };
+    return name_in(ops_base_name(op), names);
+}
+
+static int is_softmax(const struct op *op)
+{
+    static const char *const names[] = { "softmax", "_softmax", "log_softmax", "_log_softmax",
+                                         NULL };
     return name_in(ops_base_name(op), names);
 }
 
@@ -657,6 +670,12 @@ static void flow_call(struct flow *f, const struct op *op, size_t when, int *low
         out = F_FP32;
         break;
     case POL_FP32_OUT:
+        if (f->softmax_casts && ng > 0 && in0 == F_LOW && is_softmax(op)) {
+            *t += 1;
+            *e += numel(g.dims[0], g.rank[0]);
+        }
+        out = F_FP32;
+        break;
     case POL_EMBED:
         out = F_FP32;
         break;
@@ -715,6 +734,7 @@ int est_autocast_flow(const struct est *c, struct ac_casts *out)
     double *n = xcalloc(p->n_ops, sizeof *n);
     struct flow f;
     memset(&f, 0, sizeof f);
+    f.softmax_casts = c->want != PREC_FP16 || !c->tgt_gpu;
     params_of(p, &f.params);
     int step = -1, low_cast = 0;
     uint64_t low_key = 0;

@@ -2241,6 +2241,45 @@ static void test_autocast_flow(void **state)
     fclose(fp);
 }
 
+/* Softmax under autocast returns fp32 either way, but only fp16 on a GPU
+ * fuses the cast of its input into the kernel; a bf16 input is cast to
+ * fp32 by a kernel of its own first (aten's SoftMax.cpp), so at bf16 the
+ * scores between two batched GEMMs add one cast forward and one back, and
+ * its fp32 result is cast down for the GEMM after it at either precision. */
+static void test_autocast_softmax(void **state)
+{
+    (void)state;
+    struct machine m;
+    struct profile p;
+    gpu_step(&m, &p);
+    double b = 2 * 8 * 64 * 64 * 4.0;
+    struct op *q = add_called(&p, 0, "aten::bmm", OP_GEMM, PHASE_FORWARD, "[8, 64, 32], [8, 32, 64]",
+                              0, 64, 64, 32);
+    q->batch = 8;
+    add_called(&p, 1, "aten::softmax", OP_ELEMENTWISE, PHASE_FORWARD, "[8, 64, 64], [], []", b, 0, 0,
+               0);
+    q = add_called(&p, 2, "aten::bmm", OP_GEMM, PHASE_FORWARD, "[8, 64, 64], [8, 64, 32]", 0, 64, 32,
+                   64);
+    q->batch = 8;
+    struct estimate e16, e;
+    FILE *fp;
+    assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_FP16, &e16, &fp), 0);
+    fclose(fp);
+    assert_int_equal(estimate_quiet(&p, &m, NULL, PREC_BF16, &e, &fp), 0);
+    fclose(fp);
+    const struct op_estimate *c16 = &e16.ops[e16.n_ops - 1], *c = &e.ops[e.n_ops - 1];
+    assert_string_equal(c->name, "(autocast casts)");
+    assert_string_equal(c16->name, "(autocast casts)");
+    assert_close(c->count - c16->count, 2, 1e-12);
+    assert_close(c->bytes - c16->bytes, 2 * 8 * 64 * 64 * 6.0, 1e-6);
+    /* the softmax itself on fp32 copies either way (ops_autocast_fp32) */
+    assert_close(e.ops[1].bytes, b, 1e-9);
+    assert_close(e16.ops[1].bytes, b, 1e-9);
+    estimate_release(&e16);
+    estimate_release(&e);
+    profile_release(&p);
+}
+
 /* A concatenation promotes across its list: a linear layer's bf16 output
  * concatenated with fp32 features ([128, 64] and [128, 16] into
  * [128, 80]) is fp32, so the linear layer that reads it casts it.  The
@@ -2855,6 +2894,7 @@ int main(void)
         cmocka_unit_test(test_autocast_conv_bias),
         cmocka_unit_test(test_autocast_flow),
         cmocka_unit_test(test_autocast_concat),
+        cmocka_unit_test(test_autocast_softmax),
         cmocka_unit_test(test_autocast_promotion),
         cmocka_unit_test(test_scaled_table_batch),
         cmocka_unit_test(test_cpu_view_ops),
