@@ -871,6 +871,23 @@ def norm_cases(grid):
                         if n * c * s <= 1 << 27:
                             add(op, n, c, s)
         return rows
+    if grid == "norm-batch":
+        # Batch and group norms of 4-D activations at the batches training
+        # runs (the designed grid below measures batches 8 and 64 only, so
+        # a convolutional network's norms at batch 256 were extrapolated):
+        # batches 12, 96, 768 and 6,144 (apart by 8x, off the powers of two
+        # models train at, bracketing them; the last for norms over the
+        # many series or patches a [N, C, L] input holds), 16 to 1,024
+        # channels, maps of 2 x 2 to 64 x 64 (4 to 4,096 points; a
+        # [N, C, L] sequence's norm is the same kernel), 2^14 to 2^28
+        # elements.
+        for n in (12, 96, 768, 6144):
+            for c in (16, 64, 256, 1024):
+                for s in pow2(2, 12, 2):
+                    if 1 << 14 <= n * c * s <= 1 << 28:
+                        add("batch_norm", n, c, s)
+                        add("group_norm", n, c, s, 8 if c < 64 else 32)
+        return rows
     if grid == "tiny":
         add("batch_norm", 4, 8, 64)
         add("group_norm", 4, 8, 64, 4)
@@ -2031,13 +2048,14 @@ def parse_args(argv):
     ap.add_argument("--device", default=None,
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
     ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
-                                       "depthwise3d", "grouped", "norm2d", "norm-rows", "batched-small",
+                                       "depthwise3d", "grouped", "norm2d", "norm-rows", "norm-batch", "batched-small",
                                        "head-dims", "conv1d"],
                     default="small",
                     help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D, the 3-D depthwise or "
                          "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv), or "
                          "batch norms over [N, C] inputs (norm2d, --kinds norm), or layer and RMS norms over "
-                         "many short rows (norm-rows, --kinds norm), or small matrices in "
+                         "many short rows (norm-rows, --kinds norm), or batch and group norms of 4-D "
+                         "activations at batches 12 to 6,144 (norm-batch, --kinds norm), or small matrices in "
                          "batches of thousands to millions (batched-small, --kinds gemm), or "
                          "attention at head dims 16, 32, 80 and 96 (head-dims, --kinds attention)")
     ap.add_argument("--kinds", default=None,
@@ -2086,6 +2104,7 @@ GRID_KIND = {g: ("conv", "convolutions") for g in ("depthwise", "dense-layouts",
                                                     "depthwise3d", "grouped")}
 GRID_KIND["norm2d"] = ("norm", "batch norms")
 GRID_KIND["norm-rows"] = ("norm", "layer and RMS norms over short rows")
+GRID_KIND["norm-batch"] = ("norm", "batch and group norms at training batches")
 GRID_KIND["batched-small"] = ("gemm", "batched GEMMs")
 GRID_KIND["head-dims"] = ("attention", "attention at head dims besides 64 and 128")
 
