@@ -13927,6 +13927,388 @@ def indrnn(batch, device):
     return IndRNN(), make, _cls_loss, "adam"
 
 
+# -- thirty-seventh round ------------------------------------------------------
+# Models added after the thirty-sixth round: a Kolmogorov-Arnold Network
+# (Liu et al. 2024) in the "efficient KAN" formulation on flattened MNIST
+# (784-256-256-10: per layer a Linear on SiLU(x) plus cubic B-spline bases
+# on a 12-knot grid built by the Cox-de Boor recursion as elementwise ops
+# on b x in x knots tensors, comparisons, subtractions, divisions by knot
+# differences and multiplies, then one GEMM of the b x (in * 8) bases
+# against the scaled spline weights, so 9 x the Linear's FLOPs and
+# elementwise work the size of the GEMM inputs) and a word2vec skip-gram
+# with negative sampling (Mikolov et al. 2013: two 100,000 x 300
+# nn.Embedding tables with dense gradients, a bmm of b x 16 x 300 context
+# vectors with the b x 300 x 1 centre vectors, logsigmoid; a step whose
+# arithmetic is tiny and whose time goes to the embedding backward's dense
+# 100,000 x 300 gradients of both tables and plain SGD over 60M
+# parameters).
+
+def _kan_bases(x, grid, order):
+    """B-spline bases of the given order of x (b, in) on the per-input
+    knots grid (in, knots) by the Cox-de Boor recursion, written out as
+    efficient-kan's b_splines: order-0 indicators of the knot intervals,
+    then order times the two-term recursion on shifted slices. Returns b,
+    in, knots - 1 - order."""
+    x = x.unsqueeze(-1)                                     # b, in, 1
+    bases = ((x >= grid[:, :-1]) & (x < grid[:, 1:])).to(x.dtype)   # b, in, 11: order 0
+    for k in range(1, order + 1):
+        bases = ((x - grid[:, :-(k + 1)]) / (grid[:, k:-1] - grid[:, :-(k + 1)]) * bases[:, :, :-1]
+                 + (grid[:, k + 1:] - x) / (grid[:, k + 1:] - grid[:, 1:-k]) * bases[:, :, 1:])   # b, in, 11 - k
+    return bases                                            # b, in, 8 (grid 5 + order 3)
+
+
+class KANLinear(nn.Module):
+    """A KAN layer in the efficient-kan formulation (Blealtan's
+    efficient-kan, the reference re-implementation of Liu et al. 2024,
+    'KAN: Kolmogorov-Arnold Networks'): every input-output edge carries
+    a learnable function w_b silu(x) + c * spline(x), computed as a base
+    branch F.linear(silu(x), base_weight) plus a spline branch: cubic
+    (order 3) B-spline bases of x on a uniform grid of 5 intervals over
+    [-1, 1], extended by 3 knots each side (12 knots, step 0.4, a buffer of
+    in x 12), so 8 bases per input (b x in x 8), flattened to b x in * 8
+    and multiplied by the spline weights (out x in x 8, times a learnable
+    per-(out, in) spline scaler, flattened to out x in * 8) in one GEMM.
+    No bias; no grid updates during training. efficient-kan's
+    initialisation: base weight kaiming-uniform with a = sqrt(5), spline
+    weights the least-squares coefficients (torch.linalg.lstsq, on the
+    host at build) of noise uniform(+-0.05) / 5 at the 6 interior knots,
+    the scaler kaiming-uniform with a = sqrt(5). Returns b, out."""
+
+    def __init__(self, cin, cout, grid=5, order=3, lo=-1.0, hi=1.0, noise=0.1):
+        super().__init__()
+        self.order = order
+        h = (hi - lo) / grid
+        knots = torch.arange(-order, grid + order + 1, dtype=torch.float32) * h + lo   # 12
+        self.register_buffer("grid", knots.expand(cin, -1).contiguous())   # in, 12
+        self.base_weight = nn.Parameter(torch.empty(cout, cin))
+        self.spline_weight = nn.Parameter(torch.empty(cout, cin, grid + order))
+        self.spline_scaler = nn.Parameter(torch.empty(cout, cin))
+        nn.init.kaiming_uniform_(self.base_weight, a=math.sqrt(5))
+        with torch.no_grad():
+            pts = self.grid.t()[order:-order]                # 6, in: the interior knots
+            y = (torch.rand(grid + 1, cin, cout) - 0.5) * noise / grid   # 6, in, out
+            a = _kan_bases(pts, self.grid, order).transpose(0, 1)       # in, 6, 8
+            coef = torch.linalg.lstsq(a, y.transpose(0, 1)).solution    # in, 8, out
+            self.spline_weight.copy_(coef.permute(2, 0, 1))  # out, in, 8
+        nn.init.kaiming_uniform_(self.spline_scaler, a=math.sqrt(5))
+
+    def forward(self, x):                                   # b, in
+        base = F.linear(F.silu(x), self.base_weight)        # b, out
+        bases = _kan_bases(x, self.grid, self.order)        # b, in, 8
+        w = self.spline_weight * self.spline_scaler.unsqueeze(-1)   # out, in, 8
+        spline = F.linear(bases.flatten(1), w.flatten(1))   # b, in * 8 -> b, out
+        return base + spline                                # b, out
+
+
+class KAN(nn.Module):
+    """A Kolmogorov-Arnold Network (Liu et al. 2024) of efficient-kan
+    KANLinear layers 784 -> 256 -> 256 -> 10 on flattened 28 x 28 images
+    (efficient-kan's MNIST example with two hidden layers of 256 instead
+    of one of 64), no normalisation or activation between the layers
+    (each layer's silu and splines are its nonlinearity), 2.69M
+    parameters (10 per edge: base weight, 8 spline coefficients,
+    scaler). Returns b, 10."""
+
+    def __init__(self, widths=(784, 256, 256, 10)):
+        super().__init__()
+        self.layers = nn.ModuleList(KANLinear(a, b) for a, b in zip(widths[:-1], widths[1:]))
+
+    def forward(self, x):                                   # b, 1, 28, 28
+        x = x.flatten(1)                                    # b, 784
+        for layer in self.layers:
+            x = layer(x)                                    # b, 256 -> b, 256 -> b, 10
+        return x                                            # b, 10
+
+
+def kan(batch, device):
+    """batch: 28 x 28 images, values uniform in [-1, 1] (MNIST normalised
+    by mean 0.5 and std 0.5, as efficient-kan's example), and one of 10
+    class labels."""
+    def make():
+        return (torch.rand(batch, 1, 28, 28, device=device) * 2 - 1,
+                torch.randint(0, 10, (batch,), device=device))
+    return KAN(), make, _cls_loss, "adam"
+
+
+class SkipGram(nn.Module):
+    """word2vec's skip-gram with negative sampling (Mikolov et al. 2013,
+    'Distributed Representations of Words and Phrases and their
+    Compositionality'): an input (centre word) table and an output
+    (context word) table, each nn.Embedding 100,000 x 300 with dense
+    gradients (sparse=False), initialised as word2vec.c does (input
+    uniform(+-0.5 / 300), output zeros). Per centre word its 1 positive
+    and 15 negative context words (column 0 the positive) are looked up in
+    the output table (b x 16 x 300) and scored against the centre vector
+    (b x 300 x 1) by one bmm. Returns the b, 16 scores."""
+
+    def __init__(self, vocab=100000, dim=300):
+        super().__init__()
+        self.inp = nn.Embedding(vocab, dim)
+        self.out = nn.Embedding(vocab, dim)
+        nn.init.uniform_(self.inp.weight, -0.5 / dim, 0.5 / dim)
+        nn.init.zeros_(self.out.weight)
+
+    def forward(self, x):
+        centre, ctx = x                                     # b; b, 16 (positive, 15 negatives)
+        v = self.inp(centre).unsqueeze(2)                   # b, 300, 1
+        u = self.out(ctx)                                   # b, 16, 300
+        return torch.bmm(u, v).squeeze(2)                   # b, 16
+
+
+def _sgns_loss(out, y):
+    """Skip-gram negative-sampling loss: -log sigmoid(positive score) -
+    sum of log sigmoid(-negative score) over the 15 negatives (column 0
+    the positive), mean over the batch (y is unused)."""
+    return -(F.logsigmoid(out[:, 0]) + F.logsigmoid(-out[:, 1:]).sum(1)).mean()
+
+
+def word2vec(batch, device):
+    """batch: centre words and their positive context words drawn from a
+    Zipf-shaped unigram distribution over the 100,000-word vocabulary
+    (frequency of rank r proportional to 1 / (r + 1), rank 0 the most
+    frequent, as word2vec sorts its vocabulary), and 15 negatives per
+    centre word from the unigram distribution raised to 0.75 (word2vec's
+    noise distribution). Both distributions are computed once here,
+    outside make(); make() draws the words fresh on each call by
+    torch.multinomial with replacement (negatives equal to the positive
+    left in). No targets: column 0 of the scores is the positive."""
+    vocab, negatives = 100000, 15
+    freq = 1.0 / torch.arange(1, vocab + 1, dtype=torch.float64)   # Zipf counts
+    unigram = (freq / freq.sum()).float().to(device)               # 100000
+    noise = freq ** 0.75
+    noise = (noise / noise.sum()).float().to(device)               # 100000: unigram^0.75
+
+    def make():
+        centre = torch.multinomial(unigram, batch, replacement=True)             # b
+        pos = torch.multinomial(unigram, batch, replacement=True)                # b
+        neg = torch.multinomial(noise, batch * negatives, replacement=True)      # b * 15
+        ctx = torch.cat([pos.unsqueeze(1), neg.view(batch, negatives)], 1)       # b, 16
+        return (centre, ctx), None
+    return SkipGram(), make, _sgns_loss, "sgd"
+
+
+# The round's other three: VGG-16 with BatchNorm at
+# 224 x 224 written out (torchvision's vgg16_bn layout: thirteen dense
+# 3x3 Conv2d of 64 to 512 channels from 224 x 224 down to 14 x 14, so
+# very large convolutions, BatchNorm2d and ReLU after each, five max
+# pools, and a 124M-parameter classifier of two 4,096-wide Linears (103M
+# in the 25,088 -> 4,096 one) that dominates the SGD-momentum update),
+# the Nature DQN Q-learning step on stacked Atari frames (an online
+# network and a frozen target copy: three strided Conv2d, Linear
+# 3,136-512 and 512-18; the online forward and backward on the states, a
+# no-grad target forward on the next states, a gather of the taken
+# actions' Q values, a max over the target's actions and a Huber loss
+# between the two) and a Linformer masked-LM encoder on 4,096-token
+# sequences (keys and values projected along the sequence axis to 256 by
+# learned 4,096 x 256 matrices, so einsums over the sequence dimension
+# and 4,096 x 256 attention scores written out instead of 4,096 x 4,096;
+# a 32,000-way output Linear at all 4,096 positions).
+
+class VGG16(nn.Module):
+    """VGG-16 (Simonyan & Zisserman 2014, configuration D) with BatchNorm,
+    torchvision's vgg16_bn layout at 224 x 224: thirteen Conv2d 3x3
+    padding 1 of 64, 64, M, 128, 128, M, 256 x 3, M, 512 x 3, M, 512 x 3,
+    M (M a MaxPool2d 2 stride 2), each conv followed by BatchNorm2d and
+    ReLU (224 -> 112 -> 56 -> 28 -> 14 -> 7); AdaptiveAvgPool2d(7) (a
+    no-op at 224); flatten 25,088; classifier Linear 25,088-4,096, ReLU,
+    Dropout 0.5, Linear 4,096-4,096, ReLU, Dropout 0.5, Linear 4,096-1,000
+    (the softmax in the loss). torchvision's initialisation: convolutions
+    kaiming-normal (fan_out, relu) with zero biases, BatchNorm weight 1 and
+    bias 0, Linears N(0, 0.01) with zero biases. 138.4M parameters.
+    Returns b, 1000."""
+
+    cfg = (64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M")
+
+    def __init__(self, classes=1000, drop=0.5):
+        super().__init__()
+        layers, c = [], 3
+        for v in self.cfg:
+            if v == "M":
+                layers.append(nn.MaxPool2d(2, stride=2))
+            else:
+                layers += [nn.Conv2d(c, v, 3, padding=1), nn.BatchNorm2d(v), nn.ReLU(inplace=True)]
+                c = v
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d(7)
+        self.classifier = nn.Sequential(
+            nn.Linear(512 * 7 * 7, 4096), nn.ReLU(inplace=True), nn.Dropout(drop),
+            nn.Linear(4096, 4096), nn.ReLU(inplace=True), nn.Dropout(drop),
+            nn.Linear(4096, classes))
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+                nn.init.zeros_(m.bias)
+            elif isinstance(m, nn.BatchNorm2d):
+                nn.init.ones_(m.weight)
+                nn.init.zeros_(m.bias)
+            elif isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, 0.0, 0.01)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        h = self.features(x)                                # b, 64, 224 -> 128, 112 -> 256, 56 -> 512, 28 -> 512, 14 -> b, 512, 7, 7
+        h = torch.flatten(self.avgpool(h), 1)               # b, 25088
+        return self.classifier(h)                           # b, 4096 -> b, 4096 -> b, 1000
+
+
+def vgg16(batch, device):
+    return VGG16(), _images(batch, device), _cls_loss, "sgd_momentum"
+
+
+class NatureQNet(nn.Module):
+    """The Nature DQN Q-network (Mnih et al. 2015, 'Human-level control
+    through deep reinforcement learning', Methods: model architecture) on
+    b x 4 x 84 x 84 stacks of preprocessed frames: Conv2d 4 -> 32 8x8
+    stride 4 (20 x 20), ReLU, Conv2d 32 -> 64 4x4 stride 2 (9 x 9), ReLU,
+    Conv2d 64 -> 64 3x3 stride 1 (7 x 7), ReLU, flatten 3,136, Linear
+    3,136-512, ReLU, Linear 512 -> one Q value per action (18, the full
+    Atari action set). PyTorch's default initialisation. Returns b, 18."""
+
+    def __init__(self, frames=4, actions=18):
+        super().__init__()
+        self.conv1 = nn.Conv2d(frames, 32, 8, stride=4)
+        self.conv2 = nn.Conv2d(32, 64, 4, stride=2)
+        self.conv3 = nn.Conv2d(64, 64, 3, stride=1)
+        self.fc = nn.Linear(64 * 7 * 7, 512)
+        self.out = nn.Linear(512, actions)
+
+    def forward(self, x):                                   # b, 4, 84, 84
+        h = F.relu(self.conv1(x))                           # b, 32, 20, 20
+        h = F.relu(self.conv2(h))                           # b, 64, 9, 9
+        h = F.relu(self.conv3(h))                           # b, 64, 7, 7
+        h = F.relu(self.fc(torch.flatten(h, 1)))            # b, 3136 -> b, 512
+        return self.out(h)                                  # b, 18
+
+
+class NatureDQN(nn.Module):
+    """One Nature DQN Q-learning update (Mnih et al. 2015, Algorithm 1) as
+    a module, so that it fits the (module, make, loss_fn, optimizer)
+    contract: an online NatureQNet and a target NatureQNet (a copy of the
+    online weights at construction, every parameter requires_grad False,
+    run under torch.no_grad(); the every-C-steps sync is not part of the
+    step). The input is a replay minibatch (s, a, r, s', done); forward
+    computes Q(s) by the online net and gathers the taken actions' values
+    Q(s, a), and the targets y = r + gamma (1 - done) max_a' Q_target(s',
+    a') with gamma 0.99 from the target net, and returns the two stacked
+    (the targets carry no graph), so the loss is the Huber loss between
+    the columns. Returns b, 2: [Q(s, a), y]."""
+
+    def __init__(self, frames=4, actions=18, gamma=0.99):
+        super().__init__()
+        self.gamma = gamma
+        self.online = NatureQNet(frames, actions)
+        self.target = NatureQNet(frames, actions)
+        self.target.load_state_dict(self.online.state_dict())
+        self.target.requires_grad_(False)
+
+    def forward(self, x):                                   # (b, 4, 84, 84; b; b; b, 4, 84, 84; b)
+        s, a, r, s2, done = x
+        q = self.online(s)                                  # b, 18
+        q_sa = q.gather(1, a.unsqueeze(1)).squeeze(1)       # b: Q(s, a) of the taken actions
+        with torch.no_grad():
+            q2 = self.target(s2).max(1).values              # b: max_a' Q_target(s', a')
+            y = r + self.gamma * (1.0 - done) * q2.float()  # b: Bellman targets, no graph
+        return torch.stack([q_sa.float(), y], 1)            # b, 2
+
+
+def _dqn_huber_loss(out, y):
+    return F.smooth_l1_loss(out[:, 0], out[:, 1])
+
+
+def dqn(batch, device):
+    """batch: a replay minibatch of b transitions: states of 4 stacked 84 x
+    84 frames with values in [0, 1) (uint8 pixels / 255, drawn as
+    floats), actions among 18, clipped rewards in {-1, 0, 1}, next states
+    (the state's last 3 frames and one new frame, as the replay memory's
+    overlapping frame stacks give them) and done flags (10% terminal).
+    The target is make()'s actions again, unused by the loss (the
+    Bellman targets are computed in the module)."""
+    def make():
+        s = torch.rand(batch, 4, 84, 84, device=device)                           # b, 4, 84, 84
+        s2 = torch.cat([s[:, 1:], torch.rand(batch, 1, 84, 84, device=device)], 1)   # b, 4, 84, 84
+        a = torch.randint(0, 18, (batch,), device=device)                         # b
+        r = torch.randint(-1, 2, (batch,), device=device).float()                 # b
+        done = (torch.rand(batch, device=device) < 0.1).float()                   # b
+        return (s, a, r, s2, done), a
+    return NatureDQN(), make, _dqn_huber_loss, "adam"
+
+
+class LinformerAttention(nn.Module):
+    """Linformer self-attention (Wang et al. 2020, 'Linformer:
+    Self-Attention with Linear Complexity', Eq. 7 with headwise sharing):
+    q, k, v Linears d -> d, then keys and values projected along the
+    sequence axis from n = 4,096 to k = 256 positions by learned E and F
+    (each n x 256, shared by the heads of the layer, uniform +-1/sqrt(256)
+    as in lucidrains' linformer), applied as einsums over the sequence
+    dimension; per head (8 of 64) scores q k'^T / sqrt(64) over n x 256,
+    softmax over the 256 projected positions, times v'; output Linear."""
+
+    def __init__(self, d=512, heads=8, seq=4096, kproj=256):
+        super().__init__()
+        self.heads = heads
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        bound = 1.0 / math.sqrt(kproj)
+        self.E = nn.Parameter(torch.empty(seq, kproj).uniform_(-bound, bound))
+        self.F = nn.Parameter(torch.empty(seq, kproj).uniform_(-bound, bound))
+
+    def forward(self, x):                                   # b, n, d
+        b, n, d = x.shape
+        h = self.heads
+        q = self.q(x).view(b, n, h, d // h).transpose(1, 2)         # b, 8, n, 64
+        k = torch.einsum("bnd,nk->bkd", self.k(x), self.E)          # b, 256, d: keys projected over the sequence
+        v = torch.einsum("bnd,nk->bkd", self.v(x), self.F)          # b, 256, d
+        k = k.view(b, -1, h, d // h).transpose(1, 2)                # b, 8, 256, 64
+        v = v.view(b, -1, h, d // h).transpose(1, 2)                # b, 8, 256, 64
+        s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d // h)   # b, 8, n, 256
+        p = torch.softmax(s, -1)                                    # b, 8, n, 256
+        a = torch.matmul(p, v)                                      # b, 8, n, 64
+        return self.o(a.transpose(1, 2).reshape(b, n, d))           # b, n, d
+
+
+class LinformerLayer(nn.Module):
+    """A pre-LN Linformer encoder layer: x + attn(LN(x)), then x +
+    FFN(LN(x)) with FFN Linear d-2,048, GELU, Linear 2,048-d."""
+
+    def __init__(self, d=512, heads=8, seq=4096, kproj=256, ff=2048):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = LinformerAttention(d, heads, seq, kproj)
+        self.fc1, self.fc2 = nn.Linear(d, ff), nn.Linear(ff, d)
+
+    def forward(self, x):                                   # b, n, d
+        x = x + self.attn(self.ln1(x))                      # b, n, d
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))  # b, n, 2048 -> b, n, d
+
+
+class Linformer(nn.Module):
+    """A Linformer encoder (Wang et al. 2020) for masked-LM-style token
+    classification: 32,000 x 512 token embedding plus learned 4,096 x 512
+    positions (both N(0, 0.02)), 6 pre-LN LinformerLayers of 512 (8 heads,
+    projected length 256, FFN 2,048 GELU), no dropout, final LayerNorm,
+    output Linear 512-32,000 at all 4,096 positions (untied). PyTorch's
+    default initialisation for the Linears. Returns b, 4096, 32000."""
+
+    def __init__(self, vocab=32000, d=512, heads=8, layers=6, seq=4096, kproj=256, ff=2048):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.zeros(seq, d))
+        nn.init.normal_(self.emb.weight, 0.0, 0.02)
+        nn.init.normal_(self.pos, 0.0, 0.02)
+        self.layers = nn.ModuleList(LinformerLayer(d, heads, seq, kproj, ff) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, idx):                                 # b, 4096 token ids
+        x = self.emb(idx) + self.pos[:idx.shape[1]]         # b, 4096, 512
+        for layer in self.layers:
+            x = layer(x)                                    # b, 4096, 512
+        return self.head(self.ln(x))                        # b, 4096, 32000
+
+
+def linformer(batch, device):
+    return Linformer(), _tokens(batch, 4096, 32000, device), _lm_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -14114,4 +14496,9 @@ MODELS = {
     "dcnv2": (dcnv2, "DCN-V2 (Wang et al. 2021) CTR model, stacked structure, 26 categorical fields in 26 nn.Embedding tables of 16 with vocabularies log-spaced from 100 to 2,000,000 rows (6.1M rows, 97.8M of the model's 100.4M parameters, dense gradients), 13 dense features, x0 of 26*16 + 13 = 429, 3 full-rank cross layers x_{l+1} = x0 * (W x_l + b) + x_l with W 429 x 429 (nn.Linear), then the deep MLP Linear 429-1,024, 1,024-1,024, 1,024-512 each + BatchNorm1d + ReLU + dropout 0.1, Linear 512-1, BCE with logits, Adam; thirty-sixth round"),
     "bart": (bart, "BART-base-shaped denoising seq2seq LM (Lewis et al. 2020) at 3 encoder + 3 decoder layers instead of 6 + 6, d_model 768, 12 heads of 64, post-LN layers (self-attention, in the decoder causal self-attention then cross-attention to the 512 encoder states, FFN Linear 768-3,072 GELU Linear 3,072-768, each residual followed by an fp32 LayerNorm), attention written out (q k v o Linear with bias, q scaled by 64^-0.5, q k^T cast to fp32, boolean padding or causal mask filled with the fp32 minimum, fp32 softmax, dropout, matmul with v), shared 50,265 x 768 token embedding (padding id 1), separate learned encoder and decoder positions (1,024 + 2 offset = 1,026 x 768) and a LayerNorm on each embedding sum, dropout 0.1 throughout, source of 512 corrupted by text infilling in make() (76 of the 510 body tokens in Poisson(3) spans, one <mask> per span, right-padded with <pad> and masked as keys in encoder self- and cross-attention), decoder input the 512 targets shifted right behind </s>, LM head tied to the embedding plus a zero final_logits_bias buffer over 50,265, N(0, 0.02) weights and zero biases, 89.8M parameters, CE over all 512 target positions, AdamW; thirty-sixth round"),
     "indrnn": (indrnn, "Residual IndRNN (Li et al. 2018) on sequential MNIST, b x 784 x 1 pixel sequences, 6 IndRNN layers of 128 (per layer the input projections of all 784 steps by one Linear, 1-128 then 128-128, and the recurrence h_t = relu(z_t + u * h_{t-1}) as a Python loop of elementwise multiply, add and ReLU over the 784 steps from h_0 = 0, u a per-unit recurrent vector uniform in (0, 1) clipped at init only to the max-step bound 2^(1/784)), BatchNorm1d over the 128 units on the b*784 rows after layers 1 to 5, residual connections every 2 layers (layer 4 plus layer 2's normalised output, layer 6 plus layer 4's), the last step's state of layer 6 to Linear 128-10, 86K parameters, CE, Adam; thirty-sixth round"),
+    "kan": (kan, "Kolmogorov-Arnold Network (Liu et al. 2024) in the efficient-kan formulation on flattened 28x28 images (values uniform in [-1, 1]), KANLinear layers 784-256-256-10, each a base branch Linear(SiLU(x)) (no bias) plus a spline branch: cubic B-spline bases on a uniform grid of 5 intervals over [-1, 1] extended by 3 knots each side (12 knots), computed by the Cox-de Boor recursion as elementwise ops (interval comparisons, then 3 levels of subtract, divide by knot differences, multiply and add on shifted slices of b x in x 11 down to b x in x 8), flattened to b x in*8 and multiplied by the spline weights (in*8 to out, times a learnable per-(out, in) spline scaler) in one matmul, no grid updates, efficient-kan init (kaiming-uniform base weights and scalers, spline coefficients least-squares fitted to small noise at build), 2.69M parameters, CE, Adam; thirty-seventh round"),
+    "word2vec": (word2vec, "word2vec skip-gram with negative sampling (Mikolov et al. 2013), vocabulary 100,000, dimension 300, input and output nn.Embedding tables with dense gradients (not sparse; word2vec.c init: input uniform +-0.5/300, output zeros), 60M parameters, per centre word 1 positive and 15 negative context words (centre and positive words from a Zipf unigram distribution, negatives from unigram^0.75, both distributions computed once in the builder and the words drawn fresh in each make() call by torch.multinomial with replacement), scores by bmm of the b x 16 x 300 context vectors with the b x 300 x 1 centre vectors, loss -logsigmoid(pos) - sum logsigmoid(-neg) (F.logsigmoid) averaged over the batch, plain SGD as the original; thirty-seventh round"),
+    "vgg16": (vgg16, "VGG-16 with BatchNorm (Simonyan & Zisserman 2014; torchvision vgg16_bn layout) written out at 224x224, thirteen Conv2d 3x3 padding 1 of 64, 64, M, 128, 128, M, 256 x 3, M, 512 x 3, M, 512 x 3, M, each followed by BatchNorm2d + ReLU, MaxPool2d 2 stride 2 (224 -> 112 -> 56 -> 28 -> 14 -> 7), AdaptiveAvgPool2d(7), flatten 25,088, classifier Linear 25,088-4,096, ReLU, dropout 0.5, Linear 4,096-4,096, ReLU, dropout 0.5, Linear 4,096-1,000, torchvision init (kaiming-normal fan_out convolutions, BN 1/0, Linears N(0, 0.01), zero biases), 138.4M parameters (123.6M in the classifier), CE, SGD momentum; thirty-seventh round"),
+    "dqn": (dqn, "Nature DQN (Mnih et al. 2015) Q-learning step on Atari frame stacks, replay minibatch (s, a, r, s', done) from make(): b x 4 x 84 x 84 states in [0, 1), 18 actions, clipped rewards in {-1, 0, 1}, next states sharing 3 frames with the states, 10% terminal; online and target Q-networks (Conv2d 4-32 8x8 stride 4, ReLU, 32-64 4x4 stride 2, ReLU, 64-64 3x3 stride 1, ReLU, flatten 3,136, Linear 3,136-512, ReLU, Linear 512-18, PyTorch default init), the target a copy of the online weights with requires_grad False, run under torch.no_grad() on s'; in the module Q(s) gathered at the taken actions and the targets r + 0.99 (1 - done) max_a' Q_target(s', a'), returned stacked b x 2, Huber loss (smooth_l1, beta 1) between them, 1.69M trained of 3.39M parameters, Adam; thirty-seventh round"),
+    "linformer": (linformer, "Linformer encoder (Wang et al. 2020) for masked-LM-style token classification, seq 4,096, 32,000 vocab, token embedding + learned 4,096 x 512 positions (N(0, 0.02)), 6 pre-LN layers of 512, attention written out with 8 heads of 64: q, k, v Linears 512-512, keys and values projected along the sequence axis to k = 256 by learned E and F of 4,096 x 256 per layer (shared across heads, uniform +-1/16) as einsum 'bnd,nk->bkd', scores q k'^T / 8 over 4,096 x 256, softmax, matmul with v', output Linear; FFN 512-2,048 GELU 2,048-512, no dropout, final LayerNorm, untied output Linear 512-32,000 at all 4,096 positions, 66.4M parameters, CE over all tokens against random targets, AdamW; thirty-seventh round"),
 }

@@ -72,6 +72,7 @@ BATCH = {
     "p3b3": (256, 16), "p3b4": (128, 8), "dimenet": (128, 8), "tabtransformer": (4096, 512), "unetpp": (16, 2),
     "charcnn": (128, 16), "xception": (128, 8), "patchtst": (32, 4), "gmlp": (32, 8), "srgnn": (512, 64),
     "squeezenet": (256, 32), "siren": (262144, 32768), "dcnv2": (8192, 1024), "bart": (16, 2), "indrnn": (128, 16),
+    "kan": (1024, 128), "word2vec": (32768, 4096), "vgg16": (64, 4), "dqn": (512, 64), "linformer": (8, 1),
 }
 
 
