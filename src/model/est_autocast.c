@@ -333,6 +333,8 @@ static int is_concat(const struct op *op)
     return name_in(ops_base_name(op), names);
 }
 
+/* softmax and log_softmax: fp32 outputs under autocast, like the
+ * reductions of policy(), and the casts of their inputs (flow_op) */
 static int is_softmax(const struct op *op)
 {
     static const char *const names[] = { "softmax", "_softmax", "log_softmax", "_log_softmax",
@@ -342,11 +344,10 @@ static int is_softmax(const struct op *op)
 
 static enum flow_policy policy(const struct op *op)
 {
-    static const char *const fp32_out[] = { "sum", "prod", "cumsum", "cumprod", "softmax",
-                                            "_softmax", "log_softmax", "_log_softmax", "norm",
+    static const char *const fp32_out[] = { "sum", "prod", "cumsum", "cumprod", "norm",
                                             "linalg_vector_norm", NULL };
     const char *base = ops_base_name(op);
-    if (name_in(base, fp32_out))
+    if (name_in(base, fp32_out) || is_softmax(op))
         return POL_FP32_OUT;
     if (is_concat(op))
         return POL_PROMOTE;

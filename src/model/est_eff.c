@@ -199,8 +199,8 @@ static void learn_row(const struct kernel_row *r, const struct machine *m, struc
         double f = 2.0 * r->n_ * r->kf * (r->c / g) * r->r * r->s * p * q;
         double b = ((double)r->n_ * r->c * r->h * r->w + (double)r->kf * (r->c / g) * r->r * r->s
                     + (double)r->n_ * r->kf * p * q) * eb;
-        const struct conv_shape one = { .dims = r->dims, .h = r->h, .r = r->r, .d = r->d, .t = r->t,
-                                        .groups = r->groups, .dil_w = r->dil_w };
+        struct conv_shape one;
+        kernel_row_conv(r, &one);
         int ek = conv_shape_dense_1d(&one) ? EK_CONV1D : EK_CONV;
         for (int pass = 0; pass < CONV_PASS_COUNT; pass++)
             if (r->time_s[pass] > 0 && p > 0 && q > 0)

@@ -299,6 +299,17 @@ static const enum kernel_pass conv_slot_pass[CONV_PASS_COUNT] = {
 };
 
 /* The query a row answers in time slot `slot` (conv rows have three). */
+void kernel_row_conv(const struct kernel_row *r, struct conv_shape *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n = r->n_, c->c = r->c, c->d = r->d, c->h = r->h, c->w = r->w;
+    c->k = r->kf, c->t = r->t, c->r = r->r, c->s = r->s;
+    c->pad_d = r->pad_d, c->pad_h = r->pad_h, c->pad_w = r->pad_w;
+    c->stride_d = r->stride_d, c->stride_h = r->stride_h, c->stride_w = r->stride_w;
+    c->dil_d = r->dil_d, c->dil_h = r->dil_h, c->dil_w = r->dil_w;
+    c->groups = r->groups, c->dims = r->dims;
+}
+
 static void row_query(const struct kernel_row *r, int slot, struct kernel_query *q)
 {
     memset(q, 0, sizeof *q);
@@ -307,13 +318,7 @@ static void row_query(const struct kernel_row *r, int slot, struct kernel_query 
     q->pass = r->kind == KERNEL_CONV ? conv_slot_pass[slot] : r->pass;
     q->m = r->m, q->n = r->n, q->k = r->k, q->batch = r->batch;
     q->a_t = r->a_t, q->b_t = r->b_t;
-    struct conv_shape *c = &q->conv;
-    c->n = r->n_, c->c = r->c, c->d = r->d, c->h = r->h, c->w = r->w;
-    c->k = r->kf, c->t = r->t, c->r = r->r, c->s = r->s;
-    c->pad_d = r->pad_d, c->pad_h = r->pad_h, c->pad_w = r->pad_w;
-    c->stride_d = r->stride_d, c->stride_h = r->stride_h, c->stride_w = r->stride_w;
-    c->dil_d = r->dil_d, c->dil_h = r->dil_h, c->dil_w = r->dil_w;
-    c->groups = r->groups, c->dims = r->dims;
+    kernel_row_conv(r, &q->conv);
     q->op = r->op;
     q->mode = r->mode;
     q->flag = r->flag;
