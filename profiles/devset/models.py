@@ -8,6 +8,7 @@ synthetic (random data of the right shape): the kernels a training step runs
 depend on shapes, not on values.  Sizes are chosen to look like common models
 of each family; none is taken from the validation traces of the project.
 """
+import copy
 import math
 
 import torch
@@ -14309,6 +14310,715 @@ def linformer(batch, device):
     return Linformer(), _tokens(batch, 4096, 32000, device), _lm_loss, "adamw"
 
 
+# -- thirty-eighth round -------------------------------------------------------
+# Models added after the thirty-seventh round: MIND, the Multi-Interest
+# Network with Dynamic routing (Li et al. 2019, Tmall) as a candidate
+# generator over a 1,000,000 x 64 item table with dense gradients: 50
+# behaviours per user mapped by one shared 64 x 64 bilinear matrix, three
+# B2I dynamic-routing iterations over b x 4 x 50 routing logits drawn from
+# N(0, 1) in every step (softmax over the 4 interests, masked at the
+# padding, bmm to b x 4 x 64 capsules, squash, bmm back to the logits),
+# the profile concatenated to each interest and a 2-layer ReLU MLP,
+# label-aware attention with power 2 and a 256-way sampled softmax (the
+# target plus 255 negatives shared by the batch, one 64-wide GEMM); the
+# arithmetic is a few GFLOPs and the step's time goes to small batched
+# matmuls, elementwise routing work and the dense 1,000,000 x 64 embedding
+# gradient and its Adam update.
+
+def _squash(s, eps=1e-8):
+    """The capsule squash non-linearity |s|^2 / (1 + |s|^2) s / |s| over
+    the last dimension (DeepMatch's squash: sqrt(|s|^2 + 1e-8))."""
+    n2 = (s * s).sum(-1, keepdim=True)                      # ..., 1
+    return n2 / (1 + n2) / torch.sqrt(n2 + eps) * s
+
+
+class MINDRouting(nn.Module):
+    """MIND's multi-interest extractor layer (Li et al. 2019, 'Multi-
+    Interest Network with Dynamic Routing for Recommendation at Tmall',
+    section 3.3: behaviour-to-interest (B2I) dynamic routing), laid out
+    as DeepMatch's CapsuleLayer and torch-rechub's / ComiRec's
+    CapsuleNetwork with bilinear_type 0: one bilinear map S (64 x 64,
+    N(0, 1) init as DeepMatch) shared by every behaviour-interest pair,
+    u_hat = e S (b x 50 x 64, not replicated per interest); routing logits
+    b x 4 x 50 drawn from N(0, 1) afresh in every forward (fixed for the
+    batch, no gradient; the paper's random init, which is what separates
+    the interests when S is shared); 3 iterations of: coupling weights
+    softmax of the logits over the 4 interests (the paper's w_ij; the
+    reference re-implementations normalise over the behaviours instead),
+    zeroed at the padded behaviours, capsules z = w u_hat (bmm, b x 4 x
+    64), v = squash(z), and, except after the last, logits += v u_hat^T
+    (bmm, b x 4 x 50). As in the references the first iterations route
+    the detached u_hat (the logits carry no gradient) and only the last
+    capsules' bmm is differentiated. Returns b, 4, 64."""
+
+    def __init__(self, d=64, interests=4, iters=3):
+        super().__init__()
+        self.S = nn.Parameter(torch.randn(d, d))            # 64, 64
+        self.interests, self.iters = interests, iters
+
+    def forward(self, e, mask):                             # b, 50, 64; b, 50 (1 real, 0 padding)
+        u = torch.matmul(e, self.S)                         # b, 50, 64
+        u_iter = u.detach()
+        logits = torch.randn(e.shape[0], self.interests, e.shape[1], device=e.device)   # b, 4, 50
+        keep = mask.unsqueeze(1)                            # b, 1, 50
+        for i in range(self.iters):
+            w = F.softmax(logits, dim=1) * keep             # b, 4, 50: over the interests, padding zeroed
+            last = i == self.iters - 1
+            v = _squash(torch.bmm(w, u if last else u_iter))   # b, 4, 64
+            if not last:
+                logits = logits + torch.bmm(v, u_iter.transpose(1, 2))   # b, 4, 50
+        return v                                            # b, 4, 64
+
+
+class MIND(nn.Module):
+    """MIND (Li et al. 2019, Alibaba; the design of the public
+    re-implementations, DeepMatch's MIND and torch-rechub's MIND) trained
+    as a candidate generator: an item table nn.Embedding 1,000,000 x 64
+    (dense gradients, shared by the behaviours, the target and the
+    negatives; N(0, 1e-4) init as DeepMatch's init_std) looks up the 50
+    behaviours (pad id 0, masked); the user profile, 3 single-valued
+    categorical fields of 100,000, 1,000 and 100 values in nn.Embedding
+    tables of 64 (the pooling of a single-valued field is its lookup),
+    concatenated to 192; the MINDRouting extractor gives K = 4 interest
+    capsules of 64; each is concatenated after the profile (256) and
+    passed through the user DNN Linear 256-256, ReLU, Linear 256-64, ReLU
+    (DeepCTR's DNN, activation on both layers): b x 4 x 64. Label-aware
+    attention (section 3.4) picks the user vector for the target: scores
+    (V e_t)^p with p = 2, softmax over the 4 interests, weighted sum. The
+    sampled softmax logits are the user vector against the target item
+    (column 0, an elementwise dot) and the 255 negatives shared by the
+    batch (F.linear against their 255 x 64 rows), no log-Q correction,
+    accidental hits left in. 70.6M parameters, 64M of them the item
+    table. Returns b, 256."""
+
+    def __init__(self, items=1000000, fields=(100000, 1000, 100), d=64, interests=4, hidden=256, p=2.0):
+        super().__init__()
+        self.item = nn.Embedding(items, d)
+        self.profile = nn.ModuleList(nn.Embedding(n, d) for n in fields)
+        for emb in [self.item, *self.profile]:
+            nn.init.normal_(emb.weight, std=1e-4)
+        self.routing = MINDRouting(d, interests)
+        self.dnn = nn.Sequential(nn.Linear(len(fields) * d + d, hidden), nn.ReLU(inplace=True),
+                                 nn.Linear(hidden, d), nn.ReLU(inplace=True))
+        self.p = p
+
+    def forward(self, x):
+        hist, mask, prof, target, neg = x                   # b, 50; b, 50; b, 3; b; 255
+        caps = self.routing(self.item(hist), mask)          # b, 50, 64 -> b, 4, 64
+        k = caps.shape[1]
+        pr = torch.cat([emb(prof[:, j]) for j, emb in enumerate(self.profile)], 1)   # b, 192
+        h = torch.cat([pr.unsqueeze(1).expand(-1, k, -1).to(caps.dtype), caps], 2)  # b, 4, 256
+        v = self.dnn(h)                                     # b, 4, 64: the interests' user vectors
+        t = self.item(target)                               # b, 64
+        att = torch.bmm(v, t.unsqueeze(2).to(v.dtype)).squeeze(2)   # b, 4
+        att = F.softmax(att.pow(self.p), dim=1)             # b, 4: label-aware attention
+        u = torch.bmm(att.unsqueeze(1).to(v.dtype), v).squeeze(1)  # b, 64
+        pos = (u * t.to(u.dtype)).sum(1, keepdim=True)      # b, 1
+        negs = F.linear(u, self.item(neg))                  # b, 255
+        return torch.cat([pos.to(negs.dtype), negs], 1)     # b, 256: the target's first
+
+
+def mind(batch, device):
+    """batch: users with behaviour histories of 1 to 50 items (lengths
+    drawn uniformly per user, ids uniform in [1, 1,000,000), right-padded
+    with 0) and their float padding mask, 3 profile ids (of 100,000, 1,000
+    and 100 values), the next item as target and 255 negatives drawn
+    uniformly once per batch and shared by it; the labels are column 0 of
+    the logits."""
+    items, steps, negatives = 1000000, 50, 255
+
+    def make():
+        lens = torch.randint(1, steps + 1, (batch,), device=device)
+        mask = (torch.arange(steps, device=device).unsqueeze(0) < lens.unsqueeze(1)).float()   # b, 50
+        hist = torch.randint(1, items, (batch, steps), device=device) * mask.long()            # b, 50
+        prof = torch.stack([torch.randint(0, n, (batch,), device=device) for n in (100000, 1000, 100)], 1)
+        return ((hist, mask, prof, torch.randint(1, items, (batch,), device=device),
+                 torch.randint(1, items, (negatives,), device=device)),
+                torch.zeros(batch, dtype=torch.long, device=device))
+    return MIND(), make, _cls_loss, "adam"
+
+
+# Models added after the thirty-seventh round: ECAPA-TDNN speaker
+# verification (Desplanques et al. 2020, SpeechBrain's ECAPA_TDNN layout)
+# on 2 s crops of 80-dim log-mel features (200 frames): Conv1d 80-512 of
+# kernel 5, three SE-Res2Blocks of 512 channels at dilations 2, 3, 4 (1x1
+# Conv1d, Res2Net split into 8 groups of 64 whose 7 dilated kernel-3
+# Conv1d run one after another on the group plus the previous group's
+# output, 1x1 Conv1d, squeeze-excitation over the time mean), kernels
+# above 1 reflect-padded as SpeechBrain's convolutions are, ReLU and
+# BatchNorm1d after every trunk convolution; the three blocks' outputs
+# concatenated (1,536) through a 1x1 Conv1d; attentive statistics pooling
+# with global context (the 4,608-channel concat of frames with their
+# utterance mean and std repeated over time, a 1x1 Conv1d 4,608-128,
+# tanh, 1x1 Conv1d 128-1,536, softmax over time, attention-weighted mean
+# and std), BatchNorm1d, Linear 3,072-192; cosine scores against 5,994
+# normalised speaker weights and the additive angular margin (m 0.2,
+# s 30) applied to the target column in the loss. Many small Conv1d of
+# 64 channels in a sequential chain, reflection pads, 512 x 200 BatchNorm1d
+# and ReLU, reductions over time and a 4,608 x 200 concat.
+
+class EcapaTDNNBlock(nn.Module):
+    """SpeechBrain's TDNNBlock (speechbrain.lobes.models.ECAPA_TDNN): a
+    Conv1d with 'same' padding, reflect-padded as SpeechBrain's Conv1d
+    (padding_mode reflect for kernels above 1), then ReLU, then
+    BatchNorm1d. Returns b, cout, t."""
+
+    def __init__(self, cin, cout, k=1, dil=1):
+        super().__init__()
+        pad = dil * (k - 1) // 2
+        self.conv = nn.Conv1d(cin, cout, k, dilation=dil, padding=pad,
+                              padding_mode="reflect" if pad else "zeros")
+        self.norm = nn.BatchNorm1d(cout)
+
+    def forward(self, x):                                   # b, cin, t
+        return self.norm(F.relu(self.conv(x)))              # b, cout, t
+
+
+class EcapaRes2Net(nn.Module):
+    """SpeechBrain's Res2NetBlock (Gao et al. 2019's Res2Net in one
+    dimension): the 512 channels chunked into scale 8 groups of 64; group
+    0 passed through, group 1 through a TDNNBlock 64-64 (kernel 3 at the
+    block's dilation), group i > 1 through its own TDNNBlock applied to
+    group i plus the output of group i - 1, so 7 small dilated
+    convolutions run in sequence; the 8 outputs concatenated. Returns b,
+    512, t."""
+
+    def __init__(self, c=512, scale=8, k=3, dil=1):
+        super().__init__()
+        self.scale = scale
+        self.blocks = nn.ModuleList(EcapaTDNNBlock(c // scale, c // scale, k, dil) for _ in range(scale - 1))
+
+    def forward(self, x):                                   # b, 512, t
+        ys = []
+        for i, xi in enumerate(torch.chunk(x, self.scale, dim=1)):   # 8 x (b, 64, t)
+            if i == 0:
+                yi = xi
+            elif i == 1:
+                yi = self.blocks[0](xi)                     # b, 64, t
+            else:
+                yi = self.blocks[i - 1](xi + yi)            # b, 64, t
+            ys.append(yi)
+        return torch.cat(ys, dim=1)                         # b, 512, t
+
+
+class EcapaSERes2Block(nn.Module):
+    """SpeechBrain's SERes2NetBlock: TDNNBlock 1x1 512-512, Res2Net block
+    (scale 8, kernel 3, the block's dilation), TDNNBlock 1x1 512-512, then
+    squeeze-excitation (SEBlock: mean over time, 1x1 Conv1d 512-128, ReLU,
+    1x1 Conv1d 128-512, sigmoid, times the frames), plus the input
+    (identity residual, in and out channels equal). Returns b, 512, t."""
+
+    def __init__(self, c=512, scale=8, se=128, k=3, dil=1):
+        super().__init__()
+        self.tdnn1 = EcapaTDNNBlock(c, c, 1)
+        self.res2net = EcapaRes2Net(c, scale, k, dil)
+        self.tdnn2 = EcapaTDNNBlock(c, c, 1)
+        self.se1, self.se2 = nn.Conv1d(c, se, 1), nn.Conv1d(se, c, 1)
+
+    def forward(self, x):                                   # b, 512, t
+        h = self.tdnn2(self.res2net(self.tdnn1(x)))         # b, 512, t
+        s = h.mean(dim=2, keepdim=True)                     # b, 512, 1
+        s = torch.sigmoid(self.se2(F.relu(self.se1(s))))    # b, 128, 1 -> b, 512, 1
+        return s * h + x                                    # b, 512, t
+
+
+def _ecapa_stats(x, w, eps=1e-12):
+    """SpeechBrain's _compute_statistics: the mean and std of x (b, c, t)
+    over time under weights w (b, 1 or c, t) summing to one per row,
+    mean = sum w x, std = sqrt(max(sum w (x - mean)^2, eps)). Returns two
+    b, c."""
+    mean = (w * x).sum(2)                                   # b, c
+    std = torch.sqrt((w * (x - mean.unsqueeze(2)).pow(2)).sum(2).clamp(eps))   # b, c
+    return mean, std
+
+
+class EcapaAttnStatsPool(nn.Module):
+    """SpeechBrain's AttentiveStatisticsPooling with global context
+    (Desplanques et al. 2020, Sec. 2.2): the utterance mean and std of the
+    1,536-channel frames (under a length mask built from relative lengths,
+    all 1.0 for fixed 2 s crops, as SpeechBrain's length_to_mask) repeated
+    over time and concatenated with the frames (4,608), TDNNBlock 1x1
+    4,608-128 (Conv1d, ReLU, BatchNorm1d), tanh, 1x1 Conv1d 128-1,536,
+    masked_fill of padded frames with -inf, softmax over time per channel,
+    then the attention-weighted mean and std concatenated. Returns b,
+    3072."""
+
+    def __init__(self, c=1536, attn=128):
+        super().__init__()
+        self.tdnn = EcapaTDNNBlock(3 * c, attn, 1)
+        self.conv = nn.Conv1d(attn, c, 1)
+
+    def forward(self, x):                                   # b, 1536, t
+        b, _, t = x.shape
+        lengths = torch.ones(b, device=x.device)            # b: relative lengths, full crops
+        mask = (torch.arange(t, device=x.device).expand(b, t) < (lengths * t).unsqueeze(1)).unsqueeze(1)   # b, 1, t
+        total = mask.sum(dim=2, keepdim=True).float()       # b, 1, 1
+        mean, std = _ecapa_stats(x, mask / total)           # b, 1536 each: global context
+        g = torch.cat([x, mean.unsqueeze(2).repeat(1, 1, t), std.unsqueeze(2).repeat(1, 1, t)], 1)   # b, 4608, t
+        a = self.conv(torch.tanh(self.tdnn(g)))             # b, 128, t -> b, 1536, t
+        a = F.softmax(a.masked_fill(~mask, float("-inf")), dim=2)   # b, 1536, t: weights over time
+        mean, std = _ecapa_stats(x, a)                      # b, 1536 each
+        return torch.cat([mean, std], 1)                    # b, 3072
+
+
+class ECAPA(nn.Module):
+    """ECAPA-TDNN (Desplanques, Thienpondt & Demuynck 2020, 'ECAPA-TDNN:
+    Emphasized Channel Attention, Propagation and Aggregation in TDNN
+    Based Speaker Verification'), C = 512, as SpeechBrain's ECAPA_TDNN
+    (channels 512, 512, 512, 512, 1,536, kernels 5, 3, 3, 3, 1, dilations
+    1, 2, 3, 4, 1, attention 128, Res2Net scale 8, SE 128, global context,
+    192-dim embedding) with SpeechBrain's cosine Classifier over the 5,994
+    VoxCeleb2 dev speakers: TDNNBlock 80-512 kernel 5; three
+    EcapaSERes2Blocks at dilations 2, 3, 4; multi-layer feature
+    aggregation (the three blocks' outputs concatenated, 1,536, TDNNBlock
+    1x1 1,536-1,536); attentive statistics pooling (3,072); BatchNorm1d;
+    Linear 3,072-192 (SpeechBrain's kernel-1 Conv1d on the single pooled
+    frame); cosine similarity of the L2-normalised embedding with the
+    L2-normalised rows of a 5,994 x 192 weight (xavier-uniform, no bias).
+    PyTorch's default initialisation elsewhere. 7.35M parameters (6.19M in
+    the embedding network). The additive angular margin is applied in the
+    loss (_aam_loss). Returns the b, 5994 cosines."""
+
+    def __init__(self, feats=80, c=512, mfa=1536, emb=192, speakers=5994, scale=8, se=128, attn=128):
+        super().__init__()
+        self.stem = EcapaTDNNBlock(feats, c, 5, 1)
+        self.blocks = nn.ModuleList(EcapaSERes2Block(c, scale, se, 3, d) for d in (2, 3, 4))
+        self.mfa = EcapaTDNNBlock(3 * c, mfa, 1)
+        self.asp = EcapaAttnStatsPool(mfa, attn)
+        self.asp_bn = nn.BatchNorm1d(2 * mfa)
+        self.fc = nn.Linear(2 * mfa, emb)
+        self.weight = nn.Parameter(torch.empty(speakers, emb))
+        nn.init.xavier_uniform_(self.weight)
+
+    def forward(self, x):                                   # b, 80, 200 log-mel frames
+        h = self.stem(x)                                    # b, 512, 200
+        outs = []
+        for blk in self.blocks:
+            h = blk(h)                                      # b, 512, 200
+            outs.append(h)
+        h = self.mfa(torch.cat(outs, 1))                    # b, 1536, 200 -> b, 1536, 200
+        e = self.fc(self.asp_bn(self.asp(h)))               # b, 3072 -> b, 192 speaker embedding
+        return F.linear(F.normalize(e), F.normalize(self.weight))   # b, 5994 cosines
+
+
+def _aam_loss(out, y, margin=0.2, scale=30.0):
+    """AAM-softmax (additive angular margin, ArcFace; SpeechBrain's
+    AdditiveAngularMargin(margin 0.2, scale 30) inside LogSoftmaxWrapper,
+    as its VoxCeleb ECAPA recipe): cosines clamped to +-(1 - 1e-7), sine
+    from them, cos(theta + m) = cos cos m - sin sin m where cos >
+    cos(pi - m) and cos - m sin(pi - m) otherwise, put in the target
+    column through one-hot targets, scaled by 30, log_softmax, and KL
+    divergence against the one-hot targets summed and divided by their sum
+    (the batch), so cross-entropy with the margin on the true speaker."""
+    cos = out.clamp(-1 + 1e-7, 1 - 1e-7)                    # b, 5994
+    sin = torch.sqrt(1.0 - cos.pow(2))
+    phi = cos * math.cos(margin) - sin * math.sin(margin)   # cos(theta + m)
+    phi = torch.where(cos > math.cos(math.pi - margin), phi, cos - math.sin(math.pi - margin) * margin)
+    t = F.one_hot(y, cos.shape[1]).float()                  # b, 5994
+    logits = scale * (t * phi + (1.0 - t) * cos)            # b, 5994
+    return F.kl_div(F.log_softmax(logits, dim=1), t, reduction="sum") / t.sum()
+
+
+def ecapa(batch, device):
+    """batch: 2 s crops of 80-dim log-mel filterbank features at a 10 ms
+    hop (200 frames), standard normal (SpeechBrain's sentence-level mean
+    normalisation is outside the model), as b x 80 x 200, and one of the
+    5,994 VoxCeleb2 dev speakers per crop."""
+    def make():
+        return (torch.randn(batch, 80, 200, device=device),
+                torch.randint(0, 5994, (batch,), device=device))
+    return ECAPA(), make, _aam_loss, "adam"
+
+
+# A 3-D Fourier neural operator (Li et al. 2021) for 2-D Navier-Stokes in
+# space-time, the reference code's FNO3d: one rfftn / irfftn over the
+# three last dimensions of b x 20 x 64 x 64 x 46 volumes per layer (in
+# fp32, complex64 spectra, a non-power-of-two last dimension), the kept
+# 8 x 8 x 8 modes of four corner blocks mixed by complex einsums with
+# complex64 (cfloat) weight parameters (so complex batched matmuls, slice
+# copies into a zero spectrum and an Adam update on complex tensors that
+# holds almost all of the 6.6M real parameters), a 1x1x1 Conv3d path beside
+# each, F.pad of the time axis and point-wise Linears over 163,840 points
+# per sample.
+
+class SpectralConv3d(nn.Module):
+    """The FNO reference's SpectralConv3d (Li et al. 2021, 'Fourier Neural
+    Operator for Parametric Partial Differential Equations',
+    neuraloperator's fourier_3d.py): rfftn of the input over its last three
+    dimensions, the modes [:8, :8, :8], [-8:, :8, :8], [:8, -8:, :8] and
+    [-8:, -8:, :8] (the four corners of the x, y frequencies, the lowest 8
+    of the halved t frequencies) each multiplied by its own learned complex
+    weights (cin x cout x 8 x 8 x 8, complex64 parameters scale * U[0, 1)
+    in real and imaginary parts, scale 1 / (cin * cout), as the reference)
+    through einsum 'bixyz,ioxyz->boxyz', written into a zero spectrum and
+    irfftn back to the input's size. The FFTs run in fp32 (the input cast
+    to float; cuFFT has no bf16 transform of a non-power-of-two size), so
+    under autocast the output is fp32."""
+
+    def __init__(self, cin, cout, modes=(8, 8, 8)):
+        super().__init__()
+        self.cout, self.modes = cout, modes
+        scale = 1.0 / (cin * cout)
+        self.weights = nn.ParameterList(
+            nn.Parameter(scale * torch.rand(cin, cout, *modes, dtype=torch.cfloat)) for _ in range(4))
+
+    def forward(self, x):                                   # b, c, X, Y, T
+        b, _, sx, sy, st = x.shape
+        m1, m2, m3 = self.modes
+        xf = torch.fft.rfftn(x.float(), dim=(-3, -2, -1))   # b, c, X, Y, T // 2 + 1 complex64
+        out = torch.zeros(b, self.cout, sx, sy, st // 2 + 1, dtype=torch.cfloat, device=x.device)
+        corners = ((slice(None, m1), slice(None, m2)), (slice(-m1, None), slice(None, m2)),
+                   (slice(None, m1), slice(-m2, None)), (slice(-m1, None), slice(-m2, None)))
+        for (ix, iy), w in zip(corners, self.weights):
+            out[:, :, ix, iy, :m3] = torch.einsum("bixyz,ioxyz->boxyz", xf[:, :, ix, iy, :m3], w)   # b, cout, 8, 8, 8
+        return torch.fft.irfftn(out, s=(sx, sy, st), dim=(-3, -2, -1))   # b, cout, X, Y, T fp32
+
+
+class FNO3d(nn.Module):
+    """The FNO reference's FNO3d for 2-D Navier-Stokes in space-time (Li et
+    al. 2021, neuraloperator's fourier_3d.py, ns_V1e-3 setting: 64 x 64
+    grid, 10 input steps, 40 output steps) at its published size: lift
+    Linear 13-20 (the 10 past vorticity steps repeated over the 40 output
+    times, plus the x, y, t coordinates), to channels-first and F.pad of the
+    time axis by 6 at the end (40 -> 46, the domain is not periodic in
+    time), four layers of SpectralConv3d(20, 20, 8 x 8 x 8 modes) plus a
+    1x1x1 Conv3d 20-20, GELU after the first three, the padding cropped,
+    channels-last, Linear 20-128, GELU, Linear 128-1. The reference's
+    unused BatchNorm3d modules are left out. PyTorch's default
+    initialisation elsewhere. 3.28M complex + 4,777 real parameters (6.56M
+    real numbers). Returns b, 64, 64, 40, 1."""
+
+    def __init__(self, cin=13, width=20, modes=(8, 8, 8), layers=4, pad=6):
+        super().__init__()
+        self.pad = pad
+        self.fc0 = nn.Linear(cin, width)
+        self.convs = nn.ModuleList(SpectralConv3d(width, width, modes) for _ in range(layers))
+        self.ws = nn.ModuleList(nn.Conv3d(width, width, 1) for _ in range(layers))
+        self.fc1 = nn.Linear(width, 128)
+        self.fc2 = nn.Linear(128, 1)
+
+    def forward(self, x):                                   # b, 64, 64, 40, 13
+        x = self.fc0(x).permute(0, 4, 1, 2, 3)              # b, 20, 64, 64, 40
+        x = F.pad(x, [0, self.pad])                         # b, 20, 64, 64, 46
+        for i, (conv, w) in enumerate(zip(self.convs, self.ws)):
+            x = conv(x) + w(x)                              # b, 20, 64, 64, 46
+            if i < len(self.convs) - 1:
+                x = F.gelu(x)
+        x = x[..., :-self.pad].permute(0, 2, 3, 4, 1)       # b, 64, 64, 40, 20
+        return self.fc2(F.gelu(self.fc1(x)))                # b, 64, 64, 40, 128 -> b, 64, 64, 40, 1
+
+
+def fno3d(batch, device):
+    """batch: the reference's Navier-Stokes input layout: 10 past
+    vorticity fields on the 64 x 64 grid (random normal, as after its
+    UnitGaussianNormalizer) repeated over the 40 output times, concatenated
+    with the grid coordinates x, y in linspace(0, 1, 64) and t in
+    linspace(0, 1, 41)[1:] (b x 64 x 64 x 40 x 13), and a random target
+    vorticity for the 40 times (b x 64 x 64 x 40 x 1); loss the relative
+    L2 error of each sample (the reference's LpLoss), Adam as the
+    reference."""
+    s, t_in, t = 64, 10, 40
+    gx = torch.linspace(0, 1, s, device=device).view(1, s, 1, 1, 1).expand(batch, s, s, t, 1)
+    gy = torch.linspace(0, 1, s, device=device).view(1, 1, s, 1, 1).expand(batch, s, s, t, 1)
+    gt = torch.linspace(0, 1, t + 1, device=device)[1:].view(1, 1, 1, t, 1).expand(batch, s, s, t, 1)
+
+    def make():
+        a = torch.randn(batch, s, s, 1, t_in, device=device).expand(batch, s, s, t, t_in)   # b, 64, 64, 40, 10
+        return (torch.cat([a, gx, gy, gt], -1),                                           # b, 64, 64, 40, 13
+                torch.randn(batch, s, s, t, 1, device=device))
+    return FNO3d(), make, _rel_l2_loss, "adam"
+
+
+# BYOL (Grill et al. 2020) at STL-10's 96 x 96: an online ResNet-18 with
+# BatchNorm2d, a 512-4,096-256 projector and a 256-4,096-256 predictor
+# (Linear, BatchNorm1d, ReLU, Linear), and a target network (a deep copy
+# of backbone and projector, requires_grad False) updated inside the
+# forward by an exponential moving average (tau 0.996) of the online
+# weights, two multi-tensor _foreach kernels over its 66 parameters, then
+# four ResNet-18 passes per step: the online network on each view
+# separately (BatchNorm statistics per view, as the reference), the
+# target under no_grad on each, and the symmetric 2 - 2 cos regression
+# loss between L2-normalised predictions and the other view's target
+# projections.
+
+class BYOLMLP(nn.Module):
+    """BYOL's projector and predictor MLP (Grill et al. 2020, section 3.3;
+    deepmind-research byol/utils/networks.py MLP): Linear cin -> 4,096,
+    BatchNorm1d, ReLU, Linear 4,096 -> 256 (both Linears with bias, no
+    BatchNorm on the output). PyTorch's default initialisation. Returns
+    b, 256."""
+
+    def __init__(self, cin, hidden=4096, out=256):
+        super().__init__()
+        self.fc1 = nn.Linear(cin, hidden)
+        self.bn = nn.BatchNorm1d(hidden)
+        self.fc2 = nn.Linear(hidden, out)
+
+    def forward(self, x):                                   # b, cin
+        return self.fc2(F.relu(self.bn(self.fc1(x))))      # b, 4096 -> b, 256
+
+
+class BYOLResNet18(nn.Module):
+    """BYOL's encoder, a ResNet-18 (He et al. 2016; the paper's main
+    results use ResNet-50, its ablations and STL-10 re-implementations
+    such as solo-learn's ResNet-18) written out without torchvision, at
+    96 x 96: the ImageNet stem (Conv2d 3 -> 64 7x7 stride 2, BatchNorm2d,
+    ReLU, MaxPool2d 3 stride 2: 48 -> 24 x 24), four stages of two basic
+    blocks (DilatedBasic at dilation 1: two 3x3 Conv-BN, ReLU, a 1x1
+    Conv-BN shortcut where the shape changes) of 64, 128, 256 and 512
+    channels, the last three strided (24 -> 12 -> 6 -> 3), the spatial
+    mean, no classifier. PyTorch's default initialisation. 11.18M
+    parameters. Returns b, 512."""
+
+    def __init__(self, chans=(64, 64, 128, 256, 512)):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, chans[0], 7, 2, 3, bias=False), nn.BatchNorm2d(chans[0]),
+                                  nn.ReLU(), nn.MaxPool2d(3, 2, 1))
+        self.stages = nn.Sequential(*[nn.Sequential(DilatedBasic(a, c, 1 if i == 0 else 2), DilatedBasic(c, c))
+                                      for i, (a, c) in enumerate(zip(chans, chans[1:]))])
+
+    def forward(self, x):                                   # b, 3, 96, 96
+        h = self.stem(x)                                    # b, 64, 24, 24
+        h = self.stages(h)                                  # b, 64, 24 -> 128, 12 -> 256, 6 -> b, 512, 3, 3
+        return h.mean((2, 3))                               # b, 512
+
+
+class BYOL(nn.Module):
+    """BYOL, Bootstrap Your Own Latent (Grill et al. 2020), one training
+    step's forward, following deepmind-research's byol_experiment.py: the
+    online network (BYOLResNet18 backbone, BYOLMLP projector 512 -> 4,096
+    -> 256) and predictor (BYOLMLP 256 -> 4,096 -> 256); the target network
+    a copy.deepcopy of backbone and projector with requires_grad False,
+    run in train mode (its BatchNorm on batch statistics) under no_grad.
+    At the start of each forward the target's parameters are moved toward
+    the online ones by an exponential moving average with tau 0.996 (the
+    paper's base rate; its cosine schedule to 1 is left out), in place
+    under no_grad by two multi-tensor ops, torch._foreach_mul_ (tau) and
+    torch._foreach_add_ (online, alpha 1 - tau) (both in torch 1.13 and
+    2.x); the reference updates after the optimizer step, here it happens
+    before the next step's online pass (the same sequence of updates, the
+    first a no-op on the copied weights); BatchNorm buffers are not
+    averaged. Each view goes through the networks separately, as in the
+    reference (BatchNorm statistics per view). 16.45M trained of 30.78M
+    parameters. Returns 4, b, 256: the online predictions of views 1 and
+    2, then the target projections of views 1 and 2 (no graph)."""
+
+    def __init__(self, hidden=4096, dim=256, tau=0.996):
+        super().__init__()
+        self.tau = tau
+        self.online = nn.Sequential(BYOLResNet18(), BYOLMLP(512, hidden, dim))
+        self.predictor = BYOLMLP(dim, hidden, dim)
+        self.target = copy.deepcopy(self.online)
+        self.target.requires_grad_(False)
+
+    @torch.no_grad()
+    def update_target(self):
+        """target = tau * target + (1 - tau) * online, over the parameters."""
+        t, o = list(self.target.parameters()), list(self.online.parameters())
+        torch._foreach_mul_(t, self.tau)
+        torch._foreach_add_(t, o, alpha=1.0 - self.tau)
+
+    def forward(self, x):                                   # (b, 3, 96, 96; b, 3, 96, 96)
+        v1, v2 = x
+        self.update_target()
+        p1 = self.predictor(self.online(v1))                # b, 512 -> b, 256 -> b, 256
+        p2 = self.predictor(self.online(v2))                # b, 256
+        with torch.no_grad():
+            z1 = self.target(v1)                            # b, 256
+            z2 = self.target(v2)                            # b, 256
+        return torch.stack([p1, p2, z1, z2])                # 4, b, 256
+
+
+def _byol_loss(out, y):
+    """BYOL's symmetric regression loss (the reference's regression_loss):
+    per pair ||p/|p| - z/|z|||^2 = 2 - 2 cos(p, z) between the online
+    prediction of one view and the (detached) target projection of the
+    other, view 1's prediction against view 2's projection plus view 2's
+    against view 1's, mean over the batch (y is unused)."""
+    p1, p2, z1, z2 = out                                    # b, 256 each
+
+    def reg(p, z):
+        p, z = F.normalize(p, dim=-1), F.normalize(z.detach(), dim=-1)
+        return 2 - 2 * (p * z).sum(-1)                      # b
+
+    return (reg(p1, z2) + reg(p2, z1)).mean()
+
+
+def byol(batch, device):
+    """batch: two augmented 96x96 views of each image (random values in
+    place of BYOL's crops, flips, colour jitter, blur and solarisation),
+    no targets. The paper trains with LARS (lr 0.2 x batch / 256, weight
+    decay 1.5e-6) at batch 4,096; here SGD with momentum, the suite's
+    nearest optimizer."""
+    def make():
+        return (torch.randn(batch, 3, 96, 96, device=device),
+                torch.randn(batch, 3, 96, 96, device=device)), None
+    return BYOL(), make, _byol_loss, "sgd_momentum"
+
+# Models added after the thirty-seventh round: CLIP ViT-B/32 (Radford et
+# al. 2021) contrastive image-text pre-training at full depth, two
+# sequence-first transformers through nn.MultiheadAttention (an image
+# tower of 50 tokens x 768 after a 32x32 stride-32 patch Conv2d, and a
+# causal text tower of 77 tokens x 512 over a 49,408 x 512 token table,
+# the EOT token's feature picked by an argmax of the ids and an advanced-
+# indexing gather), quick_gelu MLPs (x * sigmoid(1.702 x) as elementwise
+# ops), projections by bare matmuls with parameter matrices, L2
+# normalisation, a learned exp(logit_scale) and a b x b similarity GEMM
+# whose rows and columns both go through cross-entropy.
+
+def _quick_gelu(x):
+    """CLIP's QuickGELU: x * sigmoid(1.702 x), written out as elementwise ops."""
+    return x * torch.sigmoid(1.702 * x)
+
+
+class CLIPBlock(nn.Module):
+    """OpenAI CLIP's ResidualAttentionBlock (pre-LN), sequence-first as the
+    reference (n, b, d): x + attn(ln_1(x)) through nn.MultiheadAttention
+    (in_proj and out_proj with biases, need_weights=False, an optional
+    additive float attention mask), then x + c_proj(quick_gelu(c_fc(ln_2(
+    x)))) with c_fc d -> 4d. The LayerNorms run in fp32 (the reference's
+    LayerNorm subclass casts its input to fp32; the residual stream is fp32
+    here, so casting the result back is a no-op)."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d, heads)
+        self.ln_1, self.ln_2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.c_fc, self.c_proj = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x, mask=None):                        # n, b, d
+        h = self.ln_1(x)
+        x = x + self.attn(h, h, h, need_weights=False, attn_mask=mask)[0]   # n, b, d
+        return x + self.c_proj(_quick_gelu(self.c_fc(self.ln_2(x))))       # n, b, 4d -> n, b, d
+
+
+class CLIPVisionTower(nn.Module):
+    """CLIP's VisionTransformer (ViT-B/32 configuration): Conv2d 3 -> 768
+    of kernel = stride = 32 without bias (224 -> 7 x 7 = 49 patches), a
+    learned class embedding prepended (50 tokens), learned positions,
+    ln_pre, 12 CLIPBlocks of 768 (12 heads of 64, MLP 3,072), ln_post on
+    the class token, projection by x @ proj (768 x 512 parameter). The
+    reference's init: class embedding, positions and proj scale * randn
+    with scale = 768^-0.5; the blocks keep PyTorch's default init (the
+    reference's initialize_parameters touches only the text tower).
+    Returns b, 512."""
+
+    def __init__(self, res=224, patch=32, width=768, layers=12, heads=12, out=512):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, width, patch, stride=patch, bias=False)
+        scale = width ** -0.5
+        self.class_embedding = nn.Parameter(scale * torch.randn(width))
+        self.positional_embedding = nn.Parameter(scale * torch.randn((res // patch) ** 2 + 1, width))
+        self.ln_pre, self.ln_post = Fp32LayerNorm(width), Fp32LayerNorm(width)
+        self.blocks = nn.ModuleList(CLIPBlock(width, heads) for _ in range(layers))
+        self.proj = nn.Parameter(scale * torch.randn(width, out))
+
+    def forward(self, x):                                   # b, 3, 224, 224
+        x = self.conv1(x)                                   # b, 768, 7, 7
+        x = x.flatten(2).transpose(1, 2)                    # b, 49, 768
+        cls = self.class_embedding.to(x.dtype).expand(x.shape[0], 1, -1)   # b, 1, 768
+        x = torch.cat([cls, x], 1) + self.positional_embedding.to(x.dtype) # b, 50, 768
+        x = self.ln_pre(x).transpose(0, 1)                  # 50, b, 768
+        for blk in self.blocks:
+            x = blk(x)                                      # 50, b, 768
+        x = self.ln_post(x[0])                              # b, 768: the class token
+        return x @ self.proj                                # b, 512
+
+
+class CLIPTextTower(nn.Module):
+    """CLIP's text transformer: token embedding 49,408 x 512 (N(0, 0.02))
+    plus learned 77 x 512 positions (N(0, 0.01)), 12 CLIPBlocks of 512 (8
+    heads of 64, MLP 2,048) under the causal mask (a 77 x 77 float buffer,
+    -inf above the diagonal, added to the scores), ln_final, the feature
+    at each caption's EOT token (the argmax of the ids, EOT being the
+    largest id 49,407) gathered by advanced indexing, projection by x @
+    text_projection (512 x 512, N(0, 512^-0.5)). The reference's init of
+    the blocks: in_proj N(0, 512^-0.5), out_proj and c_proj N(0, 512^-0.5
+    (2 x 12)^-0.5), c_fc N(0, (2 x 512)^-0.5). Returns b, 512."""
+
+    def __init__(self, vocab=49408, ctx=77, width=512, layers=12, heads=8, out=512):
+        super().__init__()
+        self.token_embedding = nn.Embedding(vocab, width)
+        self.positional_embedding = nn.Parameter(torch.empty(ctx, width))
+        self.blocks = nn.ModuleList(CLIPBlock(width, heads) for _ in range(layers))
+        self.ln_final = Fp32LayerNorm(width)
+        self.text_projection = nn.Parameter(torch.empty(width, out))
+        self.register_buffer("attn_mask", torch.full((ctx, ctx), float("-inf")).triu_(1), persistent=False)
+        nn.init.normal_(self.token_embedding.weight, std=0.02)
+        nn.init.normal_(self.positional_embedding, std=0.01)
+        proj_std, attn_std, fc_std = width ** -0.5 * (2 * layers) ** -0.5, width ** -0.5, (2 * width) ** -0.5
+        for blk in self.blocks:
+            nn.init.normal_(blk.attn.in_proj_weight, std=attn_std)
+            nn.init.normal_(blk.attn.out_proj.weight, std=proj_std)
+            nn.init.normal_(blk.c_fc.weight, std=fc_std)
+            nn.init.normal_(blk.c_proj.weight, std=proj_std)
+        nn.init.normal_(self.text_projection, std=width ** -0.5)
+
+    def forward(self, text):                                # b, 77 token ids
+        x = self.token_embedding(text) + self.positional_embedding   # b, 77, 512
+        x = x.transpose(0, 1)                               # 77, b, 512
+        for blk in self.blocks:
+            x = blk(x, self.attn_mask)                      # 77, b, 512
+        x = self.ln_final(x.transpose(0, 1))                # b, 77, 512
+        eot = x[torch.arange(x.shape[0], device=x.device), text.argmax(-1)]   # b, 512
+        return eot @ self.text_projection                   # b, 512
+
+
+class CLIP(nn.Module):
+    """CLIP (Radford et al. 2021, 'Learning Transferable Visual Models From
+    Natural Language Supervision'), ViT-B/32 configuration following
+    openai/CLIP's model.py: a CLIPVisionTower (224x224, patch 32, 12
+    layers of 768) and a CLIPTextTower (context 77, 12 causal layers of
+    512), both projected to 512 and L2-normalised (x / x.norm), logits =
+    exp(logit_scale) img @ txt^T with logit_scale learned from log(1 /
+    0.07) (the training loop's clamp at log 100 is not part of the step).
+    151.3M parameters. Returns the logits per image, b, b (the logits per
+    text are their transpose)."""
+
+    def __init__(self, layers=12):
+        super().__init__()
+        self.visual = CLIPVisionTower(layers=layers)
+        self.text = CLIPTextTower(layers=layers)
+        self.logit_scale = nn.Parameter(torch.ones([]) * math.log(1 / 0.07))
+
+    def forward(self, x):                                   # (b, 3, 224, 224; b, 77)
+        images, text = x
+        img = self.visual(images)                           # b, 512
+        txt = self.text(text)                               # b, 512
+        img = img / img.norm(dim=1, keepdim=True)
+        txt = txt / txt.norm(dim=1, keepdim=True)
+        return self.logit_scale.exp() * img @ txt.t()       # b, b
+
+
+def _clip_loss(out, y):
+    """CLIP's symmetric contrastive loss: cross-entropy of the logits per
+    image (rows) and per text (columns) against the matching pair
+    (y = arange(b)), averaged."""
+    return (F.cross_entropy(out, y) + F.cross_entropy(out.t(), y)) / 2
+
+
+def clip(batch, device):
+    """batch: normalised 224x224 images (random values) and their captions
+    as CLIP's tokenizer lays them out: <|startoftext|> 49,406, a body of
+    5-75 BPE ids from 1 .. 49,405, <|endoftext|> 49,407, zero padding to
+    77; the body lengths drawn once from a generator of seed 0 (fixed for
+    the batch), the ids fresh in each make(). Targets arange(b): image i
+    matches caption i."""
+    ctx, sot, eot = 77, 49406, 49407
+    g = torch.Generator().manual_seed(0)
+    lengths = torch.randint(5, ctx - 1, (batch, 1), generator=g).to(device)   # b, 1: body tokens
+
+    def make():
+        pos = torch.arange(ctx, device=device).unsqueeze(0)                     # 1, 77
+        body = torch.randint(1, sot, (batch, ctx), device=device)               # b, 77
+        text = body * ((pos >= 1) & (pos <= lengths))                           # b, 77: body, zeros elsewhere
+        text[:, 0] = sot
+        text.scatter_(1, lengths + 1, eot)                                      # EOT after the body
+        return ((torch.randn(batch, 3, 224, 224, device=device), text),
+                torch.arange(batch, device=device))
+    return CLIP(), make, _clip_loss, "adamw"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -14501,4 +15211,9 @@ MODELS = {
     "vgg16": (vgg16, "VGG-16 with BatchNorm (Simonyan & Zisserman 2014; torchvision vgg16_bn layout) written out at 224x224, thirteen Conv2d 3x3 padding 1 of 64, 64, M, 128, 128, M, 256 x 3, M, 512 x 3, M, 512 x 3, M, each followed by BatchNorm2d + ReLU, MaxPool2d 2 stride 2 (224 -> 112 -> 56 -> 28 -> 14 -> 7), AdaptiveAvgPool2d(7), flatten 25,088, classifier Linear 25,088-4,096, ReLU, dropout 0.5, Linear 4,096-4,096, ReLU, dropout 0.5, Linear 4,096-1,000, torchvision init (kaiming-normal fan_out convolutions, BN 1/0, Linears N(0, 0.01), zero biases), 138.4M parameters (123.6M in the classifier), CE, SGD momentum; thirty-seventh round"),
     "dqn": (dqn, "Nature DQN (Mnih et al. 2015) Q-learning step on Atari frame stacks, replay minibatch (s, a, r, s', done) from make(): b x 4 x 84 x 84 states in [0, 1), 18 actions, clipped rewards in {-1, 0, 1}, next states sharing 3 frames with the states, 10% terminal; online and target Q-networks (Conv2d 4-32 8x8 stride 4, ReLU, 32-64 4x4 stride 2, ReLU, 64-64 3x3 stride 1, ReLU, flatten 3,136, Linear 3,136-512, ReLU, Linear 512-18, PyTorch default init), the target a copy of the online weights with requires_grad False, run under torch.no_grad() on s'; in the module Q(s) gathered at the taken actions and the targets r + 0.99 (1 - done) max_a' Q_target(s', a'), returned stacked b x 2, Huber loss (smooth_l1, beta 1) between them, 1.69M trained of 3.39M parameters, Adam; thirty-seventh round"),
     "linformer": (linformer, "Linformer encoder (Wang et al. 2020) for masked-LM-style token classification, seq 4,096, 32,000 vocab, token embedding + learned 4,096 x 512 positions (N(0, 0.02)), 6 pre-LN layers of 512, attention written out with 8 heads of 64: q, k, v Linears 512-512, keys and values projected along the sequence axis to k = 256 by learned E and F of 4,096 x 256 per layer (shared across heads, uniform +-1/16) as einsum 'bnd,nk->bkd', scores q k'^T / 8 over 4,096 x 256, softmax, matmul with v', output Linear; FFN 512-2,048 GELU 2,048-512, no dropout, final LayerNorm, untied output Linear 512-32,000 at all 4,096 positions, 66.4M parameters, CE over all tokens against random targets, AdamW; thirty-seventh round"),
+    "mind": (mind, "MIND multi-interest candidate generator (Li et al. 2019; DeepMatch / torch-rechub design), 1,000,000 x 64 item nn.Embedding (dense gradients, N(0, 1e-4)) shared by 50-behaviour histories (lengths 1-50 per user, pad id 0, float mask), the target and the negatives, 3 profile fields of 100,000, 1,000 and 100 values in nn.Embedding tables of 64 concatenated to 192, B2I dynamic routing: behaviours mapped by one shared 64 x 64 bilinear matrix S, b x 4 x 50 routing logits drawn from N(0, 1) in each forward, 3 iterations of softmax over the 4 interests, padding zeroed, bmm to b x 4 x 64 capsules, squash, logits += bmm of capsules and the detached mapped behaviours, profile concatenated to each capsule (256) and a ReLU DNN 256-256-64, label-aware attention (interest-target dot products to the power 2, softmax over the interests, weighted sum), sampled softmax logits against the target (column 0) and 255 uniform negatives shared by the batch (F.linear), 70.6M parameters, CE against column 0, Adam; thirty-eighth round"),
+    "ecapa": (ecapa, "ECAPA-TDNN speaker verification (Desplanques et al. 2020; SpeechBrain ECAPA_TDNN layout, C = 512) on 2 s crops of 80-dim log-mel features, b x 80 x 200, TDNNBlock Conv1d 80-512 kernel 5 + ReLU + BatchNorm1d, three SE-Res2Blocks of 512 at dilations 2, 3, 4 (1x1 TDNNBlock, Res2Net scale 8: 512 chunked into 8 groups of 64, 7 dilated kernel-3 Conv1d 64-64 + ReLU + BN run in sequence on group + previous output, concat, 1x1 TDNNBlock, SE: time mean, 1x1 Conv1d 512-128 ReLU 128-512 sigmoid, scale; identity residual), all k > 1 convolutions reflect-padded, multi-layer feature aggregation (concat 1,536, 1x1 TDNNBlock 1,536-1,536), attentive statistics pooling with global context (length mask of full crops, utterance mean and std repeated over time and concatenated to 4,608, 1x1 TDNNBlock 4,608-128, tanh, 1x1 Conv1d 128-1,536, masked_fill, softmax over time, weighted mean and std, 3,072), BatchNorm1d, Linear 3,072-192 embedding, cosine scores against 5,994 L2-normalised speaker weights (xavier-uniform), 7.35M parameters, AAM-softmax loss (m 0.2, s 30: clamp, sine, cos(theta + m) with the threshold fallback, one-hot blend, log_softmax, KL-div sum / batch), Adam; thirty-eighth round"),
+    "fno3d": (fno3d, "3-D Fourier neural operator (Li et al. 2021, the reference FNO3d for 2-D Navier-Stokes in space-time) on b x 64 x 64 x 40 x 13 inputs (10 past vorticity steps repeated over the 40 output times + x, y, t coordinates), Linear 13-20, channels-first, F.pad of time by 6 to 46, four layers of SpectralConv3d (fp32 rfftn over the 64 x 64 x 46 volume, the 8 x 8 x 8 modes of the four (x, y) corner blocks multiplied by complex64 weight parameters through einsum 'bixyz,ioxyz->boxyz', written into a zero spectrum, irfftn) plus a 1x1x1 Conv3d 20-20, GELU after the first three, crop, channels-last, Linear 20-128, GELU, Linear 128-1, 3.28M complex + 4,777 real parameters (6.56M real numbers), relative L2 loss against a random target, Adam; thirty-eighth round"),
+    "byol": (byol, "BYOL (Grill et al. 2020) self-supervised step at 96x96, two views from make() each b x 3 x 96 x 96; online ResNet-18 (7x7 stride-2 stem, max-pool, 4 stages of 2 basic blocks 64-128-256-512, BatchNorm2d), projector 512-4,096-256 and predictor 256-4,096-256 (Linear, BatchNorm1d, ReLU, Linear); target = deepcopy of backbone + projector, requires_grad False, updated in the forward before the online pass by EMA tau 0.996 (torch._foreach_mul_ / _foreach_add_), run under no_grad in train mode; each view through each network separately (4 ResNet-18 passes, 2 with grad); returns 4 x b x 256; symmetric loss 2 - 2 cos(normalised prediction, detached other-view projection), mean over batch; 16.45M trained of 30.78M parameters, SGD momentum (the paper used LARS); thirty-eighth round"),
+    "clip": (clip, "CLIP ViT-B/32 (Radford et al. 2021) contrastive image-text pre-training following openai/CLIP, full depth: image tower Conv2d 3-768 32x32 stride 32 without bias (49 patches) + class token + learned positions (50 tokens), ln_pre, 12 pre-LN blocks of 768 (sequence-first nn.MultiheadAttention, 12 heads of 64, need_weights=False; MLP 3,072 with quick_gelu x * sigmoid(1.702 x); fp32 LayerNorms), ln_post on the class token, x @ proj 768-512; text tower 49,408 x 512 token embedding + learned 77 positions, 12 blocks of 512 (8 heads, MLP 2,048, quick_gelu) under a 77 x 77 float causal mask, ln_final, the EOT token's feature by argmax of the ids and advanced indexing, x @ text_projection 512-512; both L2-normalised, logits exp(logit_scale) img @ txt^T (logit_scale learned from log(1/0.07)), b x b; captions of SOT + 5-75 ids + EOT zero-padded to 77 (lengths drawn once from a seeded generator), reference init, 151.3M parameters, symmetric CE over rows and columns against arange(b), AdamW; thirty-eighth round"),
 }
