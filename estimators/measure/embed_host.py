@@ -22,29 +22,12 @@ duration with it, and the events recorded under one call.
 import json
 import os
 import statistics
-import time
 
 import torch
 
-from host_calib import dispatch_loop, host_info, out_and_device
+from host_calib import dispatch_loop, host_info, host_per_call, out_and_device
 
 CONFIGS = [(v, d, n) for v in (1000, 100000, 1000000) for d in (16, 64) for n in (256, 4096, 65536)]
-
-
-def host_per_call(fn, dev, calls=20, reps=7):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize(dev)
-    per = []
-    for _ in range(reps):
-        torch.cuda.synchronize(dev)
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        t1 = time.perf_counter()
-        torch.cuda.synchronize(dev)
-        per.append((t1 - t0) / calls)
-    return statistics.median(per), per
 
 
 def profiled(fn, dev, calls=10):
@@ -72,7 +55,7 @@ def main():
         grad = torch.randn(n, dim, device=dev)
         idx = torch.randint(0, vocab, (n,), device=dev)
         fn = lambda: torch.ops.aten.embedding_dense_backward(grad, idx, vocab, -1, False)
-        med, allv = host_per_call(fn, dev)
+        med, allv = host_per_call(fn, dev, 20)
         prof_s, events = profiled(fn, dev)
         rows.append({"vocab": vocab, "dim": dim, "indices": n, "host_s": med, "repeats_s": allv,
                      "profiled_s": prof_s, "events_inside": events})

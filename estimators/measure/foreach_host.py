@@ -24,12 +24,10 @@ The H200 host's run and what it shows: estimators/h200/ORIGIN.md.
 """
 import json
 import os
-import statistics
-import time
 
 import torch
 
-from host_calib import dispatch_loop, host_info, out_and_device
+from host_calib import dispatch_loop, host_info, host_per_call, out_and_device
 
 SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 
@@ -49,21 +47,6 @@ def ops(n, dev):
     ]
 
 
-def per_call(fn, dev, calls, reps=7):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize(dev)
-    per = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        t1 = time.perf_counter()
-        torch.cuda.synchronize(dev)
-        per.append((t1 - t0) / calls)
-    return statistics.median(per), per
-
-
 def main():
     out, dev = out_and_device()
     disp, disp_all = dispatch_loop(dev)
@@ -71,7 +54,7 @@ def main():
     for n in SIZES:
         for name, fn in ops(n, dev):
             calls = max(20, 4000 // n)
-            med, allv = per_call(fn, dev, calls)
+            med, allv = host_per_call(fn, dev, calls)
             rows.append({"op": name, "tensors": n, "host_s": med, "repeats_s": allv})
             print(f"{name:20s} {n:5d} tensors  {med * 1e6:9.2f} us per call  {med / disp:7.2f} dispatches",
                   flush=True)

@@ -40,24 +40,33 @@ def mlp(dev):
     return torch.nn.Sequential(*layers).to(dev)
 
 
+def host_per_call(fn, dev, calls, reps=7, warm=3):
+    """Host seconds per call of fn: the median of reps loops of calls
+    calls, each loop timed from its first call to the return of its last,
+    the device synchronised between loops (where its work is shorter than
+    the host's, the host's issue rate is what is timed), and every loop's
+    figure."""
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize(dev)
+    per = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize(dev)
+        per.append((t1 - t0) / calls)
+    return statistics.median(per), per
+
+
 def dispatch_loop(dev, n=20000, reps=7):
     """Host seconds per torch.add of a 256-element tensor, median of reps
     loops of n adds each (the device runs far behind: each add's kernel
     takes ~2 us, so the host's issue rate is what is timed)."""
     x = torch.ones(256, device=dev)
     y = torch.ones(256, device=dev)
-    for _ in range(1000):
-        torch.add(x, y)
-    torch.cuda.synchronize(dev)
-    per = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            torch.add(x, y)
-        t1 = time.perf_counter()
-        torch.cuda.synchronize(dev)
-        per.append((t1 - t0) / n)
-    return statistics.median(per), per
+    return host_per_call(lambda: torch.add(x, y), dev, n, reps, warm=1000)
 
 
 def host_info(dev):

@@ -298,7 +298,6 @@ static const enum kernel_pass conv_slot_pass[CONV_PASS_COUNT] = {
     KPASS_FWD, KPASS_BWD_DATA, KPASS_BWD_WEIGHT,
 };
 
-/* The query a row answers in time slot `slot` (conv rows have three). */
 void kernel_row_conv(const struct kernel_row *r, struct conv_shape *c)
 {
     memset(c, 0, sizeof *c);
@@ -310,6 +309,7 @@ void kernel_row_conv(const struct kernel_row *r, struct conv_shape *c)
     c->groups = r->groups, c->dims = r->dims;
 }
 
+/* The query a row answers in time slot `slot` (conv rows have three). */
 static void row_query(const struct kernel_row *r, int slot, struct kernel_query *q)
 {
     memset(q, 0, sizeof *q);

@@ -276,12 +276,13 @@ struct kernel_table *kernel_set_get(struct kernel_set *s, const char *hw);
  * they win over older rows with the same key); src is left empty. */
 void kernel_set_take(struct kernel_set *dst, struct kernel_set *src);
 
-/* Internal to src/model/kernel_*.c: the order of exact keys (kind first
- * is the caller's business) and the release of kernel_table_lookup's index. */
-int kernel_row_key_cmp(const struct kernel_row *a, const struct kernel_row *b);
 /* The convolution geometry of a KERNEL_CONV row (zeros where the row
  * has none), as a profile's op holds it. */
 void kernel_row_conv(const struct kernel_row *r, struct conv_shape *c);
+
+/* Internal to src/model/kernel_*.c: the order of exact keys (kind first
+ * is the caller's business) and the release of kernel_table_lookup's index. */
+int kernel_row_key_cmp(const struct kernel_row *a, const struct kernel_row *b);
 void kernel_lookup_index_free(void *ix);
 /* Row indices of one kind and precision in key order, one per key (the
  * row added last); *n their count.  Owned by the table's index. */
