@@ -9,9 +9,9 @@ H200's where there is one, else the H100's), both in fp32:
   - the tensors of each optimizer op, from the CPU trace: the calls of its
     name in the optimizer step (PyTorch's per-tensor loop there);
   - the GPU trace's host time of its _foreach_ calls, from fom's replay of
-    the trace on its own machine (`fom estimate` with the run's measured
-    step beside it: the host times calibrated on the step, the profiler's
-    cost per event taken out, as host_weights.py reads the traces);
+    the trace on its own machine (host_weights.py's replay, with the run's
+    measured step beside it: the host times calibrated on the step, the
+    profiler's cost per event taken out);
   - what foreach_host.json gives for those calls (its seven ops, read
     linearly between list lengths, a name it lacks as add_'s) in the
     machine file's dispatches.
@@ -25,23 +25,11 @@ import glob
 import gzip
 import json
 import os
-import re
-import statistics
 import subprocess
 
+from host_weights import MACHINE_FILES, dispatch_s, quartiles, replay
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MACHINES = {"h200": "h200-sxm-141gb.xml", "h100": "h100-sxm5-80gb.xml"}
-
-
-def fom_json(fom, args):
-    p = subprocess.run([fom] + args + ["--format-out" if args[0] == "ingest" else "--format", "json"],
-                       capture_output=True, text=True, check=True)
-    return json.loads(p.stdout)
-
-
-def dispatch_s(machine_xml):
-    m = re.search(r'dispatch="([0-9.]+) us"', open(machine_xml).read())
-    return float(m.group(1)) * 1e-6
 
 
 def table(path):
@@ -80,22 +68,21 @@ def main():
             continue
         gpu = gpus[0]
         d = os.path.basename(os.path.dirname(gpu))
-        machine = os.path.join(ROOT, "machines", MACHINES[d])
+        machine = os.path.join(ROOT, "machines", MACHINE_FILES[d])
         n = {}
-        for o in fom_json(a.fom, ["ingest", cpu])["ops"]:
+        prof = json.loads(subprocess.run([a.fom, "ingest", cpu, "--format-out", "json", "-o", "-"],
+                                         check=True, capture_output=True, text=True).stdout)
+        for o in prof["ops"]:
             if o["phase"] == "optimizer" and o["kind"] == "elementwise":
                 n[o["name"]] = n.get(o["name"], 0) + o["count"]
-        est = fom_json(a.fom, ["estimate", "--profile", gpu, "--machine", machine])
+        est, _ = replay(a.fom, gpu, machine, None, True)
         real = sum(o["host_time_s"] for o in est["ops"] if o["name"].startswith("aten::_foreach_"))
         model_s = sum(dispatches(rows, k, v) for k, v in n.items()) * dispatch_s(machine)
         if real > 0 and model_s > 0:
             ratios.append(real / model_s)
             print("%-16s %s  %7.1f us in the step, %7.1f us from the loop  %.2f"
                   % (model, d, real * 1e6, model_s * 1e6, real / model_s))
-    ratios.sort()
-    q = lambda p: ratios[int(p * (len(ratios) - 1))]
-    print("%d models: median %.2f, quartiles %.2f and %.2f" % (len(ratios), statistics.median(ratios),
-                                                              q(0.25), q(0.75)))
+    print("%d models: median %.2f, quartiles %.2f and %.2f" % ((len(ratios),) + quartiles(ratios)))
 
 
 if __name__ == "__main__":
