@@ -447,6 +447,32 @@ def gemm_cases(grid):
                             if 4 * b * (m * k + k * n + m * n) <= 1 << 32:
                                 add(m, n, k, at, bt, b, "grid")
         return rows
+    if grid == "batched-long":
+        # Batches of products with one long side and two short ones
+        # (skip-gram scores of a word against its samples, per-head
+        # attention of one query, per-position projections along a
+        # sequence): the designed grid's batched rows are square-ish, and
+        # batched-small stops at 64 a side, so a batch of [1x300]·[300x16]
+        # products read its time from rows whose cost is arithmetic while
+        # its own is the operands' traffic.  Long side 512 to 8,192 on
+        # every other octave in each of m, n and k, the short sides 1, 8,
+        # 64 and 256, the three layouts a backward pass uses, batches 16 to
+        # 32,768; operands of at most 2^32 bytes in fp32 and at most 2^40
+        # flops, so one row stays under a second.
+        shorts = (1, 8, 64, 256)
+        for b in (16, 256, 4096, 32768):
+            for at, bt in (("N", "N"), ("T", "N"), ("N", "T")):
+                for pos in range(3):
+                    for big in (512, 2048, 8192):
+                        for s1 in shorts:
+                            for s2 in shorts:
+                                dims = [s1, s2]
+                                dims.insert(pos, big)
+                                m, n, k = dims
+                                if (4 * b * (m * k + k * n + m * n) <= 1 << 32
+                                        and 2 * m * n * k * b <= 1 << 40):
+                                    add(m, n, k, at, bt, b, "grid")
+        return rows
     if grid == "tiny":
         for s in (32, 128):
             add(s, s, s, "N", "N", 1, "grid")
@@ -928,6 +954,20 @@ def embedding_cases(grid):
     def add(op, rows_, dim, lookups, batch, mode):
         rows.append(({"op": op, "rows": rows_, "dim": dim, "lookups": lookups,
                       "batch": batch, "mode": mode}, "grid"))
+    if grid == "embedding-tokens":
+        # Plain lookups of many indices (a batch of skip-gram centre
+        # words, negatives and contexts; a recommender's histories): the
+        # designed grid stops at 16,384 indices, and the backward's cost
+        # (sorting the indices, then adding rows) grows past it by a law
+        # of its own.  Indices 2^8 to 2^22 on every other octave, as 32
+        # lookups in batches of indices/32; tables of 2^12, 2^16 and 2^20
+        # rows, 16, 128 and 512 wide, at most 2^28 elements.
+        for tokens in pow2(8, 22, 2):
+            for r in (1 << 12, 1 << 16, 1 << 20):
+                for dim in (16, 128, 512):
+                    if r * dim <= (1 << 28):
+                        add("embedding", r, dim, 32, tokens // 32, "none")
+        return rows
     if grid == "tiny":
         add("embedding", 1000, 16, 8, 4, "none")
         add("embedding_bag", 1000, 16, 4, 8, "sum")
@@ -2049,7 +2089,7 @@ def parse_args(argv):
                     help="cuda:N or cpu (default: cuda:0 when a GPU is present, else cpu)")
     ap.add_argument("--grid", choices=["tiny", "small", "full", "depthwise", "dense-layouts", "dilated", "conv3d",
                                        "depthwise3d", "grouped", "norm2d", "norm-rows", "norm-batch", "batched-small",
-                                       "head-dims", "conv1d"],
+                                       "batched-long", "embedding-tokens", "head-dims", "conv1d"],
                     default="small",
                     help="designed grids of every kind, or the depthwise, the grouped, the dilated, the 3-D, the 3-D depthwise or "
                          "the full grid's dense 2-D convolutions in both memory layouts (--kinds conv), or "
@@ -2057,6 +2097,9 @@ def parse_args(argv):
                          "many short rows (norm-rows, --kinds norm), or batch and group norms of 4-D "
                          "activations at batches 12 to 6,144 (norm-batch, --kinds norm), or small matrices in "
                          "batches of thousands to millions (batched-small, --kinds gemm), or "
+                         "batched products with one side of 512 to 8,192 and two of 1 to 256 "
+                         "(batched-long, --kinds gemm), or plain embeddings of 256 to 4M indices "
+                         "(embedding-tokens, --kinds embedding), or "
                          "attention at head dims 16, 32, 80 and 96 (head-dims, --kinds attention)")
     ap.add_argument("--kinds", default=None,
                     help="comma list among %s (default: all; comm needs 2+ GPUs)" % ",".join(KINDS))
@@ -2106,6 +2149,8 @@ GRID_KIND["norm2d"] = ("norm", "batch norms")
 GRID_KIND["norm-rows"] = ("norm", "layer and RMS norms over short rows")
 GRID_KIND["norm-batch"] = ("norm", "batch and group norms at training batches")
 GRID_KIND["batched-small"] = ("gemm", "batched GEMMs")
+GRID_KIND["batched-long"] = ("gemm", "batched GEMMs with one long side")
+GRID_KIND["embedding-tokens"] = ("embedding", "plain embeddings of many indices")
 GRID_KIND["head-dims"] = ("attention", "attention at head dims besides 64 and 128")
 
 

@@ -458,8 +458,9 @@ static double peer_scaled(struct est *c, const struct op *op, const struct shape
                         "from them by the two machines' specs", c->m->id ? c->m->id : "?",
                      t->hw ? t->hw : "?");
         else if (c->peer_said != t)
-            est_warn(c, "ops that the tables of '%s' do not hold and '%s' rows measure at their "
-                        "shape are moved from those rows by the two machines' specs",
+            est_warn(c, "ops that the tables of '%s' do not reach (no rows of their kind, or rows "
+                        "only below or above their size) and '%s' rows measure at their shape are "
+                        "moved from those rows by the two machines' specs",
                      c->m->id ? c->m->id : "?", t->hw ? t->hw : "?");
         c->peer_said = t;
         return lk.method == LOOKUP_EXTRAP ? DIST_EXTRAP_SCALED : DIST_SCALED;
@@ -498,10 +499,15 @@ static double nearest_candidate(struct est *c, const struct op *op, const struct
     double d;
     alt = *oe;
     /* another GPU's row where the target has no table, or where its own
-     * rows do not reach the op (none, or only below them): never in place
-     * of the target's own rows past their largest sizes */
-    if (best > DIST_SCALED && (!c->tt || best > DIST_EFFICIENCY)
-        && (d = peer_scaled(c, op, &s, &alt)) < best) {
+     * rows do not reach the op (none, or only below or above its size).
+     * A peer row measured at the op's size (DIST_SCALED) beats the
+     * target's rate carried past its largest rows (DIST_EXTRAP_SCALED):
+     * the spec ratio between two GPUs is one known quantity, while the
+     * rate past the rows assumes the kernel and its bottleneck stay the
+     * same as the size grows, which an embedding backward (sorting its
+     * indices) or a batched product that turns memory-bound does not
+     * keep.  A peer row that extrapolates too ties and loses. */
+    if (best > DIST_SCALED && (d = peer_scaled(c, op, &s, &alt)) < best) {
         *oe = alt;
         best = d;
     }

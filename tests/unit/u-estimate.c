@@ -2826,8 +2826,10 @@ static void test_peer_rows(void **state)
 
 /* A target with tables of its own that do not reach an op (rows only far
  * above it) takes the op from another GPU's row at its shape, moved by
- * the two machines' peaks; an op past the target's largest rows keeps
- * the target's own rate (a scaled measurement of its own). */
+ * the two machines' peaks; an op past the target's largest rows and past
+ * the peer's too keeps the target's own rate (a scaled measurement of its
+ * own): the peer's rate carried past its rows ties with it, and the tie
+ * goes to the target's rows. */
 static void test_peer_rows_beside_own_table(void **state)
 {
     (void)state;
@@ -2865,7 +2867,52 @@ static void test_peer_rows_beside_own_table(void **state)
         }
     }
     assert_int_equal(seen, 2);
-    assert_true(warned(&e, "tables of 'testgpu' do not hold"));
+    assert_true(warned(&e, "tables of 'testgpu' do not reach"));
+    estimate_release(&e);
+    profile_release(&p);
+    kernel_set_release(&own);
+    kernel_set_release(&refs);
+    fclose(fp);
+}
+
+/* An op past the target's own rows that a peer GPU measures at its size
+ * takes the peer's row, not the target's rate carried past its rows: a
+ * batch norm forward over [64, 16, 4096], the target's rows at batches 1
+ * and 2 (10 us a sample), the peer's at 32, 64 and 128 (1 us a sample).
+ * The peer's 64 us moves by the two machines' specs: the share f of it
+ * that is the bytes at the peer's 1 TB/s by the bandwidth ratio (1), the
+ * rest by the fp32 vector peaks (10 against the target's 20 TFLOP/s:
+ * 0.5).  The target's own rate would give 640 us. */
+static void test_peer_rows_past_own_table(void **state)
+{
+    (void)state;
+    struct machine tgt, ref;
+    gpu(&tgt, "Target GPU");
+    gpu(&ref, "Ref GPU");
+    tgt.peak_flops[PREC_FP32][EXEC_VECTOR] = 20e12;
+    tgt.launch_latency_s = ref.launch_latency_s = 0;
+    struct kernel_set own, refs;
+    kernel_set_init(&own);
+    kernel_set_init(&refs);
+    for (int64_t n = 1; n <= 2; n++)
+        norm_row(kernel_set_get(&own, "Target GPU"), "batch_norm", n, 16, 4096,
+                 10e-6 * (double)n)->pass = KPASS_FWD;
+    for (int64_t n = 32; n <= 128; n *= 2)
+        norm_row(kernel_set_get(&refs, "Ref GPU"), "batch_norm", n, 16, 4096,
+                 1e-6 * (double)n)->pass = KPASS_FWD;
+    struct profile p;
+    norm_profile(&p, "aten::native_batch_norm", "batch_norm", 64, 16, 4096, 0);
+    p.has_device = 0;
+    struct estimate e;
+    FILE *fp;
+    estimate_with_reference(&p, &own, &refs, &ref, &tgt, PREC_UNKNOWN, &e, &fp);
+    const struct op_estimate *on = est_named(&e, "aten::native_batch_norm");
+    assert_non_null(on);
+    assert_int_equal(on->method, EST_SCALED_TABLE);
+    double f = p.ops[0].bytes / 1e12 / 64e-6;
+    assert_close(on->device_s, 64e-6 * (f + (1 - f) * 0.5), 1e-9);
+    assert_close(on->distance, 2.0, 1e-12);
+    assert_true(warned(&e, "rows only below or above their size"));
     estimate_release(&e);
     profile_release(&p);
     kernel_set_release(&own);
@@ -2908,6 +2955,7 @@ int main(void)
         cmocka_unit_test(test_extrapolated_ratio),
         cmocka_unit_test(test_efficiency_indexed),
         cmocka_unit_test(test_peer_rows_beside_own_table),
+        cmocka_unit_test(test_peer_rows_past_own_table),
         cmocka_unit_test(test_keep_measured_warning),
         cmocka_unit_test(test_scaled_last_resort),
         cmocka_unit_test(test_names),
