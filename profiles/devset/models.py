@@ -15019,6 +15019,613 @@ def clip(batch, device):
     return CLIP(), make, _clip_loss, "adamw"
 
 
+# -- thirty-ninth round --------------------------------------------------------
+# Models added after the thirty-eighth round: a Spatial Transformer Network
+# classifier (Jaderberg et al. 2015) on 128 x 128 RGB images of 200 classes
+# (the paper's CUB-200-2011 task, with plain CNNs in place of its Inception
+# networks and at a smaller image size): a localisation CNN (four conv +
+# max-pool + ReLU, Linear 8,192-128-6) regresses an affine map that starts
+# at the identity, F.affine_grid turns it into a b x 128 x 128 x 2
+# sampling grid and F.grid_sample (bilinear, zero padding, align_corners
+# False) warps the input; the backward runs grid_sampler_2d_backward for
+# the grid only (the images need no gradient) and affine_grid's backward
+# (a bmm against the base grid), kernels the estimator's tables lack. The
+# warped image goes through a 6-conv BatchNorm classifier (64 to 256
+# channels at 128, 64 and 32 pixels, 2.44 GMACs per image) that, with its
+# BatchNorm and ReLU passes over 64 x 128 x 128 maps, holds most of the
+# step's time; the localisation net adds 0.36 GMACs.
+
+class STNLocalisation(nn.Module):
+    """The STN's localisation network, laid out as the PyTorch spatial
+    transformer tutorial's (conv, max-pool 2, ReLU per stage, then a
+    two-layer regressor) scaled to 128 x 128 RGB: Conv2d 3-32 5x5, 32-64
+    5x5, 64-128 3x3 and 128-128 3x3 ('same' padding), each followed by
+    MaxPool2d 2 and ReLU (128 -> 64 -> 32 -> 16 -> 8), flatten 8,192,
+    Linear 8,192-128, ReLU, Linear 128-6. The last Linear starts with zero
+    weights and the identity transform [1, 0, 0, 0, 1, 0] as its bias, as
+    the paper and the tutorial, so that the first steps see the unwarped
+    image. Returns b, 2, 3."""
+
+    def __init__(self, size=128, chans=(3, 32, 64, 128, 128), kernels=(5, 5, 3, 3), hidden=128):
+        super().__init__()
+        layers = []
+        for cin, cout, k in zip(chans, chans[1:], kernels):
+            layers += [nn.Conv2d(cin, cout, k, padding=k // 2), nn.MaxPool2d(2), nn.ReLU(inplace=True)]
+        self.features = nn.Sequential(*layers)
+        side = size >> len(kernels)                         # 8
+        self.fc1 = nn.Linear(chans[-1] * side * side, hidden)
+        self.fc2 = nn.Linear(hidden, 6)
+        nn.init.zeros_(self.fc2.weight)
+        with torch.no_grad():
+            self.fc2.bias.copy_(torch.tensor([1.0, 0.0, 0.0, 0.0, 1.0, 0.0]))
+
+    def forward(self, x):                                   # b, 3, 128, 128
+        h = self.features(x).flatten(1)                     # b, 128 x 8 x 8 = 8192
+        return self.fc2(F.relu(self.fc1(h))).view(-1, 2, 3) # b, 128 -> b, 2, 3
+
+
+class STN(nn.Module):
+    """Spatial Transformer Network classifier (Jaderberg, Simonyan,
+    Zisserman & Kavukcuoglu 2015, 'Spatial Transformer Networks'): one
+    affine spatial transformer at the input of the classifier, as the
+    paper's SVHN ST-CNN Single and the PyTorch tutorial. The localisation
+    net's 2 x 3 matrix is taken to fp32 before F.affine_grid (a bf16 grid
+    would round the sample positions to a quarter of a pixel near the
+    borders at 128), F.grid_sample
+    bilinear with zero padding and align_corners=False resamples the image
+    at its own 128 x 128 size; the classifier, a VGG-style CNN with
+    BatchNorm: Conv2d 3x3 3-64, 64-64 at 128, MaxPool2d 2, 128, 128 at 64,
+    MaxPool2d 2, 256, 256 at 32, each Conv (no bias) + BatchNorm2d + ReLU,
+    global average pooling, Linear 256-200. PyTorch's default
+    initialisation elsewhere. 2.52M parameters (1.32M in the localisation
+    net). Returns b, 200."""
+
+    def __init__(self, size=128, classes=200, chans=(3, 64, 64, "M", 128, 128, "M", 256, 256)):
+        super().__init__()
+        self.loc = STNLocalisation(size)
+        layers, cin = [], chans[0]
+        for c in chans[1:]:
+            if c == "M":
+                layers.append(nn.MaxPool2d(2))
+            else:
+                layers += [nn.Conv2d(cin, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU(inplace=True)]
+                cin = c
+        self.features = nn.Sequential(*layers)
+        self.fc = nn.Linear(cin, classes)
+
+    def forward(self, x):                                   # b, 3, 128, 128
+        theta = self.loc(x).float()                         # b, 2, 3
+        grid = F.affine_grid(theta, list(x.shape), align_corners=False)   # b, 128, 128, 2 in [-1, 1]
+        x = F.grid_sample(x.float(), grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+        h = self.features(x)                                # b, 64, 128 -> 128, 64 -> b, 256, 32, 32
+        return self.fc(h.mean((2, 3)))                      # b, 256 -> b, 200
+
+
+def stn(batch, device):
+    """batch: normalised 128x128 RGB images (random values; CUB-200-2011
+    birds in the paper's fine-grained experiment) and one of 200 classes
+    per image."""
+    def make():
+        return (torch.randn(batch, 3, 128, 128, device=device),
+                torch.randint(0, 200, (batch,), device=device))
+    return STN(), make, _cls_loss, "sgd_momentum"
+
+
+# Nystromformer (Xiong et al. 2021) for sequence classification over 4,096
+# tokens: per layer and head the softmax attention is approximated through
+# 64 landmarks (segment means of 64 queries and keys): three softmax
+# kernels (b x 8 x 4,096 x 64, 64 x 64 and 64 x 4,096), the Moore-Penrose
+# pseudo-inverse of the 64 x 64 one by 6 Newton-Schulz iterations written
+# out (24 batched 64 x 64 matmuls and the I-scaled subtractions between
+# them, tiny kernels in a sequential chain), and a depthwise Conv2d of
+# kernel 33 x 1 along the sequence on the values. Attention costs a few %
+# of the FLOPs: the step's time goes to the q, k, v, output and FFN GEMMs
+# over b x 4,096 tokens of 512, LayerNorm, GELU and dropout passes.
+
+def _nystrom_pinv(a, iters=6):
+    """The Moore-Penrose pseudo-inverse of a (b, heads, m, m) by Newton-
+    Schulz iterations as Nystromformer's iterative_inv (Xiong et al. 2021,
+    eq. 13, after Razavi et al. 2014): Z0 = A^T / (||A||_1 ||A||_inf), the
+    largest column sum times the largest row sum over the whole batch (the
+    reference's 'original' initialisation; it drops the row sum, which is
+    1 for the rows of a softmax, computed here as the paper writes it),
+    then Z <- 1/4 Z (13 I - A Z (15 I - A Z (7 I - A Z))), four matmuls an
+    iteration. Returns b, heads, m, m."""
+    eye = torch.eye(a.shape[-1], device=a.device)          # m, m in fp32 as the reference (1.13's CPU has no bf16 eye)
+    z = a.transpose(-1, -2) / (a.sum(-2).max() * a.sum(-1).max())  # b, heads, m, m
+    for _ in range(iters):
+        az = a @ z
+        z = 0.25 * z @ (13 * eye - az @ (15 * eye - az @ (7 * eye - az)))
+    return z
+
+
+class NystromAttention(nn.Module):
+    """Nystromformer self-attention (Xiong et al. 2021, 'Nystromformer: A
+    Nystrom-Based Algorithm for Approximating Self-Attention'; the authors'
+    LRA code, mlpen/Nystromformer NystromAttention inside its Attention
+    wrapper): W_q, W_k, W_v Linears 512-512 (8 heads of 64), q and k each
+    scaled by 64^-1/4; 64 landmarks per head by segment means (the 4,096
+    positions reshaped into 64 segments of 64 and averaged); kernel 1 =
+    softmax(q k~^T) (4,096 x 64), kernel 2 = softmax(q~ k~^T) (64 x 64),
+    kernel 3 = softmax(q~ k^T) (64 x 4,096); out = (kernel 1
+    pinv(kernel 2)) (kernel 3 v) with the pinv by 6 Newton-Schulz
+    iterations; plus the reference's skip on the values, a depthwise
+    Conv2d(8, 8, (33, 1), padding (16, 0), groups 8, no bias) along the
+    sequence; output Linear 512-512. Every sequence is full length, so the
+    reference's padding mask (products with ones) is left out. Returns b,
+    n, 512."""
+
+    def __init__(self, d=512, heads=8, landmarks=64, iters=6, conv_k=33):
+        super().__init__()
+        self.heads, self.dh, self.landmarks, self.iters = heads, d // heads, landmarks, iters
+        self.wq, self.wk, self.wv = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.conv = nn.Conv2d(heads, heads, (conv_k, 1), padding=(conv_k // 2, 0), bias=False, groups=heads)
+        self.out = nn.Linear(d, d)
+
+    def forward(self, x):                                   # b, n, 512
+        b, n, _ = x.shape
+        h, dh, m = self.heads, self.dh, self.landmarks
+        q, k, v = (w(x).view(b, n, h, dh).transpose(1, 2) for w in (self.wq, self.wk, self.wv))   # b, 8, n, 64
+        q, k = q / dh ** 0.25, k / dh ** 0.25
+        ql = q.reshape(b, h, m, n // m, dh).mean(-2)        # b, 8, 64, 64: landmark queries
+        kl = k.reshape(b, h, m, n // m, dh).mean(-2)        # b, 8, 64, 64: landmark keys
+        k1 = F.softmax(q @ kl.transpose(-1, -2), dim=-1)    # b, 8, n, 64
+        k2 = F.softmax(ql @ kl.transpose(-1, -2), dim=-1)   # b, 8, 64, 64
+        k3 = F.softmax(ql @ k.transpose(-1, -2), dim=-1)    # b, 8, 64, n
+        o = (k1 @ _nystrom_pinv(k2, self.iters)) @ (k3 @ v)  # b, 8, n, 64 -> (b, 8, n, 64)(b, 8, 64, 64)
+        o = o + self.conv(v)                                # b, 8, n, 64: depthwise over the sequence
+        return self.out(o.transpose(1, 2).reshape(b, n, h * dh))   # b, n, 512
+
+
+class NystromLayer(nn.Module):
+    """The LRA reference's pre-LN transformer block around
+    NystromAttention: x + dropout(attn(LN(x))), then x + the MLP block
+    Linear 512-2,048, GELU, dropout, Linear 2,048-512, dropout (0.1). The
+    LayerNorms run in fp32 (Fp32LayerNorm)."""
+
+    def __init__(self, d=512, heads=8, ff=2048, landmarks=64, drop=0.1):
+        super().__init__()
+        self.ln1, self.ln2 = Fp32LayerNorm(d), Fp32LayerNorm(d)
+        self.attn = NystromAttention(d, heads, landmarks)
+        self.fc1, self.fc2 = nn.Linear(d, ff), nn.Linear(ff, d)
+        self.drop = drop
+
+    def forward(self, x):                                   # b, n, 512
+        x = x + F.dropout(self.attn(self.ln1(x)), self.drop, self.training)
+        h = F.dropout(F.gelu(self.fc1(self.ln2(x))), self.drop, self.training)   # b, n, 2048
+        return x + F.dropout(self.fc2(h), self.drop, self.training)             # b, n, 512
+
+
+class Nystromformer(nn.Module):
+    """A Nystromformer encoder for sequence classification (Xiong et al.
+    2021; the layout of the authors' LRA models): token embedding 30,000 x
+    512 plus learned 4,096 x 512 positions (both N(0, 0.02)), dropout 0.1,
+    4 NystromLayers of 512 (8 heads of 64, 64 landmarks, FFN 2,048 GELU),
+    a final fp32 LayerNorm, the mean over the 4,096 positions and Linear
+    512-10. 30.1M parameters (17.5M in the embeddings). Returns b, 10."""
+
+    def __init__(self, vocab=30000, seq=4096, d=512, layers=4, heads=8, ff=2048, landmarks=64,
+                 classes=10, drop=0.1):
+        super().__init__()
+        self.emb, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        nn.init.normal_(self.emb.weight, std=0.02)
+        nn.init.normal_(self.pos.weight, std=0.02)
+        self.layers = nn.ModuleList(NystromLayer(d, heads, ff, landmarks, drop) for _ in range(layers))
+        self.ln = Fp32LayerNorm(d)
+        self.head = nn.Linear(d, classes)
+        self.drop = drop
+
+    def forward(self, ids):                                 # b, 4096 token ids
+        x = F.dropout(self.emb(ids) + self.pos.weight[:ids.shape[1]], self.drop, self.training)   # b, 4096, 512
+        for layer in self.layers:
+            x = layer(x)                                    # b, 4096, 512
+        return self.head(self.ln(x).mean(1))                # b, 512 -> b, 10
+
+
+def nystromformer(batch, device):
+    """batch: sequences of 4,096 token ids uniform in the 30,000-token
+    vocabulary (all full length, no padding) and one of 10 classes per
+    sequence."""
+    seq, vocab, classes = 4096, 30000, 10
+
+    def make():
+        return (torch.randint(0, vocab, (batch, seq), device=device),
+                torch.randint(0, classes, (batch,), device=device))
+    return Nystromformer(vocab, seq), make, _cls_loss, "adamw"
+
+
+# A spiking convolutional network trained with surrogate gradients (the
+# SpikingJelly layout of Fang et al. 2021's CIFAR-10 networks, with fixed-
+# tau LIF neurons) on 3 x 32 x 32 images over 16 time steps in a Python
+# loop, one step at a time through all layers: the image's Conv2d 3-128
+# + BatchNorm2d once, then at every step a LIF on it and 5 Conv2d 3x3 of
+# 128-256 channels, each with its BatchNorm2d called per step and followed
+# by a LIF neuron written out as elementwise ops (charge, threshold
+# through a custom autograd.Function, hard reset), average pooling, and a
+# Linear head with LIF output neurons whose spikes are averaged over the
+# steps. Thousands of small kernels a step (conv, BN, 5-6 elementwise ops
+# per LIF and their backward, including the sigmoid surrogate's), so the
+# host's pace matters as much as the 14.5 forward GFLOPs per image of
+# convolutions.
+
+class _SigmoidSurrogateSpike(torch.autograd.Function):
+    """The spike's Heaviside step heaviside(x) = (x >= 0) in the forward;
+    in the backward the derivative of sigmoid(alpha x) in its place
+    (SpikingJelly's surrogate.Sigmoid, alpha 4): grad alpha s (1 - s)."""
+
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.save_for_backward(x)
+        ctx.alpha = alpha
+        return (x >= 0).to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        s = torch.sigmoid(ctx.alpha * x)
+        return grad * ctx.alpha * s * (1 - s), None
+
+
+def _lif(x, v, tau=2.0, v_th=1.0, alpha=4.0):
+    """One step of a leaky integrate-and-fire neuron as SpikingJelly's
+    LIFNode (decay_input, v_reset 0, hard reset, reset not detached):
+    charge v = v + (x - v) / tau, spike = heaviside(v - v_th) with the
+    sigmoid surrogate gradient, reset v = v (1 - spike). v is 0.0 before
+    the first step. Returns the spikes and the new membrane potential."""
+    v = v + (x - v) / tau
+    spike = _SigmoidSurrogateSpike.apply(v - v_th, alpha)
+    return spike, v * (1 - spike)
+
+
+class SpikingCNN(nn.Module):
+    """A spiking CNN for CIFAR-10 (Fang et al. 2021, 'Incorporating
+    Learnable Membrane Time Constant to Enhance Learning of Spiking Neural
+    Networks', as SpikingJelly's CIFAR-10 example lays it out, with plain
+    LIF neurons of tau 2 in place of PLIF and average pooling): the static
+    image's input current, Conv2d 3-128 3x3 + BatchNorm2d, computed once
+    (the same at every step, as the static_conv of SpikingJelly's examples), then for each
+    of the 16 time steps: LIF; Conv 128-128, LIF at 32 x 32; AvgPool2d 2;
+    Conv 128-256, LIF, Conv 256-256, LIF at 16 x 16; AvgPool2d 2; Conv
+    256-256, LIF, Conv 256-256, LIF at 8 x 8; AvgPool2d 2; flatten 4,096;
+    Linear 4,096-10 (no bias); LIF. Each Conv is 3x3 'same' without bias
+    and followed by its BatchNorm2d, called once a step (statistics per
+    step, 16 running-stat updates a forward). The membrane potentials
+    start at 0 in every forward (SpikingJelly's reset_net between
+    batches). PyTorch's default initialisation. 2.26M parameters. Returns
+    the output neurons' firing rates, the spike counts over the 16 steps
+    divided by 16, b, 10."""
+
+    def __init__(self, steps=16, classes=10, chans=(128, 128, "A", 256, 256, "A", 256, 256, "A"), size=32):
+        super().__init__()
+        self.steps = steps
+        self.stem = nn.Sequential(nn.Conv2d(3, chans[0], 3, padding=1, bias=False), nn.BatchNorm2d(chans[0]))
+        self.layers, cin = nn.ModuleList(), chans[0]
+        for c in chans[1:]:
+            if c == "A":
+                self.layers.append(nn.AvgPool2d(2))
+                size //= 2
+            else:
+                self.layers.append(nn.Sequential(nn.Conv2d(cin, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)))
+                cin = c
+        self.fc = nn.Linear(cin * size * size, classes, bias=False)
+
+    def forward(self, x):                                   # b, 3, 32, 32
+        cur = self.stem(x)                                  # b, 128, 32, 32: the input current of every step
+        spiking = [not isinstance(layer, nn.AvgPool2d) for layer in self.layers]
+        vs = [0.0] * (sum(spiking) + 2)                     # membrane potentials: stem, 5 convs, output
+        rate = 0.0
+        for _ in range(self.steps):
+            s, vs[0] = _lif(cur, vs[0])                     # b, 128, 32, 32 spikes
+            j = 1
+            for layer, sp in zip(self.layers, spiking):
+                s = layer(s)                                # conv + BN, or a 2x2 average
+                if sp:
+                    s, vs[j] = _lif(s, vs[j])
+                    j += 1                                  # 128 @ 32 -> 256 @ 16 -> 256 @ 8 -> b, 256, 4, 4
+            out, vs[j] = _lif(self.fc(s.flatten(1)), vs[j])  # b, 10 output spikes
+            rate = rate + out
+        return rate / self.steps                            # b, 10 firing rates
+
+
+def snn(batch, device):
+    """batch: normalised 32x32 RGB images (random values in place of
+    CIFAR-10) and their labels one-hot over 10 classes: SpikingJelly's
+    examples regress the firing rates onto the one-hot labels by MSE.
+    Adam as the reference."""
+    def make():
+        return (torch.randn(batch, 3, 32, 32, device=device),
+                F.one_hot(torch.randint(0, 10, (batch,), device=device), 10).float())
+    return SpikingCNN(), make, _mse_loss, "adam"
+
+
+# Second-order MAML (Finn et al. 2017) on 5-way 1-shot Omniglot-sized
+# tasks: the classic 4-block conv net of 64 channels written functionally
+# so that each task's inner loop (5 SGD steps on its 5 support images)
+# runs on fast weights, every inner gradient taken by torch.autograd.grad
+# with create_graph=True; the meta-gradient then flows back through all
+# inner updates, so the step's backward runs the double backward of
+# convolution (convolutions with the gradients as weights), BatchNorm in
+# training mode (batchnorm_double_backward), ReLU and max-pool (a gather
+# of the pooled positions) and cross-entropy, per task in a Python loop
+# over the meta-batch. The tensors are tiny (5 and 75 images of 28 x 28,
+# 112K parameters), so the step is thousands of small kernels paced by the
+# host.
+
+class MAML(nn.Module):
+    """Second-order MAML (Finn, Abbeel & Levine 2017, 'Model-Agnostic
+    Meta-Learning for Fast Adaptation of Deep Networks') for N-way K-shot
+    classification, the paper's Omniglot network laid out functionally
+    (explicit weights passed to F.conv2d / F.batch_norm / F.linear, as the
+    reference's forward(inp, weights)): 4 blocks of Conv2d 3x3 64 'same',
+    BatchNorm without running statistics (F.batch_norm(x, None, None,
+    weight, bias, training=True): statistics of the batch at hand, support
+    or query), ReLU and MaxPool2d 2 (28 -> 14 -> 7 -> 3 -> 1; the
+    reference strides its Omniglot convolutions and max-pools its
+    MiniImagenet ones), flatten 64, Linear 64-5. Conv and Linear weights
+    xavier-uniform (the reference's convolution initialiser), zero
+    biases, BatchNorm weight 1, bias 0. Per task in a Python loop over
+    the meta-batch: the fast weights start as the meta-parameters; 5
+    inner steps
+    (the paper trains Omniglot with 1, tests with 3; 5 as later MAML++
+    setups) of cross-entropy on the 5 support images, gradients by
+    torch.autograd.grad(create_graph=True), w <- w - 0.4 g; then the
+    adapted weights classify the task's 75 query images. 112K parameters.
+    Returns the query logits, tasks, 75, 5."""
+
+    def __init__(self, ways=5, hidden=64, blocks=4, inner_steps=5, inner_lr=0.4):
+        super().__init__()
+        self.inner_steps, self.inner_lr = inner_steps, inner_lr
+        params, cin = [], 1
+        for _ in range(blocks):
+            w = torch.empty(hidden, cin, 3, 3)
+            nn.init.xavier_uniform_(w)
+            params += [w, torch.zeros(hidden), torch.ones(hidden), torch.zeros(hidden)]   # conv w, b; BN w, b
+            cin = hidden
+        w = torch.empty(ways, hidden)
+        nn.init.xavier_uniform_(w)
+        self.params = nn.ParameterList(nn.Parameter(p) for p in params + [w, torch.zeros(ways)])
+
+    @staticmethod
+    def net(x, p):
+        """The functional forward of the 4-block net on weights p."""
+        for i in range(0, len(p) - 2, 4):                   # 1, 28 -> 64, 14 -> 7 -> 3 -> 64, 1
+            x = F.conv2d(x, p[i], p[i + 1], padding=1)
+            x = F.batch_norm(x, None, None, p[i + 2], p[i + 3], training=True)
+            x = F.max_pool2d(F.relu(x), 2)
+        return F.linear(x.flatten(1), p[-2], p[-1])         # n, 5
+
+    def forward(self, x):                                   # (tasks, 5, 1, 28, 28; tasks, 5; tasks, 75, 1, 28, 28)
+        support, labels, query = x
+        outs = []
+        for t in range(support.shape[0]):
+            fast = list(self.params)
+            for _ in range(self.inner_steps):
+                loss = F.cross_entropy(self.net(support[t], fast).float(), labels[t])
+                grads = torch.autograd.grad(loss, fast, create_graph=True)
+                fast = [w - self.inner_lr * g for w, g in zip(fast, grads)]
+            outs.append(self.net(query[t], fast))           # 75, 5
+        return torch.stack(outs)                            # tasks, 75, 5
+
+
+def _maml_loss(out, y):
+    """The meta-objective: cross-entropy of every task's query logits under
+    its adapted weights, averaged over tasks and queries (the same number
+    of queries per task, so the mean of the per-task means)."""
+    return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+
+
+def maml(batch, device):
+    """batch: the meta-batch, tasks of 5-way 1-shot Omniglot-sized
+    classification (random 1 x 28 x 28 images in place of Omniglot
+    characters): per task 5 support images labelled 0 .. 4 and 75 query
+    images, 15 per class, labelled class-major. Adam with the outer lr
+    1e-3 in the reference (the suite's Adam uses its own lr; the kernels
+    are the same)."""
+    ways, queries = 5, 15
+
+    def make():
+        labels = torch.arange(ways, device=device)
+        return ((torch.randn(batch, ways, 1, 28, 28, device=device), labels.expand(batch, ways),
+                 torch.randn(batch, ways * queries, 1, 28, 28, device=device)),
+                labels.repeat_interleave(queries).expand(batch, ways * queries))
+    return MAML(ways), make, _maml_loss, "adam"
+
+
+# FastSpeech 2 (Ren et al. 2021) text-to-mel training, the layout of
+# ming024's public implementation with the LJSpeech configuration: an
+# encoder of 4 FFT blocks over ~130 phonemes, a variance adaptor (three
+# Conv1d predictors for log-duration, pitch and energy; pitch and energy
+# targets quantised by torch.bucketize into 256 bins and embedded), a
+# length regulator that expands each phoneme by its ground-truth duration
+# with torch.repeat_interleave per utterance (an index_select whose
+# backward is an index_add; output_size given, so no device sync) and F.pad
+# to the batch's longest mel (~900 frames at batch 48), then 6 FFT blocks
+# at the frame level and Linear 256-80. Most of the step is the decoder's
+# Conv1d 256-1,024 of kernel 9 and 1,024-256 of kernel 1 over b x 900
+# frames, its attention of 2 heads of 128 (b x 2 x 900 x 900 scores,
+# masked_fill, softmax), post-LN LayerNorms, masked_fill of the padding
+# and dropout.
+
+def _fs2_positions(length, d):
+    """FastSpeech 2's (and the Transformer's) sinusoid table as ming024's
+    get_sinusoid_encoding_table: pos / 10000^(2 (i // 2) / d), sines at
+    the even channels, cosines at the odd ones. Returns length, d."""
+    pos = torch.arange(length, dtype=torch.float32).unsqueeze(1)   # length, 1
+    i = torch.arange(d)
+    angle = pos / torch.pow(10000.0, (2 * (i // 2)).float() / d)   # length, d
+    return torch.where(i % 2 == 0, torch.sin(angle), torch.cos(angle))
+
+
+class FS2Attention(nn.Module):
+    """ming024's MultiHeadAttention of FastSpeech 2 (post-LN): w_qs, w_ks,
+    w_vs Linears 256-256 (2 heads of 128), scores q k^T / sqrt(128), keys
+    at the padding filled with -inf, softmax, matmul with v, Linear
+    256-256, dropout, residual, fp32 LayerNorm. Returns b, n, 256."""
+
+    def __init__(self, d=256, heads=2, drop=0.2):
+        super().__init__()
+        self.heads, self.dk, self.drop = heads, d // heads, drop
+        self.w_qs, self.w_ks, self.w_vs = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.fc = nn.Linear(d, d)
+        self.ln = Fp32LayerNorm(d)
+
+    def forward(self, x, pad):                              # b, n, 256; b, n (True at the padding)
+        b, n, d = x.shape
+        q, k, v = (w(x).view(b, n, self.heads, self.dk).transpose(1, 2) for w in (self.w_qs, self.w_ks, self.w_vs))
+        s = (q @ k.transpose(-1, -2)) / math.sqrt(self.dk)  # b, 2, n, n
+        a = F.softmax(s.masked_fill(pad[:, None, None, :], float("-inf")), dim=-1)
+        o = (a @ v).transpose(1, 2).reshape(b, n, d)        # b, n, 256
+        return self.ln(F.dropout(self.fc(o), self.drop, self.training) + x)
+
+
+class FS2FFTBlock(nn.Module):
+    """FastSpeech's FFT block as ming024's FFTBlock: FS2Attention, padding
+    zeroed; the position-wise feed-forward of two Conv1d (256-1,024 kernel
+    9, ReLU, 1,024-256 kernel 1, on the transposed b x 256 x n), dropout,
+    residual, fp32 LayerNorm, padding zeroed. Returns b, n, 256."""
+
+    def __init__(self, d=256, heads=2, ff=1024, kernels=(9, 1), drop=0.2):
+        super().__init__()
+        self.attn = FS2Attention(d, heads, drop)
+        self.conv1 = nn.Conv1d(d, ff, kernels[0], padding=kernels[0] // 2)
+        self.conv2 = nn.Conv1d(ff, d, kernels[1], padding=kernels[1] // 2)
+        self.ln = Fp32LayerNorm(d)
+        self.drop = drop
+
+    def forward(self, x, pad):                              # b, n, 256; b, n
+        x = self.attn(x, pad).masked_fill(pad.unsqueeze(-1), 0.0)
+        h = self.conv2(F.relu(self.conv1(x.transpose(1, 2)))).transpose(1, 2)   # b, 1024, n -> b, n, 256
+        x = self.ln(F.dropout(h, self.drop, self.training) + x)
+        return x.masked_fill(pad.unsqueeze(-1), 0.0)
+
+
+class FS2VariancePredictor(nn.Module):
+    """FastSpeech 2's variance predictor (Ren et al. 2021, section 2.3;
+    ming024's VariancePredictor): 2 x (Conv1d 256-256 kernel 3 'same',
+    ReLU, fp32 LayerNorm, dropout 0.5), Linear 256-1, padding zeroed.
+    Returns b, n."""
+
+    def __init__(self, d=256, filters=256, k=3, drop=0.5):
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv1d(d, filters, k, padding=k // 2), nn.Conv1d(filters, filters, k, padding=k // 2)
+        self.ln1, self.ln2 = Fp32LayerNorm(filters), Fp32LayerNorm(filters)
+        self.linear = nn.Linear(filters, 1)
+        self.drop = drop
+
+    def forward(self, x, pad):                              # b, n, 256; b, n
+        for conv, ln in ((self.conv1, self.ln1), (self.conv2, self.ln2)):
+            x = F.dropout(ln(F.relu(conv(x.transpose(1, 2))).transpose(1, 2)), self.drop, self.training)
+        return self.linear(x).squeeze(-1).masked_fill(pad, 0.0)   # b, n
+
+
+class FastSpeech2(nn.Module):
+    """FastSpeech 2 (Ren, Hu, Tan, Qin, Zhao, Zhao & Liu 2021, 'FastSpeech
+    2: Fast and High-Quality End-to-End Text to Speech'), ming024's
+    FastSpeech2 with its LJSpeech configuration: phoneme embedding 360 x
+    256 (padding id 0) plus the sinusoid table; encoder of 4 FS2FFTBlocks
+    (2 heads, Conv1d 1,024 kernels 9 and 1, dropout 0.2); the variance
+    adaptor: log-duration, pitch and energy FS2VariancePredictors, pitch
+    and energy at the phoneme level (the configuration's feature level
+    'phoneme_level'), each target bucketized into 256 bins
+    over 255 linearly spaced boundaries (a buffer; +-4 standard deviations
+    of the z-scored targets) and embedded (nn.Embedding 256 x 256), pitch
+    embedding added before the energy predictor runs, as the reference;
+    the length regulator: per utterance torch.repeat_interleave of the
+    phoneme states by the ground-truth durations (output_size the known
+    mel length) and F.pad to the batch's longest, then the sinusoid table
+    again; decoder of 6 FS2FFTBlocks under the mel padding mask; Linear
+    256-80. The reference's PostNet (a Tacotron 2 postnet) is not in the
+    paper and left out. PyTorch's default initialisation. 30.3M
+    parameters. Returns the mels and the variance predictions flattened
+    and concatenated, b x (T * 80 + n * 3) (mels b, T, 80 first, then b,
+    n, 3 of log-duration, pitch, energy); the loss splits them."""
+
+    def __init__(self, symbols=360, d=256, enc_layers=4, dec_layers=6, heads=2, ff=1024, mels=80,
+                 bins=256, max_len=2000, drop=0.2):
+        super().__init__()
+        self.emb = nn.Embedding(symbols, d, padding_idx=0)
+        self.register_buffer("pos", _fs2_positions(max_len, d), persistent=False)
+        self.encoder = nn.ModuleList(FS2FFTBlock(d, heads, ff, drop=drop) for _ in range(enc_layers))
+        self.duration, self.pitch, self.energy = (FS2VariancePredictor(d) for _ in range(3))
+        self.register_buffer("pitch_bins", torch.linspace(-4.0, 4.0, bins - 1), persistent=False)
+        self.register_buffer("energy_bins", torch.linspace(-4.0, 4.0, bins - 1), persistent=False)
+        self.pitch_emb, self.energy_emb = nn.Embedding(bins, d), nn.Embedding(bins, d)
+        self.decoder = nn.ModuleList(FS2FFTBlock(d, heads, ff, drop=drop) for _ in range(dec_layers))
+        self.mel = nn.Linear(d, mels)
+
+    def forward(self, inp):
+        text, src_pad, durations, pitch, energy, mel_pad, mel_lens = inp   # b, n x 5 (n ~ 140); b, T; b ints
+        n, t = text.shape[1], mel_pad.shape[1]
+        x = self.emb(text) + self.pos[:n]                   # b, n, 256
+        for blk in self.encoder:
+            x = blk(x, src_pad)                             # b, n, 256
+        log_d = self.duration(x, src_pad)                   # b, n
+        p = self.pitch(x, src_pad)                          # b, n
+        x = x + self.pitch_emb(torch.bucketize(pitch, self.pitch_bins))
+        e = self.energy(x, src_pad)                         # b, n
+        x = x + self.energy_emb(torch.bucketize(energy, self.energy_bins))
+        # the padded phonemes have duration 0, so each utterance expands to its mel length
+        x = torch.stack([F.pad(torch.repeat_interleave(x[i], durations[i], dim=0, output_size=m), (0, 0, 0, t - m))
+                         for i, m in enumerate(mel_lens)])  # b, T, 256
+        x = x + self.pos[:t]
+        for blk in self.decoder:
+            x = blk(x, mel_pad)                             # b, T, 256
+        mel = self.mel(x)                                   # b, T, 80
+        var = torch.stack([log_d, p, e], -1).to(mel.dtype)  # b, n, 3
+        return torch.cat([mel.flatten(1), var.flatten(1)], 1)   # b, T * 80 + n * 3
+
+
+def _fastspeech2_loss(out, y):
+    """FastSpeech 2's loss as ming024's FastSpeech2Loss without the postnet
+    term: L1 of the mels over the real frames, plus MSE of the predicted
+    log-durations against log(d + 1), of pitch and of energy over the real
+    phonemes. The reference selects the real positions by masked_select;
+    here the padding is weighted 0 and the sums divided by the counts (the
+    same values, no data-dependent shapes)."""
+    mel, log_d, pitch, energy, src_keep, mel_keep = y       # b, T, 80; b, n x 3; b, n; b, T
+    b, t, m = mel.shape
+    n = log_d.shape[1]
+    mel_out, var = out[:, :t * m].reshape(b, t, m), out[:, t * m:].reshape(b, n, 3)
+    loss = ((mel_out - mel).abs() * mel_keep.unsqueeze(-1)).sum() / (mel_keep.sum() * m)
+    for i, target in enumerate((log_d, pitch, energy)):
+        loss = loss + ((var[..., i] - target).pow(2) * src_keep).sum() / src_keep.sum()
+    return loss
+
+
+def fastspeech2(batch, device):
+    """batch: utterances of 120-140 phonemes (ids in 1 .. 359, right-
+    padded with 0 to the batch's longest) with ground-truth durations of
+    1-11 frames (mean 6: ~780 frames for ~130 phonemes, the long end of
+    LJSpeech's clips, which reach ~10 s or ~870 frames at 22,050 Hz and a
+    hop of 256), lengths and durations drawn once from a generator of seed 0 so the
+    expanded length is fixed for the batch (the mel lengths also go in the
+    batch as Python ints, as the reference's collate hands them over);
+    z-scored phoneme-level pitch and energy targets (standard normal),
+    80-bin mel targets over each utterance's frames, zero-padded to the
+    longest; the padding masks (True at the padding) for the model and
+    their float complements for the loss."""
+    g = torch.Generator().manual_seed(0)
+    src_lens = torch.randint(120, 141, (batch,), generator=g)                     # b
+    n = int(src_lens.max())
+    src_keep = torch.arange(n).unsqueeze(0) < src_lens.unsqueeze(1)               # b, n
+    durations = torch.randint(1, 12, (batch, n), generator=g) * src_keep          # b, n frames, 0 at the padding
+    mel_lens = durations.sum(1)                                                    # b
+    t = int(mel_lens.max())
+    mel_keep = torch.arange(t).unsqueeze(0) < mel_lens.unsqueeze(1)               # b, T
+    mel_lens = mel_lens.tolist()
+    src_keep, mel_keep, durations = src_keep.to(device), mel_keep.to(device), durations.to(device)
+
+    def make():
+        text = torch.randint(1, 360, (batch, n), device=device) * src_keep
+        pitch = torch.randn(batch, n, device=device) * src_keep
+        energy = torch.randn(batch, n, device=device) * src_keep
+        mel = torch.randn(batch, t, 80, device=device) * mel_keep.unsqueeze(-1)
+        log_d = torch.log(durations.float() + 1) * src_keep
+        return ((text, ~src_keep, durations, pitch, energy, ~mel_keep, mel_lens),
+                (mel, log_d, pitch, energy, src_keep.float(), mel_keep.float()))
+    return FastSpeech2(), make, _fastspeech2_loss, "adam"
+
+
 MODELS = {
     "mobilenetv2": (mobilenetv2, "MobileNetV2 ImageNet (depthwise convolutions)"),
     "efficientnet": (efficientnet, "EfficientNet-B0 ImageNet (depthwise, SiLU, squeeze-excite)"),
@@ -15216,4 +15823,9 @@ MODELS = {
     "fno3d": (fno3d, "3-D Fourier neural operator (Li et al. 2021, the reference FNO3d for 2-D Navier-Stokes in space-time) on b x 64 x 64 x 40 x 13 inputs (10 past vorticity steps repeated over the 40 output times + x, y, t coordinates), Linear 13-20, channels-first, F.pad of time by 6 to 46, four layers of SpectralConv3d (fp32 rfftn over the 64 x 64 x 46 volume, the 8 x 8 x 8 modes of the four (x, y) corner blocks multiplied by complex64 weight parameters through einsum 'bixyz,ioxyz->boxyz', written into a zero spectrum, irfftn) plus a 1x1x1 Conv3d 20-20, GELU after the first three, crop, channels-last, Linear 20-128, GELU, Linear 128-1, 3.28M complex + 4,777 real parameters (6.56M real numbers), relative L2 loss against a random target, Adam; thirty-eighth round"),
     "byol": (byol, "BYOL (Grill et al. 2020) self-supervised step at 96x96, two views from make() each b x 3 x 96 x 96; online ResNet-18 (7x7 stride-2 stem, max-pool, 4 stages of 2 basic blocks 64-128-256-512, BatchNorm2d), projector 512-4,096-256 and predictor 256-4,096-256 (Linear, BatchNorm1d, ReLU, Linear); target = deepcopy of backbone + projector, requires_grad False, updated in the forward before the online pass by EMA tau 0.996 (torch._foreach_mul_ / _foreach_add_), run under no_grad in train mode; each view through each network separately (4 ResNet-18 passes, 2 with grad); returns 4 x b x 256; symmetric loss 2 - 2 cos(normalised prediction, detached other-view projection), mean over batch; 16.45M trained of 30.78M parameters, SGD momentum (the paper used LARS); thirty-eighth round"),
     "clip": (clip, "CLIP ViT-B/32 (Radford et al. 2021) contrastive image-text pre-training following openai/CLIP, full depth: image tower Conv2d 3-768 32x32 stride 32 without bias (49 patches) + class token + learned positions (50 tokens), ln_pre, 12 pre-LN blocks of 768 (sequence-first nn.MultiheadAttention, 12 heads of 64, need_weights=False; MLP 3,072 with quick_gelu x * sigmoid(1.702 x); fp32 LayerNorms), ln_post on the class token, x @ proj 768-512; text tower 49,408 x 512 token embedding + learned 77 positions, 12 blocks of 512 (8 heads, MLP 2,048, quick_gelu) under a 77 x 77 float causal mask, ln_final, the EOT token's feature by argmax of the ids and advanced indexing, x @ text_projection 512-512; both L2-normalised, logits exp(logit_scale) img @ txt^T (logit_scale learned from log(1/0.07)), b x b; captions of SOT + 5-75 ids + EOT zero-padded to 77 (lengths drawn once from a seeded generator), reference init, 151.3M parameters, symmetric CE over rows and columns against arange(b), AdamW; thirty-eighth round"),
+    "stn": (stn, "Spatial Transformer Network classifier (Jaderberg et al. 2015) on b x 3 x 128 x 128 images of 200 classes (CUB-200-2011-sized), localisation CNN (Conv2d 3-32 5x5, 32-64 5x5, 64-128 3x3, 128-128 3x3, each + MaxPool2d 2 + ReLU, 128 -> 8, flatten 8,192, Linear 8,192-128, ReLU, Linear 128-6 with zero weights and the identity [1, 0, 0, 0, 1, 0] as bias), theta cast to fp32, F.affine_grid (align_corners False) to a b x 128 x 128 x 2 grid, F.grid_sample bilinear, zero padding, align_corners False (grid_sampler_2d forward, backward for the grid only), classifier Conv2d 3x3 3-64, 64-64 at 128, MaxPool2d 2, 64-128, 128-128 at 64, MaxPool2d 2, 128-256, 256-256 at 32 (each without bias + BatchNorm2d + ReLU), global average pool, Linear 256-200, PyTorch default init, 2.52M parameters (1.32M in the localisation net), CE, SGD momentum; thirty-ninth round"),
+    "nystromformer": (nystromformer, "Nystromformer encoder (Xiong et al. 2021; the authors' LRA NystromAttention) for sequence classification, seq 4,096, token embedding 30,000 x 512 + learned 4,096 x 512 positions (N(0, 0.02)), dropout 0.1, 4 pre-LN layers of 512 (fp32 LayerNorms), attention written out with 8 heads of 64: W_q, W_k, W_v Linears 512-512, q and k scaled by 64^-1/4, 64 landmarks per head by segment means (64 segments of 64 positions), kernels softmax(q k~^T) b x 8 x 4,096 x 64, softmax(q~ k~^T) 64 x 64 and softmax(q~ k^T) 64 x 4,096, the 64 x 64 kernel's pseudo-inverse by 6 Newton-Schulz iterations written out (Z0 = A^T / (max column sum x max row sum over the batch), Z <- Z/4 (13I - AZ (15I - AZ (7I - AZ))), 4 batched 64 x 64 matmuls each), (k1 pinv) (k3 v), plus a depthwise Conv2d(8, 8, (33, 1), groups 8, no bias) along the sequence on v, output Linear 512-512, dropout 0.1; FFN 512-2,048 GELU 2,048-512 with dropout 0.1, no padding mask (full-length sequences), final fp32 LayerNorm, mean over the 4,096 positions, Linear 512-10, 30.1M parameters (17.5M in the embeddings), CE, AdamW; thirty-ninth round"),
+    "snn": (snn, "Spiking CNN trained with surrogate gradients (Fang et al. 2021 / SpikingJelly CIFAR-10 layout, fixed-tau LIF in place of PLIF) on b x 3 x 32 x 32 images, 16 time steps in a Python loop, one step at a time through all layers; the static image's current Conv2d 3-128 3x3 + BatchNorm2d computed once; per step LIF, Conv 128-128 + LIF at 32, AvgPool2d 2, Conv 128-256 + LIF, 256-256 + LIF at 16, AvgPool2d 2, 256-256 + LIF, 256-256 + LIF at 8, AvgPool2d 2, flatten 4,096, Linear 4,096-10 without bias + LIF (all convs 3x3 without bias, each BatchNorm2d called at every step); LIF written out as elementwise ops (v = v + (x - v) / 2, spike = heaviside(v - 1) by a custom autograd.Function with the sigmoid surrogate alpha 4 in its backward, hard reset v = v (1 - spike), not detached, v from 0 in every forward); output the output neurons' spike counts / 16, b x 10 firing rates, 2.26M parameters, MSE against one-hot labels, Adam; thirty-ninth round"),
+    "maml": (maml, "Second-order MAML (Finn et al. 2017) on 5-way 1-shot Omniglot-sized tasks, batch = meta-batch of tasks, per task 5 support images 1 x 28 x 28 labelled 0-4 and 75 query images (15 per class); the 4-block conv net written functionally (F.conv2d 3x3 64 'same', F.batch_norm(x, None, None, w, b, training=True) without running statistics, ReLU, max_pool2d 2: 28 -> 14 -> 7 -> 3 -> 1, F.linear 64-5; xavier-uniform weights, zero biases), per task in a Python loop inside forward: fast weights = the meta-parameters, 5 inner SGD steps (lr 0.4) of CE on the support set with torch.autograd.grad(create_graph=True), then the query logits under the adapted weights; forward returns tasks x 75 x 5, the backward runs the double backward (gradient of gradients) through all inner steps, 112K parameters, CE over all query logits, Adam (outer lr 1e-3 in the reference); thirty-ninth round"),
+    "fastspeech2": (fastspeech2, "FastSpeech 2 text-to-mel (Ren et al. 2021; ming024's implementation, LJSpeech configuration, no PostNet), 120-140 phonemes per utterance padded to the batch's longest, phoneme embedding 360 x 256 + sinusoid positions, encoder of 4 FFT blocks (post-LN: multi-head self-attention 2 heads of 128 written out with w_qs, w_ks, w_vs, fc Linears 256-256, -inf key padding mask, softmax, dropout 0.2, residual, fp32 LayerNorm, padding zeroed; Conv1d 256-1,024 kernel 9, ReLU, Conv1d 1,024-256 kernel 1, dropout 0.2, residual, fp32 LayerNorm, padding zeroed), variance adaptor of duration, pitch and energy predictors (2 x (Conv1d 256-256 kernel 3, ReLU, fp32 LayerNorm, dropout 0.5), Linear 256-1, padding zeroed), phoneme-level pitch and energy targets quantised by torch.bucketize over 255 boundaries into 256 bins and embedded (nn.Embedding 256 x 256, pitch added before the energy predictor), length regulator per utterance by torch.repeat_interleave of the phoneme states by ground-truth durations of 1-11 frames (drawn once from a seeded generator, output_size the known mel length) and F.pad to the batch's longest mel (~900 frames at batch 48), sinusoid positions, decoder of 6 FFT blocks at the frame level, Linear 256-80, returns the mels and the log-duration, pitch and energy predictions flattened and concatenated, 30.3M parameters, loss L1 on the mels over the real frames + MSE on log(d + 1), pitch and energy over the real phonemes (padding weighted 0), Adam; thirty-ninth round"),
 }
